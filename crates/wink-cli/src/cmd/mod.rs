@@ -1,0 +1,5 @@
+//! Subcommands.
+
+pub mod call;
+pub mod common;
+pub mod render;

@@ -1,0 +1,371 @@
+//! The `wink` binary end to end: WINK's acceptance behaviours through prompt files and
+//! `wink render` / `wink call`, byte for byte, plus the error contract (exit 2, no panic).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn wink(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wink"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn render(file: &str, extra: &[&str]) -> String {
+    let f = fixture(file);
+    let mut args = vec!["render", f.as_str()];
+    args.extend_from_slice(extra);
+    let text = stdout(&wink(&args));
+    text.strip_suffix('\n').unwrap().to_owned()
+}
+
+fn call(file: &str, tool: &str, call_args: &str, extra: &[&str]) -> Value {
+    let f = fixture(file);
+    let mut args = vec!["call", f.as_str(), tool, call_args];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&stdout(&wink(&args))).unwrap()
+}
+
+fn failure(args: &[&str]) -> String {
+    let out = wink(args);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn b1_defaults_and_bound_params_from_a_json_file() {
+    let text = render(
+        "b1.json",
+        &[
+            "--params",
+            r#"{"IntroParams": {"title": "hello"}, "DetailsParams": {"body": "world"}}"#,
+        ],
+    );
+    assert_eq!(
+        text,
+        "## 1. Intro (intro)\n\nIntro: hello\n\n## 2. Details (details)\n\nDetails: world\n\n## 3. Outro (outro)\n\nOutro: bye"
+    );
+}
+
+const B2_PARAMS: &str = r#"{"ParentParams": {"heading": "Main Heading"}, "ChildParams": {"detail": "Child detail"}, "LeafParams": {"note": "Deep note"}, "SummaryParams": {"summary": "All done"}}"#;
+
+#[test]
+fn b2_nested_numbering_from_a_yaml_file() {
+    assert_eq!(
+        render("b2.yaml", &["--params", B2_PARAMS]),
+        "## 1. Parent (parent)\n\nParent: Main Heading\n\n### 1.1. Child (parent.child)\n\nChild detail: Child detail\n\n#### 1.1.1. Leaf (parent.child.leaf)\n\nLeaf: Deep note\n\n## 2. Summary (summary)\n\nSummary: All done"
+    );
+}
+
+#[test]
+fn b3_disabled_parent_keeps_the_numbering_gap() {
+    let params = r#"{"ParentParams": {"heading": "Hidden", "include_children": false}, "ChildParams": {"detail": "x"}, "LeafParams": {"note": "y"}, "SummaryParams": {"summary": "Visible"}}"#;
+    assert_eq!(
+        render("b2.yaml", &["--params", params]),
+        "## 2. Summary (summary)\n\nSummary: Visible"
+    );
+}
+
+#[test]
+fn b4_toml_multiline_template_is_dedented_and_stripped() {
+    let text = render(
+        "b4.toml",
+        &[
+            "--params",
+            r#"{"GreetingParams": {"greeting": "hello"}, "ValueParams": {"value": 42}}"#,
+        ],
+    );
+    assert_eq!(
+        text,
+        "## 1. Greeting (greeting)\n\nGreeting:\nhello\n\n### 1.1. Placeholder Demo (greeting.placeholder)\n\nValue: 42"
+    );
+}
+
+#[test]
+fn b8_tool_examples_block() {
+    assert_eq!(
+        render("b8.json", &[]),
+        "## 1. Available Tools (available-tools)\n\nInvoke lookup_entity whenever you need fresh entity context.\n\nTools:\n- lookup_entity: Fetch structured information for a given entity id.\n  - lookup_entity examples:\n    - description: Rendered lookup\n      input:\n        ```json\n        {\"entity_id\": \"abc-123\", \"include_related\": false}\n        ```\n      output:\n        ```\n        abc-123: Rendered value from handler.\n        ```"
+    );
+}
+
+#[test]
+fn b10_b11_summaries_and_read_section_through_files() {
+    let p = r#"{"P": {"name": "repo"}}"#;
+    assert_eq!(
+        render("g5.json", &["--params", p]),
+        "## 2. Guide (guide)\n\nGuide summary for repo.\n\n---\n[This section is summarized. Call `read_section` with key \"guide\" to view full content including subsections: step-a, step-b.]"
+    );
+    let out = call(
+        "g5.json",
+        "read_section",
+        r#"{"section_key": "guide"}"#,
+        &["--params", p],
+    );
+    assert_eq!(
+        out,
+        json!({"success": true, "message": "Content of section 'guide':", "value": {"content": "## 2. Guide (guide)\n\nGuide for repo.\n\n### 2.1. Step A (guide.step-a)\n\nDo A for repo.\n\n### 2.2. Step B (guide.step-b)\n\nB summary.\n\n---\n[This section is summarized. Call `read_section` with key \"guide.step-b\" to view full content including subsections: deep.]"}})
+    );
+    let out = call(
+        "g5.json",
+        "read_section",
+        r#"{"section_key": "guide.step-b"}"#,
+        &["--params", p],
+    );
+    assert_eq!(
+        out["value"]["content"],
+        "### 2.2. Step B (guide.step-b)\n\nDo B.\n\n#### 2.2.1. Deep (guide.step-b.deep)\n\nDeep repo."
+    );
+    let out = call(
+        "g5.json",
+        "read_section",
+        r#"{"section_key": "nope"}"#,
+        &["--params", p],
+    );
+    assert_eq!(
+        out,
+        json!({"success": false, "message": "Tool 'read_section' execution failed: Section 'nope' does not exist in this prompt.", "value": null})
+    );
+}
+
+#[test]
+fn expand_and_summarize_flags_apply_visibility_overrides() {
+    let p = r#"{"P": {"name": "repo"}}"#;
+    assert_eq!(
+        render(
+            "g5.json",
+            &[
+                "--params",
+                p,
+                "--expand",
+                "guide",
+                "--expand",
+                "guide.step-b"
+            ]
+        ),
+        "## 2. Guide (guide)\n\nGuide for repo.\n\n### 2.1. Step A (guide.step-a)\n\nDo A for repo.\n\n### 2.2. Step B (guide.step-b)\n\nDo B.\n\n#### 2.2.1. Deep (guide.step-b.deep)\n\nDeep repo."
+    );
+    assert_eq!(
+        render(
+            "g5.json",
+            &[
+                "--params",
+                p,
+                "--expand",
+                "guide",
+                "--expand",
+                "guide.step-b",
+                "--summarize",
+                "guide.step-b"
+            ]
+        ),
+        "## 2. Guide (guide)\n\nGuide for repo.\n\n### 2.1. Step A (guide.step-a)\n\nDo A for repo.\n\n### 2.2. Step B (guide.step-b)\n\nB summary.\n\n---\n[This section is summarized. Call `read_section` with key \"guide.step-b\" to view full content including subsections: deep.]"
+    );
+    let err = failure(&["render", &fixture("b1.json"), "--summarize", "intro"]);
+    assert!(
+        err.contains("--summarize: section 'intro' has no summary"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unified_mode_is_the_default_and_read_section_discloses_tools() {
+    let p = r#"{"TaskParams": {"objective": "add numbers"}}"#;
+    assert_eq!(
+        render("unified.json", &["--params", p]),
+        "## 1. Task (task)\n\nDo: add numbers\n\n## 2. Reference (reference)\n\nReference available.\n\n---\n[This section is summarized. Call `read_section` with key \"reference\" to view full content including subsections: details.]\n\n## 3. Math (math)\n\nArithmetic tools.\n\n---\n[This section is summarized. To view full content, call `read_section` with key \"math\".]"
+    );
+    let out = call(
+        "unified.json",
+        "read_section",
+        r#"{"section_key": "math"}"#,
+        &["--params", p],
+    );
+    assert_eq!(
+        out,
+        json!({"success": true, "message": "Content of section 'math':", "value": {"content": "## 3. Math (math)\n\nUse add for sums.", "expanded_tools": ["add"]}})
+    );
+    let out = call(
+        "unified.json",
+        "read_section",
+        r#"{"section_key": "reference"}"#,
+        &["--params", p],
+    );
+    assert_eq!(
+        out["value"]["content"],
+        "## 2. Reference (reference)\n\nFull reference.\n\n### 2.1. Details (reference.details)\n\nDeep details."
+    );
+    let out = call(
+        "unified.json",
+        "read_section",
+        r#"{"section_key": "task"}"#,
+        &["--params", p],
+    );
+    assert_eq!(out["message"], "Section is already expanded.");
+    let out = call(
+        "unified.json",
+        "read_section",
+        r#"{"section_key": "nope"}"#,
+        &["--params", p],
+    );
+    assert_eq!(
+        out,
+        json!({"success": false, "message": "Unknown section key: 'nope'", "value": null})
+    );
+    let out = call(
+        "unified.json",
+        "add",
+        r#"{"a": 2, "b": 40}"#,
+        &["--params", p, "--expand", "math"],
+    );
+    assert_eq!(
+        out,
+        json!({"success": true, "message": "sum", "value": {"sum": 42}})
+    );
+    let out = call(
+        "unified.json",
+        "add",
+        r#"{"a": "x"}"#,
+        &["--params", p, "--expand", "math"],
+    );
+    assert_eq!(out["success"], false);
+    assert_eq!(
+        out["message"],
+        "Tool validation failed: a: expected integer; Missing required field: 'b'"
+    );
+}
+
+#[test]
+fn open_sections_mode_signals_expansion() {
+    let p = r#"{"TaskParams": {"objective": "x"}}"#;
+    let out = call(
+        "unified.json",
+        "open_sections",
+        r#"{"section_keys": ["math", "reference"], "reason": "need tools"}"#,
+        &["--params", p, "--disclosure", "open-sections"],
+    );
+    assert_eq!(
+        out,
+        json!({"expansion_required": {"section_keys": ["math", "reference"], "reason": "need tools", "requested_overrides": {"math": "full", "reference": "full"}}})
+    );
+    let out = call(
+        "unified.json",
+        "open_sections",
+        r#"{"section_keys": [], "reason": "x"}"#,
+        &["--params", p, "--disclosure", "open-sections"],
+    );
+    assert_eq!(
+        out["message"],
+        "Tool validation failed: At least one section key must be provided."
+    );
+}
+
+#[test]
+fn render_json_has_tools_response_format_and_token_counts() {
+    let out: Value = serde_json::from_str(&stdout(&wink(&[
+        "render",
+        &fixture("unified.json"),
+        "--params",
+        r#"{"TaskParams": {"objective": "x"}}"#,
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        out["tools"],
+        json!([{"name": "read_section", "description": "Read the full content of a summarized section. Tools the section holds become available to you.", "parameters": {"type": "object", "properties": {"section_key": {"type": "string", "description": "Key of the summarized section, exactly as its summary shows it (dot notation for nested sections, e.g. 'parent.child')."}}, "additionalProperties": false, "required": ["section_key"]}}])
+    );
+    assert_eq!(out["response_format"], Value::Null);
+    let sections = out["tokens"]["sections"].as_object().unwrap();
+    assert_eq!(
+        sections.keys().collect::<Vec<_>>(),
+        ["task", "reference", "math"]
+    );
+    let total = out["tokens"]["total"].as_u64().unwrap();
+    let sum: u64 = sections.values().map(|v| v.as_u64().unwrap()).sum();
+    assert!(total >= sum && total <= sum + 6, "total {total} sum {sum}");
+    assert_eq!(sections["task"], 11);
+}
+
+#[test]
+fn bad_files_and_params_exit_2_with_located_messages() {
+    let err = failure(&["render", &fixture("bad_syntax.json")]);
+    assert!(
+        err.contains("bad_syntax.json:3:28: syntax error: expected `,` or `}` at line 3 column 28"),
+        "{err}"
+    );
+    let err = failure(&["render", &fixture("bad_placeholder.yaml")]);
+    assert!(err.contains("bad_placeholder.yaml: sections[0]: Template references unknown placeholder. (section 'task', params type 'TaskParams', placeholder 'nope')"), "{err}");
+    let err = failure(&["render", &fixture("bad_field.toml")]);
+    assert!(err.contains("bad_field.toml: sections[0].titel: unknown field `titel`, expected one of `key`, `title`"), "{err}");
+    let err = failure(&["render", &fixture("b1.json")]);
+    assert!(
+        err.contains(
+            "Missing parameters for section. (section 'intro', params type 'IntroParams')"
+        ),
+        "{err}"
+    );
+    let err = failure(&["render", &fixture("b1.json"), "--params", "{nope"]);
+    assert!(err.contains("--params: invalid JSON"), "{err}");
+    let err = failure(&["render", &fixture("b1.json"), "--params", r#"{"Nope": {}}"#]);
+    assert!(err.contains("--params: unknown params type 'Nope' (declared: IntroParams, DetailsParams, OutroParams)"), "{err}");
+    let err = failure(&["render", &fixture("g5.json"), "--expand", "missing"]);
+    assert!(
+        err.contains("--expand: unknown section key 'missing'"),
+        "{err}"
+    );
+    let err = failure(&["render", &fixture("g5.json"), "--disclosure", "bogus"]);
+    assert!(err.contains("unknown disclosure mode 'bogus'"), "{err}");
+    let err = failure(&["render", "/nonexistent/prompt.json"]);
+    assert!(
+        err.contains("/nonexistent/prompt.json: cannot read"),
+        "{err}"
+    );
+    let err = failure(&[
+        "call",
+        &fixture("unified.json"),
+        "add",
+        "{}",
+        "--params",
+        r#"{"TaskParams": {"objective": "x"}}"#,
+    ]);
+    assert!(err.contains("tool 'add' is not offered by the rendered prompt (it belongs to section 'math', which is summarized or disabled; try --expand math)"), "{err}");
+    let err = failure(&[
+        "call",
+        &fixture("unified.json"),
+        "read_section",
+        "[1]",
+        "--params",
+        r#"{"TaskParams": {"objective": "x"}}"#,
+    ]);
+    assert!(err.contains("ARGS_JSON must be a JSON object"), "{err}");
+}

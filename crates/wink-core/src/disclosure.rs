@@ -1,0 +1,477 @@
+//! Progressive disclosure: the disclosure modes, summary suffixes and the builtin
+//! `read_section` / `open_sections` tools.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use wink_session::{DisclosureTelemetry, SectionPath, SectionVisibility, Session};
+
+use crate::error::{PromptError, VisibilityExpansionRequired};
+use crate::render::RenderState;
+use crate::template::Template;
+use crate::tool::{
+    SectionExpansion, Tool, ToolContext, ToolError, ToolFuture, ToolPayload, ToolRef, ToolResponse,
+    ToolResult,
+};
+
+/// Name of the builtin tool that reads a summarized section.
+pub const READ_SECTION: &str = "read_section";
+/// Name of the builtin tool that asks the caller to expand sections.
+pub const OPEN_SECTIONS: &str = "open_sections";
+/// Folder that context-files mode writes section content into.
+pub const CONTEXT_FOLDER: &str = "context";
+
+/// How summarized sections are disclosed to the model. Selectable per prompt.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DisclosureMode {
+    /// Seed 003 (default): one `read_section` tool for every summarized section; it returns the
+    /// content and the section's tools, which are injected into the running conversation (or
+    /// trigger a restart when the provider cannot take new tools mid-conversation).
+    #[default]
+    Unified,
+    /// WINK v0.17, byte for byte: `open_sections` for summarized sections holding tools,
+    /// `read_section` for the others (quirks included).
+    Wink,
+    /// Seed 000: every summarized section opens through `open_sections`, which ends the turn and
+    /// asks the caller to re-render.
+    OpenSections,
+    /// Seed 001: `open_sections` writes content-only sections to `context/<key>.md` and
+    /// re-renders for tool-bearing ones.
+    ContextFiles,
+}
+
+impl DisclosureMode {
+    /// All modes.
+    pub const ALL: [DisclosureMode; 4] = [
+        Self::Unified,
+        Self::Wink,
+        Self::OpenSections,
+        Self::ContextFiles,
+    ];
+
+    /// The mode's name as used in prompt files and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Unified => "unified",
+            Self::Wink => "wink",
+            Self::OpenSections => "open-sections",
+            Self::ContextFiles => "context-files",
+        }
+    }
+}
+
+impl fmt::Display for DisclosureMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for DisclosureMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| format!("unknown disclosure mode '{s}' (expected one of: unified, wink, open-sections, context-files)"))
+    }
+}
+
+/// The instruction appended to a summarized section (including the leading `\n\n---\n`).
+///
+/// ```
+/// use wink_core::{DisclosureMode, build_summary_suffix};
+/// assert_eq!(
+///     build_summary_suffix(DisclosureMode::Unified, "context", &[], false),
+///     "\n\n---\n[This section is summarized. To view full content, call `read_section` with key \"context\".]"
+/// );
+/// ```
+pub fn build_summary_suffix(
+    mode: DisclosureMode,
+    section_key: &str,
+    child_keys: &[String],
+    has_tools: bool,
+) -> String {
+    let children = child_keys.join(", ");
+    let base = match (mode, has_tools, child_keys.is_empty()) {
+        (DisclosureMode::Wink, true, true) | (DisclosureMode::OpenSections, _, true) => {
+            format!(
+                "[This section is summarized. To view full content, call `open_sections` with key \"{section_key}\".]"
+            )
+        }
+        (DisclosureMode::Wink, true, false) | (DisclosureMode::OpenSections, _, false) => format!(
+            "[This section is summarized. Call `open_sections` with key \"{section_key}\" to view full content including subsections: {children}.]"
+        ),
+        (DisclosureMode::Wink | DisclosureMode::Unified, _, true) => {
+            format!(
+                "[This section is summarized. To view full content, call `read_section` with key \"{section_key}\".]"
+            )
+        }
+        (DisclosureMode::Wink | DisclosureMode::Unified, _, false) => format!(
+            "[This section is summarized. Call `read_section` with key \"{section_key}\" to view full content including subsections: {children}.]"
+        ),
+        (DisclosureMode::ContextFiles, true, true) => format!(
+            "[This section is summarized. To view full content and access additional tools, call `open_sections` with key \"{section_key}\".]"
+        ),
+        (DisclosureMode::ContextFiles, false, true) => format!(
+            "[This section is summarized. To view full content, call `open_sections` with key \"{section_key}\". The content will be written to context/{section_key}.md for you to read.]"
+        ),
+        (DisclosureMode::ContextFiles, true, false) => format!(
+            "[This section is summarized. Call `open_sections` with key \"{section_key}\" to view full content including subsections: {children}. Additional tools may become available.]"
+        ),
+        (DisclosureMode::ContextFiles, false, false) => format!(
+            "[This section is summarized. Call `open_sections` with key \"{section_key}\" to write content (including subsections: {children}) to context/{section_key}.md.]"
+        ),
+    };
+    format!("\n\n---\n{base}")
+}
+
+/// A custom suffix: `\n\n---\n` then the text with `${section_key}` and `${child_keys}` substituted.
+pub fn build_custom_suffix(
+    custom: &str,
+    section_key: &str,
+    child_keys: &[String],
+) -> Result<String, PromptError> {
+    let template = Template::parse_section(custom);
+    let children = child_keys.join(", ");
+    let text = template.render(|name| match name {
+        "section_key" => Some(section_key.into()),
+        "child_keys" => Some(children.clone().into()),
+        _ => None,
+    })?;
+    Ok(format!("\n\n---\n{text}"))
+}
+
+/// Placeholders a custom summary suffix may use.
+pub(crate) const SUFFIX_PLACEHOLDERS: [&str; 2] = ["section_key", "child_keys"];
+
+// region: --- builtin tools
+
+fn wink_read_section_schema() -> Value {
+    json!({"type": "object", "properties": {"section_key": {"type": "string"}}, "additionalProperties": false, "required": ["section_key"]})
+}
+
+fn unified_read_section_schema() -> Value {
+    json!({"type": "object", "properties": {"section_key": {"type": "string", "description": "Key of the summarized section, exactly as its summary shows it (dot notation for nested sections, e.g. 'parent.child')."}}, "additionalProperties": false, "required": ["section_key"]})
+}
+
+fn wink_open_sections_schema() -> Value {
+    json!({"type": "object", "properties": {"section_keys": {"type": "array", "items": {"type": "string"}}, "reason": {"type": "string"}}, "additionalProperties": false, "required": ["section_keys", "reason"]})
+}
+
+fn described_open_sections_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "section_keys": {"type": "array", "items": {"type": "string"}, "description": "Keys of the summarized sections to open, as their summaries show them (dot notation for nested sections)."},
+        "reason": {"type": "string", "description": "Why you need these sections, in at most 256 characters."}
+    }, "additionalProperties": false, "required": ["section_keys", "reason"]})
+}
+
+/// The builtin `read_section` tool bound to one render.
+pub(crate) struct ReadSectionTool {
+    state: Arc<RenderState>,
+    description: &'static str,
+    parameters: Value,
+}
+
+impl fmt::Debug for ReadSectionTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadSectionTool")
+            .field("mode", &self.state.mode)
+            .finish()
+    }
+}
+
+impl ReadSectionTool {
+    pub(crate) fn tool(state: Arc<RenderState>) -> ToolRef {
+        let (description, parameters) = match state.mode {
+            DisclosureMode::Wink => (
+                "Read the full content of a summarized section without expanding it. Returns the section's markdown content. Child sections may still be summarized in the output.",
+                wink_read_section_schema(),
+            ),
+            _ => (
+                "Read the full content of a summarized section. Tools the section holds become available to you.",
+                unified_read_section_schema(),
+            ),
+        };
+        Arc::new(Self {
+            state,
+            description,
+            parameters,
+        })
+    }
+
+    fn key_arg(args: &Value) -> Result<String, ToolError> {
+        match args.get("section_key") {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err(ToolError::Validation(
+                "Field 'section_key' must be a string.".into(),
+            )),
+            None => Err(ToolError::Validation(
+                "Missing required field: 'section_key'".into(),
+            )),
+        }
+    }
+
+    fn run(&self, args: &Value, session: &Session) -> Result<ToolResponse, ToolError> {
+        let key = Self::key_arg(args)?;
+        match self.state.mode {
+            DisclosureMode::Wink => self
+                .state
+                .wink_read_section(&key)
+                .map(ToolResponse::from)
+                .map_err(ToolError::from),
+            _ => self
+                .state
+                .unified_read_section(&key, session)
+                .map_err(ToolError::from),
+        }
+    }
+}
+
+impl Tool for ReadSectionTool {
+    fn name(&self) -> &str {
+        READ_SECTION
+    }
+    fn description(&self) -> &str {
+        self.description
+    }
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+    fn accepts_overrides(&self) -> bool {
+        false
+    }
+    fn concurrency(&self) -> crate::tool::ToolConcurrency {
+        crate::tool::ToolConcurrency::Parallel
+    }
+    fn invoke<'a>(&'a self, args: Value, context: &'a mut ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move { self.run(&args, &context.session) })
+    }
+}
+
+/// The builtin `open_sections` tool bound to one render.
+pub(crate) struct OpenSectionsTool {
+    state: Arc<RenderState>,
+    parameters: Value,
+}
+
+impl fmt::Debug for OpenSectionsTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenSectionsTool")
+            .field("mode", &self.state.mode)
+            .finish()
+    }
+}
+
+/// Parsed `open_sections` arguments.
+struct OpenSectionsArgs {
+    section_keys: Vec<String>,
+    reason: String,
+}
+
+impl OpenSectionsTool {
+    pub(crate) fn tool(state: Arc<RenderState>) -> ToolRef {
+        let parameters = match state.mode {
+            DisclosureMode::Wink => wink_open_sections_schema(),
+            _ => described_open_sections_schema(),
+        };
+        Arc::new(Self { state, parameters })
+    }
+
+    fn parse(args: &Value) -> Result<OpenSectionsArgs, ToolError> {
+        let keys = match args.get("section_keys") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str().map(str::to_owned).ok_or_else(|| {
+                        ToolError::Validation(
+                            "Field 'section_keys' must be a list of strings.".into(),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(_) => {
+                return Err(ToolError::Validation(
+                    "Field 'section_keys' must be a list of strings.".into(),
+                ));
+            }
+            None => {
+                return Err(ToolError::Validation(
+                    "Missing required field: 'section_keys'".into(),
+                ));
+            }
+        };
+        let reason = match args.get("reason") {
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => {
+                return Err(ToolError::Validation(
+                    "Field 'reason' must be a string.".into(),
+                ));
+            }
+            None => {
+                return Err(ToolError::Validation(
+                    "Missing required field: 'reason'".into(),
+                ));
+            }
+        };
+        Ok(OpenSectionsArgs {
+            section_keys: keys,
+            reason,
+        })
+    }
+
+    fn run(&self, args: &Value, context: &ToolContext) -> Result<ToolResponse, ToolError> {
+        let parsed = Self::parse(args)?;
+        let mode = self.state.mode;
+        // Seed 000 reports bad keys as validation errors; WINK and seed 001 as handler failures.
+        let to_error = |e: PromptError| match mode {
+            DisclosureMode::OpenSections => ToolError::Validation(e.message().to_owned()),
+            _ => ToolError::Failed(e.message().to_owned()),
+        };
+        if mode != DisclosureMode::Wink && parsed.reason.chars().count() > 256 {
+            return Err(to_error(PromptError::validation(
+                "Reason must be at most 256 characters.",
+            )));
+        }
+        let live = (mode != DisclosureMode::Wink).then_some(&context.session);
+        let requested = self
+            .state
+            .validate_open_request(&parsed.section_keys, live)
+            .map_err(to_error)?;
+        let expansion = || {
+            ToolError::ExpansionRequired(Box::new(VisibilityExpansionRequired::new(
+                parsed.section_keys.clone(),
+                requested
+                    .iter()
+                    .map(|p| (p.clone(), SectionVisibility::Full))
+                    .collect::<IndexMap<_, _>>(),
+                parsed.reason.clone(),
+            )))
+        };
+        if mode != DisclosureMode::ContextFiles {
+            return Err(expansion());
+        }
+        if requested.iter().any(|p| self.state.subtree_has_tools(p)) {
+            return Err(expansion());
+        }
+        let Some(fs) = context.resources.get::<Arc<dyn wink_fs::Filesystem>>() else {
+            return Ok(
+                ToolResult::failure("Cannot write context files: no filesystem available.").into(),
+            );
+        };
+        let mut written = Vec::new();
+        for path in &requested {
+            let file = self
+                .state
+                .write_context_file(path, fs.as_ref())
+                .map_err(|e| {
+                    ToolError::Failed(format!(
+                        "Failed to write context for '{}': {e}",
+                        path.dotted()
+                    ))
+                });
+            match file {
+                Ok(f) => written.push(f),
+                Err(ToolError::Failed(message)) => return Ok(ToolResult::failure(message).into()),
+                Err(other) => return Err(other),
+            }
+        }
+        let value = json!({"written_files": written});
+        let message = format!("Section content written to: {}", written.join(", "));
+        Ok(ToolResult::ok(
+            message,
+            ToolPayload {
+                rendered: String::new(),
+                json: value,
+            },
+        )
+        .into())
+    }
+}
+
+impl Tool for OpenSectionsTool {
+    fn name(&self) -> &str {
+        OPEN_SECTIONS
+    }
+    fn description(&self) -> &str {
+        match self.state.mode {
+            DisclosureMode::ContextFiles => {
+                "Open summarized sections: content-only sections are written to context/<key>.md for you to read; sections with tools are expanded in the prompt."
+            }
+            _ => "Expand summarized sections to view their full content.",
+        }
+    }
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+    fn accepts_overrides(&self) -> bool {
+        false
+    }
+    fn is_terminal(&self) -> bool {
+        true
+    }
+    fn invoke<'a>(&'a self, args: Value, context: &'a mut ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move { self.run(&args, context) })
+    }
+}
+
+/// Telemetry for a disclosure tool call: requested sections, reason, visibility at invocation.
+pub(crate) fn disclosure_telemetry(
+    state: &RenderState,
+    tool: &str,
+    args: &Value,
+    session: &Session,
+) -> Option<DisclosureTelemetry> {
+    let requested_sections: Vec<String> = match tool {
+        READ_SECTION => args
+            .get("section_key")
+            .and_then(Value::as_str)
+            .map(|s| vec![s.to_owned()])
+            .unwrap_or_default(),
+        OPEN_SECTIONS => args
+            .get("section_keys")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => return None,
+    };
+    let reason = args
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Some(DisclosureTelemetry {
+        requested_sections,
+        reason,
+        visibility_state: state.visibility_state(Some(session)),
+    })
+}
+
+/// Whether `path` names a builtin disclosure tool.
+pub fn is_disclosure_tool(name: &str) -> bool {
+    name == READ_SECTION || name == OPEN_SECTIONS
+}
+
+/// Expansion helper re-exported for the loop: which section owns each expanded tool.
+pub fn expansion_overrides(expansion: &SectionExpansion) -> Vec<SectionPath> {
+    let mut paths: Vec<SectionPath> = Vec::new();
+    for (owner, _) in &expansion.tools {
+        if !paths.contains(owner) {
+            paths.push(owner.clone());
+        }
+    }
+    if !paths.contains(&expansion.path) {
+        paths.insert(0, expansion.path.clone());
+    }
+    paths
+}
+
+// endregion: --- builtin tools

@@ -1,0 +1,80 @@
+//! # wink-core
+//!
+//! The heart of wink: prompts as trees of typed sections that carry instructions and tools,
+//! rendered exactly as WINK v0.17 renders them, with progressive disclosure — sections can
+//! render as summaries that the model expands with `read_section` (or `open_sections`).
+//!
+//! This crate does no I/O and needs no async runtime. Session state lives in
+//! [`wink_session`]; filesystems are reached through [`wink_fs::Filesystem`].
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//! use wink_core::{MarkdownSection, Prompt, PromptTemplate};
+//!
+//! #[derive(Serialize, Deserialize, JsonSchema, Clone)]
+//! struct Task { objective: String }
+//!
+//! let template = PromptTemplate::builder("demo", "pd")
+//!     .section(MarkdownSection::new("Task", "task", "Do: ${objective}").params::<Task>())
+//!     .section(
+//!         MarkdownSection::new("Reference", "reference", "Full reference.")
+//!             .summary("Reference available.")
+//!             .summarized(),
+//!     )
+//!     .build()
+//!     .unwrap();
+//! let rendered = Prompt::new(template).bind(Task { objective: "fix bug".into() }).render().unwrap();
+//! assert_eq!(
+//!     rendered.text,
+//!     "## 1. Task (task)\n\nDo: fix bug\n\n## 2. Reference (reference)\n\nReference available.\n\n---\n\
+//!      [This section is summarized. To view full content, call `read_section` with key \"reference\".]"
+//! );
+//! assert_eq!(rendered.tool_names(), ["read_section"]);
+//! ```
+
+mod disclosure;
+mod error;
+mod executor;
+mod key;
+mod params;
+mod prompt;
+mod pyjson;
+mod render;
+mod section;
+mod template;
+mod text;
+mod tool;
+
+pub use disclosure::{
+    CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, READ_SECTION, build_custom_suffix,
+    build_summary_suffix, expansion_overrides, is_disclosure_tool,
+};
+pub use error::{PromptError, PromptErrorKind, VisibilityExpansionRequired};
+pub use executor::{
+    CallOutcome, EvaluationPhase, PromptEvaluationError, ToolArguments, ToolCall, ToolCallResult,
+    ToolExecutor, block_on,
+};
+pub use key::{SECTION_KEY_PATTERN, normalize_section_key};
+pub use params::{
+    FieldType, ParamField, ParamsType, ParamsTypeId, ParamsValue, SectionParams, value_text,
+};
+pub use prompt::{
+    OutputSpec, ParamLookup, Prompt, PromptTemplate, PromptTemplateBuilder, SectionNode,
+};
+pub use pyjson::{exclude_none, python_json};
+pub use render::{RenderedPrompt, RenderedSection};
+pub use section::{
+    EnabledSelector, MarkdownSection, Section, SectionRef, SelectorInput, VisibilitySelector,
+    format_heading, render_section,
+};
+pub use template::{Template, dedent};
+pub use text::python_splitlines;
+pub use tool::{
+    Deadline, DynamicToolBuilder, Resources, SectionExpansion, Tool, ToolBuilder, ToolConcurrency,
+    ToolContext, ToolError, ToolExample, ToolFullSpec, ToolFuture, ToolMetadata, ToolOutput,
+    ToolPayload, ToolRef, ToolResponse, ToolResult, empty_params_schema, first_sentence,
+    namespace_of, params_schema, render_json_payload, render_tool_examples_block,
+    validate_tool_description, validate_tool_name,
+};
+pub use wink_session::{SectionPath, SectionVisibility};

@@ -1,0 +1,558 @@
+//! Prompt templates (the validated section tree) and prompts (a template plus bound params).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+use wink_session::{SectionPath, Session};
+
+use crate::disclosure::{DisclosureMode, SUFFIX_PLACEHOLDERS};
+use crate::error::PromptError;
+use crate::key::{normalize_section_key, python_strip};
+use crate::params::{ParamsType, ParamsTypeId, ParamsValue, SectionParams};
+use crate::render::{RenderedPrompt, render_prompt};
+use crate::section::{Section, SectionRef};
+use crate::template::Template;
+
+/// A section placed in the tree: its path, depth and registration-time number.
+#[derive(Debug, Clone)]
+pub struct SectionNode {
+    /// The section.
+    pub section: SectionRef,
+    /// The normalised key.
+    pub key: String,
+    /// Dot path from the root.
+    pub path: SectionPath,
+    /// 0 for root sections.
+    pub depth: usize,
+    /// `1`, `1.2`, ... (assigned at registration: disabled sections leave gaps).
+    pub number: String,
+    /// Index one past the last descendant in the flattened order.
+    pub(crate) subtree_end: usize,
+    /// Whether the section or any descendant holds tools.
+    pub(crate) subtree_has_tools: bool,
+    /// Keys of the direct children.
+    pub(crate) child_keys: Vec<String>,
+}
+
+/// Structured output declared by a prompt.
+pub type OutputSpec = wink_schema::OutputSpec;
+
+/// A validated, immutable prompt definition: namespace, key, sections and disclosure mode.
+#[derive(Debug)]
+pub struct PromptTemplate {
+    ns: String,
+    key: String,
+    name: Option<String>,
+    disclosure: DisclosureMode,
+    nodes: Vec<SectionNode>,
+    params_types: Vec<ParamsType>,
+    defaults_by_type: HashMap<ParamsTypeId, ParamsValue>,
+    output: Option<OutputSpec>,
+}
+
+/// Builder for [`PromptTemplate`].
+#[derive(Debug)]
+pub struct PromptTemplateBuilder {
+    ns: String,
+    key: String,
+    name: Option<String>,
+    sections: Vec<SectionRef>,
+    disclosure: DisclosureMode,
+    output: Option<OutputSpec>,
+}
+
+impl PromptTemplateBuilder {
+    /// A human-readable name.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Add a root section.
+    #[must_use]
+    pub fn section<S: Section + 'static>(mut self, section: S) -> Self {
+        self.sections.push(Arc::new(section));
+        self
+    }
+
+    /// Add a shared root section.
+    #[must_use]
+    pub fn section_ref(mut self, section: SectionRef) -> Self {
+        self.sections.push(section);
+        self
+    }
+
+    /// The disclosure mode (default [`DisclosureMode::Unified`]).
+    #[must_use]
+    pub fn disclosure(mut self, mode: DisclosureMode) -> Self {
+        self.disclosure = mode;
+        self
+    }
+
+    /// Declare structured output.
+    #[must_use]
+    pub fn output(mut self, output: OutputSpec) -> Self {
+        self.output = Some(output);
+        self
+    }
+
+    /// Declare structured output of type `T` (an object).
+    #[must_use]
+    pub fn output_object<T: schemars::JsonSchema>(self, allow_extra_keys: bool) -> Self {
+        let name = self.name.clone().unwrap_or_else(|| self.key.clone());
+        self.output(OutputSpec {
+            name,
+            schema: crate::tool::params_schema::<T>(),
+            container: wink_schema::OutputContainer::Object,
+            allow_extra_keys,
+        })
+    }
+
+    /// Declare structured output as a list of `T` (wrapped under `"items"` on the wire).
+    #[must_use]
+    pub fn output_list<T: schemars::JsonSchema>(self, allow_extra_keys: bool) -> Self {
+        let name = self.name.clone().unwrap_or_else(|| self.key.clone());
+        self.output(OutputSpec {
+            name,
+            schema: crate::tool::params_schema::<T>(),
+            container: wink_schema::OutputContainer::Array,
+            allow_extra_keys,
+        })
+    }
+
+    /// Validate the whole tree and build the template. Every error carries WINK's message and
+    /// the path of the offending section.
+    pub fn build(self) -> Result<PromptTemplate, PromptError> {
+        if python_strip(&self.ns).is_empty() {
+            return Err(PromptError::validation(
+                "Prompt namespace must be a non-empty string.",
+            ));
+        }
+        if python_strip(&self.key).is_empty() {
+            return Err(PromptError::validation(
+                "Prompt key must be a non-empty string.",
+            ));
+        }
+        let mut registry = Registry::default();
+        for section in &self.sections {
+            registry.register(section.clone(), None, 0)?;
+        }
+        registry.finish();
+        Ok(PromptTemplate {
+            ns: python_strip(&self.ns).to_owned(),
+            key: python_strip(&self.key).to_owned(),
+            name: self.name,
+            disclosure: self.disclosure,
+            nodes: registry.nodes,
+            params_types: registry.params_types,
+            defaults_by_type: registry.defaults_by_type,
+            output: self.output,
+        })
+    }
+}
+
+#[derive(Default)]
+struct Registry {
+    nodes: Vec<SectionNode>,
+    params_types: Vec<ParamsType>,
+    defaults_by_type: HashMap<ParamsTypeId, ParamsValue>,
+    tool_names: HashMap<String, SectionPath>,
+    numbering: Vec<usize>,
+}
+
+impl Registry {
+    fn next_number(&mut self, depth: usize) -> String {
+        self.numbering.truncate(depth + 1);
+        if self.numbering.len() <= depth {
+            self.numbering.resize(depth + 1, 1);
+        } else if let Some(last) = self.numbering.last_mut() {
+            *last += 1;
+        }
+        self.numbering
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    fn register(
+        &mut self,
+        section: SectionRef,
+        parent: Option<&SectionPath>,
+        depth: usize,
+    ) -> Result<(), PromptError> {
+        let key = normalize_section_key(section.key()).map_err(|e| match parent {
+            Some(p) => e.with_section_path(p),
+            None => e,
+        })?;
+        let path = match parent {
+            Some(p) => p.child(key.clone()),
+            None => SectionPath::root(key.clone()),
+        };
+        if self.nodes.iter().any(|n| n.path == path) {
+            return Err(
+                PromptError::validation(format!("Duplicate section key '{key}'."))
+                    .with_section_path(&path),
+            );
+        }
+        if let Some(error) = section.construction_error() {
+            return Err(error.clone().with_section_path(&path));
+        }
+        let params_type = section.params_type().cloned();
+        self.check_placeholders(section.as_ref(), &path, params_type.as_ref())?;
+        if let Some(default) = section.default_params() {
+            let Some(ty) = &params_type else {
+                return Err(PromptError::validation(
+                    "Section without parameters cannot define default_params.",
+                )
+                .with_section_path(&path));
+            };
+            if default.type_id() != ty.id() {
+                return Err(PromptError::validation(
+                    "Section defaults must match section params type.",
+                )
+                .with_section_path(&path)
+                .with_params_type(ty.name()));
+            }
+            self.defaults_by_type
+                .entry(ty.id().clone())
+                .or_insert_with(|| default.clone());
+        }
+        if let Some(ty) = &params_type
+            && !self.params_types.iter().any(|t| t.id() == ty.id())
+        {
+            if self.params_types.iter().any(|t| t.name() == ty.name()) {
+                return Err(PromptError::validation(format!(
+                    "Two different params types are named '{}'.",
+                    ty.name()
+                ))
+                .with_section_path(&path)
+                .with_params_type(ty.name()));
+            }
+            self.params_types.push(ty.clone());
+        }
+        for tool in section.tools() {
+            if self.tool_names.contains_key(tool.name()) {
+                return Err(
+                    PromptError::validation("Duplicate tool name registered for prompt.")
+                        .with_section_path(&path)
+                        .with_placeholder(tool.name()),
+                );
+            }
+            self.tool_names.insert(tool.name().to_owned(), path.clone());
+        }
+        if let Some(suffix) = section.summary_suffix() {
+            let t = Template::parse_section(suffix);
+            if let Some((line, col)) = t.first_invalid_placeholder() {
+                return Err(PromptError::validation(format!(
+                    "Invalid placeholder in string: line {line}, col {col}"
+                ))
+                .with_section_path(&path)
+                .with_placeholder("summary_suffix"));
+            }
+            if let Some(bad) = t
+                .placeholder_names()
+                .into_iter()
+                .find(|p| !SUFFIX_PLACEHOLDERS.contains(p))
+            {
+                return Err(PromptError::validation(
+                    "Summary suffix references unknown placeholder.",
+                )
+                .with_section_path(&path)
+                .with_placeholder(bad));
+            }
+        }
+        let number = self.next_number(depth);
+        let index = self.nodes.len();
+        let has_tools = !section.tools().is_empty();
+        self.nodes.push(SectionNode {
+            section: section.clone(),
+            key,
+            path: path.clone(),
+            depth,
+            number,
+            subtree_end: index + 1,
+            subtree_has_tools: has_tools,
+            child_keys: Vec::new(),
+        });
+        for child in section.children() {
+            self.register(child.clone(), Some(&path), depth + 1)?;
+        }
+        let end = self.nodes.len();
+        let child_keys: Vec<String> = self.nodes[index + 1..end]
+            .iter()
+            .filter(|n| n.depth == depth + 1)
+            .map(|n| n.key.clone())
+            .collect();
+        let descendants_have_tools = self.nodes[index + 1..end]
+            .iter()
+            .any(|n| !n.section.tools().is_empty());
+        let node = &mut self.nodes[index];
+        node.subtree_end = end;
+        node.child_keys = child_keys;
+        node.subtree_has_tools = has_tools || descendants_have_tools;
+        Ok(())
+    }
+
+    fn check_placeholders(
+        &self,
+        section: &dyn Section,
+        path: &SectionPath,
+        params_type: Option<&ParamsType>,
+    ) -> Result<(), PromptError> {
+        let body = section.placeholder_names();
+        let summary = section.summary_placeholder_names();
+        match params_type {
+            None => {
+                if let Some(first) = body.iter().next().or(summary.iter().next()) {
+                    return Err(PromptError::validation(
+                        "Section does not accept parameters but declares placeholders.",
+                    )
+                    .with_section_path(path)
+                    .with_placeholder(first.clone()));
+                }
+            }
+            Some(ty) => {
+                for set in [&body, &summary] {
+                    if let Some(unknown) = set.iter().find(|p| !ty.has_field(p)) {
+                        return Err(PromptError::validation(
+                            "Template references unknown placeholder.",
+                        )
+                        .with_section_path(path)
+                        .with_params_type(ty.name())
+                        .with_placeholder(unknown.clone()));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) {}
+}
+
+impl PromptTemplate {
+    /// Start a template in namespace `ns` with key `key`.
+    pub fn builder(ns: impl Into<String>, key: impl Into<String>) -> PromptTemplateBuilder {
+        PromptTemplateBuilder {
+            ns: ns.into(),
+            key: key.into(),
+            name: None,
+            sections: Vec::new(),
+            disclosure: DisclosureMode::default(),
+            output: None,
+        }
+    }
+
+    /// Namespace.
+    pub fn ns(&self) -> &str {
+        &self.ns
+    }
+
+    /// Key.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// Human-readable name, if given.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// `ns:key`, or the name when set — what events and errors call the prompt.
+    pub fn display_name(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("{}:{}", self.ns, self.key))
+    }
+
+    /// The disclosure mode.
+    pub fn disclosure(&self) -> DisclosureMode {
+        self.disclosure
+    }
+
+    /// The same template with another disclosure mode.
+    #[must_use]
+    pub fn with_disclosure(&self, mode: DisclosureMode) -> Self {
+        Self {
+            ns: self.ns.clone(),
+            key: self.key.clone(),
+            name: self.name.clone(),
+            disclosure: mode,
+            nodes: self.nodes.clone(),
+            params_types: self.params_types.clone(),
+            defaults_by_type: self.defaults_by_type.clone(),
+            output: self.output.clone(),
+        }
+    }
+
+    /// The flattened section tree in render order.
+    pub fn nodes(&self) -> &[SectionNode] {
+        &self.nodes
+    }
+
+    /// The node at `path`.
+    pub fn node(&self, path: &SectionPath) -> Option<&SectionNode> {
+        self.nodes.iter().find(|n| &n.path == path)
+    }
+
+    /// The node whose dotted path is `dotted`.
+    pub fn find_section(&self, dotted: &str) -> Option<&SectionNode> {
+        self.nodes.iter().find(|n| n.path.dotted() == dotted)
+    }
+
+    /// Params types the sections bind, in first-use order.
+    pub fn params_types(&self) -> &[ParamsType] {
+        &self.params_types
+    }
+
+    /// The params type named `name`.
+    pub fn params_type_named(&self, name: &str) -> Option<&ParamsType> {
+        self.params_types.iter().find(|t| t.name() == name)
+    }
+
+    /// Structured output, if declared.
+    pub fn output(&self) -> Option<&OutputSpec> {
+        self.output.as_ref()
+    }
+
+    pub(crate) fn default_for_type(&self, id: &ParamsTypeId) -> Option<&ParamsValue> {
+        self.defaults_by_type.get(id)
+    }
+
+    pub(crate) fn node_index(&self, path: &SectionPath) -> Option<usize> {
+        self.nodes.iter().position(|n| &n.path == path)
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Binding {
+    Value(ParamsValue),
+    Json { type_name: String, value: Value },
+    Invalid(PromptError),
+}
+
+/// A template with bound params, ready to render.
+#[derive(Clone)]
+pub struct Prompt {
+    template: Arc<PromptTemplate>,
+    bindings: Vec<Binding>,
+}
+
+impl fmt::Debug for Prompt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prompt")
+            .field("template", &self.template.display_name())
+            .field("bindings", &self.bindings.len())
+            .finish()
+    }
+}
+
+/// The params bound to a prompt, resolved by type.
+#[derive(Debug, Clone, Default)]
+pub struct ParamLookup {
+    by_type: HashMap<ParamsTypeId, ParamsValue>,
+}
+
+impl ParamLookup {
+    /// The instance bound for `id`.
+    pub fn get(&self, id: &ParamsTypeId) -> Option<&ParamsValue> {
+        self.by_type.get(id)
+    }
+}
+
+impl Prompt {
+    /// A prompt over `template` with nothing bound.
+    pub fn new(template: impl Into<Arc<PromptTemplate>>) -> Self {
+        Self {
+            template: template.into(),
+            bindings: Vec::new(),
+        }
+    }
+
+    /// The template.
+    pub fn template(&self) -> &Arc<PromptTemplate> {
+        &self.template
+    }
+
+    /// Bind a typed params instance (a later binding of the same type is an error at render:
+    /// `Duplicate params type supplied to prompt.`).
+    #[must_use]
+    pub fn bind<P: SectionParams>(mut self, params: P) -> Self {
+        self.bindings.push(match ParamsValue::from_typed(params) {
+            Ok(v) => Binding::Value(v),
+            Err(e) => Binding::Invalid(e),
+        });
+        self
+    }
+
+    /// Bind params given as JSON for the params type named `type_name`.
+    #[must_use]
+    pub fn bind_json(mut self, type_name: impl Into<String>, value: Value) -> Self {
+        self.bindings.push(Binding::Json {
+            type_name: type_name.into(),
+            value,
+        });
+        self
+    }
+
+    /// Bind a map of params type name → field values (`{"TaskParams": {"objective": "…"}}`).
+    pub fn bind_all_json(mut self, params: &serde_json::Map<String, Value>) -> Self {
+        for (name, value) in params {
+            self = self.bind_json(name.clone(), value.clone());
+        }
+        self
+    }
+
+    /// Resolve the bindings into a lookup, reporting WINK's binding errors.
+    pub fn param_lookup(&self) -> Result<ParamLookup, PromptError> {
+        let mut lookup = ParamLookup::default();
+        for binding in &self.bindings {
+            let value = match binding {
+                Binding::Invalid(e) => return Err(e.clone()),
+                Binding::Value(v) => v.clone(),
+                Binding::Json { type_name, value } => {
+                    let Some(ty) = self.template.params_type_named(type_name) else {
+                        return Err(PromptError::validation(
+                            "Unexpected params type supplied to prompt.",
+                        )
+                        .with_params_type(type_name.clone()));
+                    };
+                    ty.value_from_json(value.clone())?
+                }
+            };
+            if !self
+                .template
+                .params_types()
+                .iter()
+                .any(|t| t.id() == value.type_id())
+            {
+                return Err(
+                    PromptError::validation("Unexpected params type supplied to prompt.")
+                        .with_params_type(value.type_name()),
+                );
+            }
+            if lookup.by_type.contains_key(value.type_id()) {
+                return Err(
+                    PromptError::validation("Duplicate params type supplied to prompt.")
+                        .with_params_type(value.type_name()),
+                );
+            }
+            lookup.by_type.insert(value.type_id().clone(), value);
+        }
+        Ok(lookup)
+    }
+
+    /// Render without a session (no visibility overrides, no session-based selectors).
+    pub fn render(&self) -> Result<RenderedPrompt, PromptError> {
+        render_prompt(&self.template, self.param_lookup()?, None)
+    }
+
+    /// Render with `session`: its `VisibilityOverrides` take precedence over section selectors.
+    pub fn render_with(&self, session: &Session) -> Result<RenderedPrompt, PromptError> {
+        render_prompt(&self.template, self.param_lookup()?, Some(session))
+    }
+}

@@ -1,0 +1,302 @@
+//! Command-backed tools: the tool's arguments go to the process as JSON on stdin; its stdout
+//! is the result. The process (and anything it started) is killed on timeout or when its
+//! output exceeds the cap, and never outlives the call.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use indexmap::IndexMap;
+use serde_json::Value;
+use wink_core::ToolResult;
+
+/// Default timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default cap on stdout bytes.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+const STDERR_CAP: usize = 64 * 1024;
+const STDERR_SHOWN: usize = 2000;
+
+/// How to run one command-backed tool.
+#[derive(Debug, Clone)]
+pub struct CommandHandler {
+    /// Program (resolved against the prompt folder when relative with a `/`).
+    pub program: PathBuf,
+    /// Arguments.
+    pub args: Vec<String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Extra environment.
+    pub env: IndexMap<String, String>,
+    /// Kill after this long.
+    pub timeout: Duration,
+    /// Cap on stdout.
+    pub max_output_bytes: usize,
+}
+
+enum Ending {
+    Exited(ExitStatus),
+    TimedOut,
+    Overflow,
+}
+
+impl CommandHandler {
+    /// Run with `params` on stdin. Failures (spawn error, non-zero exit, signal, timeout,
+    /// oversized output) come back as failed results whose message says what happened.
+    pub fn run(&self, params: &Value) -> ToolResult<Value> {
+        let mut command = Command::new(&self.program);
+        command
+            .args(&self.args)
+            .current_dir(&self.cwd)
+            .envs(&self.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = match command.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Command '{}' could not be started: {e}",
+                    self.program.display()
+                ));
+            }
+        };
+        let input = serde_json::to_vec(params).unwrap_or_else(|_| b"{}".to_vec());
+        let writer = child.stdin.take().map(|mut stdin| {
+            thread::spawn(move || {
+                let _ = stdin.write_all(&input);
+            })
+        });
+        let overflow = Arc::new(AtomicBool::new(false));
+        let stdout = child
+            .stdout
+            .take()
+            .map(|out| spawn_reader(out, self.max_output_bytes, Some(overflow.clone())));
+        let stderr = child
+            .stderr
+            .take()
+            .map(|err| spawn_reader(err, STDERR_CAP, None));
+        let ending = self.wait(&mut child, &overflow);
+        kill_group(&mut child);
+        if let Some(w) = writer {
+            let _ = w.join();
+        }
+        let stdout = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
+        let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+        match ending {
+            Ending::TimedOut => ToolResult::failure(format!(
+                "Command timed out after {} and was killed.",
+                format_duration(self.timeout)
+            )),
+            Ending::Overflow => ToolResult::failure(format!(
+                "Command output exceeded {} bytes; the command was killed.",
+                self.max_output_bytes
+            )),
+            Ending::Exited(status) if !status.success() => {
+                let detail = tail(&String::from_utf8_lossy(&stderr), STDERR_SHOWN);
+                let what = match status.code() {
+                    Some(code) => format!("Command exited with status {code}"),
+                    None => "Command was terminated by a signal".to_owned(),
+                };
+                if detail.is_empty() {
+                    ToolResult::failure(format!("{what}."))
+                } else {
+                    ToolResult::failure(format!("{what}: {detail}"))
+                }
+            }
+            Ending::Exited(_) => parse_stdout(&String::from_utf8_lossy(&stdout)),
+        }
+    }
+
+    fn wait(&self, child: &mut Child, overflow: &AtomicBool) -> Ending {
+        let deadline = Instant::now() + self.timeout;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            if overflow.load(Ordering::SeqCst) {
+                return Ending::Overflow;
+            }
+            match child.try_wait() {
+                Ok(Some(status)) => return Ending::Exited(status),
+                Ok(None) => {}
+                Err(_) => return Ending::TimedOut,
+            }
+            if Instant::now() >= deadline {
+                return Ending::TimedOut;
+            }
+            thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+    }
+}
+
+fn spawn_reader<R: Read + Send + 'static>(
+    mut reader: R,
+    cap: usize,
+    overflow: Option<Arc<AtomicBool>>,
+) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if out.len() + n > cap {
+                        let keep = cap.saturating_sub(out.len());
+                        out.extend_from_slice(&buf[..keep]);
+                        if let Some(flag) = &overflow {
+                            flag.store(true, Ordering::SeqCst);
+                            break;
+                        }
+                        // stderr: keep draining so the child never blocks on a full pipe
+                        continue;
+                    }
+                    out.extend_from_slice(&buf[..n]);
+                }
+            }
+        }
+        out
+    })
+}
+
+/// Kill the child's whole process group (anything it started), then reap it.
+fn kill_group(child: &mut Child) {
+    #[cfg(unix)]
+    {
+        let group = format!("-{}", child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn tail(text: &str, max_chars: usize) -> String {
+    let trimmed = text.trim();
+    let count = trimmed.chars().count();
+    if count <= max_chars {
+        return trimmed.to_owned();
+    }
+    let skip = count - max_chars;
+    format!("…{}", trimmed.chars().skip(skip).collect::<String>())
+}
+
+fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{secs}s")
+    }
+}
+
+/// stdout as a result: a JSON object with a string `message` is a ToolResult
+/// (`message`, `value`, `success`, `exclude_value_from_context`); anything else is the message.
+pub fn parse_stdout(stdout: &str) -> ToolResult<Value> {
+    let text = stdout.trim_end();
+    if let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(text.trim_start())
+        && let Some(Value::String(message)) = obj.get("message")
+    {
+        let value = obj.get("value").cloned().filter(|v| !v.is_null());
+        return ToolResult {
+            message: message.clone(),
+            value,
+            success: obj.get("success").and_then(Value::as_bool).unwrap_or(true),
+            exclude_value_from_context: obj
+                .get("exclude_value_from_context")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        };
+    }
+    ToolResult::message(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sh(script: &str, timeout_ms: u64, cap: usize) -> CommandHandler {
+        CommandHandler {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            cwd: std::env::temp_dir(),
+            env: IndexMap::new(),
+            timeout: Duration::from_millis(timeout_ms),
+            max_output_bytes: cap,
+        }
+    }
+
+    #[test]
+    fn passes_params_on_stdin_and_reads_plain_stdout() {
+        let r = sh("cat", 5000, 1024).run(&json!({"q": 1}));
+        assert!(r.success);
+        assert_eq!(r.message, "{\"q\":1}");
+    }
+
+    #[test]
+    fn parses_tool_result_objects() {
+        let r = sh(
+            r#"echo '{"message": "done", "value": {"n": 2}, "success": false}'"#,
+            5000,
+            1024,
+        )
+        .run(&json!({}));
+        assert_eq!(r.message, "done");
+        assert_eq!(r.value, Some(json!({"n": 2})));
+        assert!(!r.success);
+    }
+
+    #[test]
+    fn non_zero_exit_is_a_failed_result_with_stderr() {
+        let r = sh("echo oops >&2; exit 3", 5000, 1024).run(&json!({}));
+        assert!(!r.success);
+        assert_eq!(r.message, "Command exited with status 3: oops");
+    }
+
+    #[test]
+    fn timeout_kills_the_process_group() {
+        let started = Instant::now();
+        let r = sh("sleep 30 & sleep 30", 200, 1024).run(&json!({}));
+        assert!(!r.success);
+        assert_eq!(r.message, "Command timed out after 0.2s and was killed.");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn oversized_output_is_refused() {
+        let r = sh("yes x | head -c 100000", 5000, 1000).run(&json!({}));
+        assert!(!r.success);
+        assert_eq!(
+            r.message,
+            "Command output exceeded 1000 bytes; the command was killed."
+        );
+    }
+
+    #[test]
+    fn missing_program_is_reported() {
+        let mut h = sh("true", 1000, 10);
+        h.program = "/nonexistent/tool".into();
+        let r = h.run(&json!({}));
+        assert!(!r.success);
+        assert!(
+            r.message
+                .starts_with("Command '/nonexistent/tool' could not be started: "),
+            "{}",
+            r.message
+        );
+    }
+}

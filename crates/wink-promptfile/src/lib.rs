@@ -1,0 +1,466 @@
+//! # wink-promptfile
+//!
+//! Prompts described in files — JSON, TOML or YAML, chosen by extension, one schema (see
+//! `docs/prompt-files.md` and `docs/prompt-file.schema.json`). This is how the CLI, the MCP
+//! server and non-Rust users define agents.
+//!
+//! ```
+//! use wink_core::Prompt;
+//! let file = r#"{"ns": "demo", "key": "pd",
+//!   "params": {"TaskParams": {"objective": {"type": "string"}}},
+//!   "sections": [{"key": "task", "title": "Task", "params": "TaskParams", "template": "Do: ${objective}"}]}"#;
+//! let loaded = wink_promptfile::load_str(file, wink_promptfile::FileFormat::Json, std::path::Path::new("."), "inline.json").unwrap();
+//! let text = Prompt::new(loaded.template).bind_json("TaskParams", serde_json::json!({"objective": "fix bug"})).render().unwrap().text;
+//! assert_eq!(text, "## 1. Task (task)\n\nDo: fix bug");
+//! ```
+
+mod command;
+mod model;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use wink_core::{
+    DisclosureMode, FieldType, MarkdownSection, OutputSpec, ParamField, ParamsType, PromptError,
+    PromptTemplate, SectionRef, SectionVisibility, ToolBuilder, ToolContext, ToolError, ToolRef,
+    render_json_payload,
+};
+
+pub use command::{CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, parse_stdout};
+pub use model::{
+    EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SectionSpec, ToolSpec,
+};
+
+/// The format of a prompt file.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// `.json`
+    Json,
+    /// `.toml`
+    Toml,
+    /// `.yaml` / `.yml`
+    Yaml,
+}
+
+impl FileFormat {
+    /// The format for a path's extension.
+    pub fn from_path(path: &Path) -> Option<Self> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "json" => Some(Self::Json),
+            "toml" => Some(Self::Toml),
+            "yaml" | "yml" => Some(Self::Yaml),
+            _ => None,
+        }
+    }
+}
+
+/// Why a prompt file could not be loaded. `Display` names the file, where in it, and what.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum PromptFileError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Unknown extension.
+    #[error("{path}: unsupported prompt file extension (use .json, .toml, .yaml or .yml)")]
+    UnsupportedFormat {
+        /// File.
+        path: String,
+    },
+    /// Not valid JSON/TOML/YAML.
+    #[error("{path}:{line}:{column}: syntax error: {message}")]
+    Syntax {
+        /// File.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// Parser message.
+        message: String,
+    },
+    /// Valid syntax, wrong content.
+    #[error("{path}: {key_path}: {message}")]
+    Invalid {
+        /// File.
+        path: String,
+        /// Where in the document (`sections[0].tools[1].name`).
+        key_path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A loaded prompt file.
+#[derive(Debug, Clone)]
+pub struct LoadedPrompt {
+    /// The template.
+    pub template: Arc<PromptTemplate>,
+    /// The file's folder (relative paths in the file resolve against it).
+    pub base_dir: PathBuf,
+    /// `builtin: workspace` sections: (section key path, root folder).
+    pub workspaces: Vec<(String, PathBuf)>,
+}
+
+/// Load a prompt file (format by extension).
+pub fn load(path: &Path) -> Result<LoadedPrompt, PromptFileError> {
+    let shown = path.display().to_string();
+    let format = FileFormat::from_path(path).ok_or_else(|| PromptFileError::UnsupportedFormat {
+        path: shown.clone(),
+    })?;
+    let text = std::fs::read_to_string(path).map_err(|source| PromptFileError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let base = path
+        .parent()
+        .map(Path::to_path_buf)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    load_str(&text, format, &base, &shown)
+}
+
+/// Load a prompt from text. `origin` names it in errors; `base_dir` resolves relative paths.
+pub fn load_str(
+    text: &str,
+    format: FileFormat,
+    base_dir: &Path,
+    origin: &str,
+) -> Result<LoadedPrompt, PromptFileError> {
+    let value = parse_document(text, format, origin)?;
+    let file: PromptFile =
+        serde_path_to_error::deserialize(value).map_err(|e| PromptFileError::Invalid {
+            path: origin.to_owned(),
+            key_path: display_key_path(&e.path().to_string()),
+            message: e.inner().to_string(),
+        })?;
+    Converter {
+        origin,
+        base_dir,
+        json_paths: HashMap::new(),
+        workspaces: Vec::new(),
+    }
+    .convert(file)
+}
+
+fn display_key_path(path: &str) -> String {
+    if path.is_empty() || path == "." {
+        "(document)".to_owned()
+    } else {
+        path.to_owned()
+    }
+}
+
+fn parse_document(text: &str, format: FileFormat, origin: &str) -> Result<Value, PromptFileError> {
+    let syntax = |line: usize, column: usize, message: String| PromptFileError::Syntax {
+        path: origin.to_owned(),
+        line,
+        column,
+        message,
+    };
+    match format {
+        FileFormat::Json => serde_json::from_str::<Value>(text)
+            .map_err(|e| syntax(e.line(), e.column(), e.to_string())),
+        FileFormat::Toml => toml::from_str::<Value>(text).map_err(|e| {
+            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+            syntax(line, column, e.message().trim().to_owned())
+        }),
+        FileFormat::Yaml => serde_yaml_ng::from_str::<Value>(text).map_err(|e| {
+            let (line, column) = e
+                .location()
+                .map(|l| (l.line(), l.column()))
+                .unwrap_or((1, 1));
+            syntax(line, column, e.to_string())
+        }),
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+struct Converter<'a> {
+    origin: &'a str,
+    base_dir: &'a Path,
+    /// Dotted section path → location in the document.
+    json_paths: HashMap<String, String>,
+    workspaces: Vec<(String, PathBuf)>,
+}
+
+impl Converter<'_> {
+    fn invalid(&self, key_path: impl Into<String>, message: impl fmt::Display) -> PromptFileError {
+        PromptFileError::Invalid {
+            path: self.origin.to_owned(),
+            key_path: key_path.into(),
+            message: message.to_string(),
+        }
+    }
+
+    fn prompt_error(&self, error: &PromptError) -> PromptFileError {
+        let key_path = error
+            .section_path()
+            .and_then(|p| self.json_paths.get(&p.dotted()).cloned())
+            .unwrap_or_else(|| "sections".to_owned());
+        self.invalid(key_path, error)
+    }
+
+    fn convert(mut self, file: PromptFile) -> Result<LoadedPrompt, PromptFileError> {
+        let mut types: HashMap<String, ParamsType> = HashMap::new();
+        for (type_name, fields) in &file.params {
+            let mut params = Vec::new();
+            for (field, spec) in fields {
+                let at = format!("params.{type_name}.{field}");
+                let field_type = FieldType::from_name(&spec.field_type).ok_or_else(|| {
+                    self.invalid(format!("{at}.type"), format!("unknown field type '{}' (expected string, integer, number, boolean, array, object or any)", spec.field_type))
+                })?;
+                if let Some(default) = &spec.default
+                    && !default.is_null()
+                    && !field_type.accepts(default)
+                {
+                    return Err(self.invalid(
+                        format!("{at}.default"),
+                        format!("default must be of type {}", field_type.name()),
+                    ));
+                }
+                params.push(ParamField {
+                    name: field.clone(),
+                    field_type,
+                    default: spec.default.clone(),
+                });
+            }
+            types.insert(
+                type_name.clone(),
+                ParamsType::named(type_name.clone(), params),
+            );
+        }
+        let disclosure = match &file.disclosure {
+            None => DisclosureMode::default(),
+            Some(mode) => mode
+                .parse::<DisclosureMode>()
+                .map_err(|e| self.invalid("disclosure", e))?,
+        };
+        let mut builder =
+            PromptTemplate::builder(file.ns.clone(), file.key.clone()).disclosure(disclosure);
+        if let Some(name) = &file.name {
+            builder = builder.name(name.clone());
+        }
+        for (i, spec) in file.sections.iter().enumerate() {
+            let section = self.section(spec, &format!("sections[{i}]"), None, &types)?;
+            builder = builder.section_ref(section);
+        }
+        if let Some(output) = &file.output {
+            builder = builder.output(self.output(output, &file)?);
+        }
+        let template = builder.build().map_err(|e| self.prompt_error(&e))?;
+        Ok(LoadedPrompt {
+            template: Arc::new(template),
+            base_dir: self.base_dir.to_path_buf(),
+            workspaces: self.workspaces,
+        })
+    }
+
+    fn output(&self, output: &Value, file: &PromptFile) -> Result<OutputSpec, PromptFileError> {
+        let Value::Object(obj) = output else {
+            return Err(self.invalid("output", "output must be a JSON Schema object"));
+        };
+        let name = file.name.clone().unwrap_or_else(|| file.key.clone());
+        let (container, schema) = if obj.get("type").and_then(Value::as_str) == Some("array") {
+            let items = obj.get("items").cloned().ok_or_else(|| {
+                self.invalid("output.items", "an array output needs an `items` schema")
+            })?;
+            (wink_schema::OutputContainer::Array, items)
+        } else {
+            (wink_schema::OutputContainer::Object, output.clone())
+        };
+        if !schema.is_object() {
+            return Err(self.invalid("output", "output schema must be an object"));
+        }
+        Ok(OutputSpec {
+            name,
+            schema,
+            container,
+            allow_extra_keys: file.allow_extra_keys,
+        })
+    }
+
+    fn section(
+        &mut self,
+        spec: &SectionSpec,
+        at: &str,
+        parent: Option<&str>,
+        types: &HashMap<String, ParamsType>,
+    ) -> Result<SectionRef, PromptFileError> {
+        let normalized = spec.key.trim().to_lowercase();
+        let dotted = match parent {
+            Some(p) => format!("{p}.{normalized}"),
+            None => normalized.clone(),
+        };
+        self.json_paths.insert(dotted.clone(), at.to_owned());
+        if let Some(builtin) = &spec.builtin {
+            return Err(self.invalid(
+                format!("{at}.builtin"),
+                format!("unknown builtin section '{builtin}' (this build supports none yet)"),
+            ));
+        }
+        let mut section = MarkdownSection::new(
+            spec.title.clone(),
+            spec.key.clone(),
+            spec.template.as_deref().unwrap_or(""),
+        );
+        let params_type = match &spec.params {
+            Some(name) => {
+                let ty = types.get(name).cloned().ok_or_else(|| {
+                    let mut known: Vec<&str> = types.keys().map(String::as_str).collect();
+                    known.sort_unstable();
+                    self.invalid(
+                        format!("{at}.params"),
+                        format!(
+                            "unknown params type '{name}' (declared: {})",
+                            if known.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    )
+                })?;
+                section = section.params_type(ty.clone());
+                Some(ty)
+            }
+            None => None,
+        };
+        if let Some(defaults) = &spec.defaults {
+            if params_type.is_none() {
+                return Err(self.invalid(
+                    format!("{at}.defaults"),
+                    "a section without `params` cannot have defaults",
+                ));
+            }
+            section = section.default_json(defaults.clone());
+        }
+        if let Some(summary) = &spec.summary {
+            section = section.summary(summary);
+        }
+        match spec.visibility.as_deref() {
+            None | Some("full") => {}
+            Some("summary") => section = section.visibility(SectionVisibility::Summary),
+            Some(other) => {
+                return Err(self.invalid(
+                    format!("{at}.visibility"),
+                    format!("visibility must be \"full\" or \"summary\", not \"{other}\""),
+                ));
+            }
+        }
+        if let Some(suffix) = &spec.summary_suffix {
+            section = section.summary_suffix(suffix.clone());
+        }
+        match &spec.enabled {
+            None => {}
+            Some(EnabledSpec::Constant(b)) => section = section.enabled(*b),
+            Some(EnabledSpec::Field(field)) => {
+                let ok = params_type
+                    .as_ref()
+                    .and_then(|t| t.fields().iter().find(|f| &f.name == field))
+                    .is_some_and(|f| f.field_type == FieldType::Boolean);
+                if !ok {
+                    return Err(self.invalid(format!("{at}.enabled"), format!("`enabled` must be a boolean or the name of a boolean field of the section's params type; '{field}' is not")));
+                }
+                section = section.enabled_if_field(field.clone());
+            }
+        }
+        for (i, tool) in spec.tools.iter().enumerate() {
+            let tool_at = format!("{at}.tools[{i}]");
+            section = section.tool(self.tool(tool, &tool_at)?);
+        }
+        for (i, child) in spec.children.iter().enumerate() {
+            let child =
+                self.section(child, &format!("{at}.children[{i}]"), Some(&dotted), types)?;
+            section = section.child_ref(child);
+        }
+        Ok(Arc::new(section))
+    }
+
+    fn tool(&self, spec: &ToolSpec, at: &str) -> Result<ToolRef, PromptFileError> {
+        let parameters = spec
+            .parameters
+            .clone()
+            .unwrap_or_else(wink_core::empty_params_schema);
+        if !parameters.is_object() {
+            return Err(self.invalid(
+                format!("{at}.parameters"),
+                "parameters must be a JSON Schema object",
+            ));
+        }
+        let handler = match &spec.handler {
+            Some(h) => Some(self.command(h, &format!("{at}.handler"))?),
+            None => None,
+        };
+        let name = spec.name.clone();
+        let mut builder = ToolBuilder::dynamic(
+            spec.name.clone(),
+            spec.description.clone(),
+            parameters,
+            move |args: Value, _ctx: &mut ToolContext| match &handler {
+                Some(h) => Ok(h.run(&args)),
+                None => Err(ToolError::Fatal(format!(
+                    "Tool '{name}' does not have a registered handler."
+                ))),
+            },
+        );
+        for example in &spec.examples {
+            let output = match &example.output {
+                Value::String(s) => s.clone(),
+                other => render_json_payload(other),
+            };
+            builder = builder.example(example.description.clone(), example.input.clone(), output);
+        }
+        builder.build().map_err(|e| self.invalid(at, e))
+    }
+
+    fn command(&self, spec: &HandlerSpec, at: &str) -> Result<CommandHandler, PromptFileError> {
+        let Some((program, args)) = spec.command.split_first() else {
+            return Err(self.invalid(format!("{at}.command"), "command must name a program"));
+        };
+        let program_path = PathBuf::from(program);
+        let program = if program.contains('/') && program_path.is_relative() {
+            self.base_dir.join(program_path)
+        } else {
+            program_path
+        };
+        let timeout = match spec.timeout_s {
+            None => DEFAULT_TIMEOUT,
+            Some(t) if t.is_finite() && t > 0.0 && t <= 86_400.0 => Duration::from_secs_f64(t),
+            Some(t) => {
+                return Err(self.invalid(
+                    format!("{at}.timeout_s"),
+                    format!("timeout_s must be between 0 and 86400 seconds, not {t}"),
+                ));
+            }
+        };
+        let cwd = match &spec.cwd {
+            Some(dir) => self.base_dir.join(dir),
+            None => self.base_dir.to_path_buf(),
+        };
+        Ok(CommandHandler {
+            program,
+            args: args.to_vec(),
+            cwd,
+            env: spec.env.clone(),
+            timeout,
+            max_output_bytes: spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
+        })
+    }
+}

@@ -1,0 +1,154 @@
+//! The prompt-file schema (JSON, TOML or YAML): plain serde types, validated strictly.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A whole prompt file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptFile {
+    /// Namespace.
+    pub ns: String,
+    /// Key.
+    pub key: String,
+    /// Optional human-readable name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Disclosure mode: `unified` (default), `wink`, `open-sections`, `context-files`.
+    #[serde(default)]
+    pub disclosure: Option<String>,
+    /// Params types: type name → field name → field spec.
+    #[serde(default)]
+    pub params: IndexMap<String, IndexMap<String, FieldSpec>>,
+    /// Root sections.
+    #[serde(default)]
+    pub sections: Vec<SectionSpec>,
+    /// Structured output: a JSON schema for an object, or `{"type": "array", "items": {...}}`.
+    #[serde(default)]
+    pub output: Option<Value>,
+    /// Accept extra keys in structured output.
+    #[serde(default)]
+    pub allow_extra_keys: bool,
+}
+
+/// One params field.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldSpec {
+    /// JSON type: string, integer, number, boolean, array, object, any.
+    #[serde(rename = "type")]
+    pub field_type: String,
+    /// Default value.
+    #[serde(default)]
+    pub default: Option<Value>,
+    /// Documentation.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `enabled`: a constant or the name of a boolean params field.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum EnabledSpec {
+    /// Constant.
+    Constant(bool),
+    /// Field name.
+    Field(String),
+}
+
+/// One section.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SectionSpec {
+    /// Key.
+    pub key: String,
+    /// Heading title.
+    pub title: String,
+    /// Params type name.
+    #[serde(default)]
+    pub params: Option<String>,
+    /// Body template.
+    #[serde(default)]
+    pub template: Option<String>,
+    /// Default params values.
+    #[serde(default)]
+    pub defaults: Option<Value>,
+    /// Summary template.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// `full` (default) or `summary`.
+    #[serde(default)]
+    pub visibility: Option<String>,
+    /// Custom summary suffix.
+    #[serde(default)]
+    pub summary_suffix: Option<String>,
+    /// `enabled`.
+    #[serde(default)]
+    pub enabled: Option<EnabledSpec>,
+    /// Tools.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    /// Children.
+    #[serde(default)]
+    pub children: Vec<SectionSpec>,
+    /// A builtin section kind instead of a template (`workspace`).
+    #[serde(default)]
+    pub builtin: Option<String>,
+    /// Root folder for the `workspace` builtin (relative to the prompt file).
+    #[serde(default)]
+    pub root: Option<String>,
+}
+
+/// One tool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    /// Name (dots allowed for namespaces).
+    pub name: String,
+    /// Description (1–200 ASCII characters).
+    pub description: String,
+    /// JSON Schema of the arguments (default: no arguments).
+    #[serde(default)]
+    pub parameters: Option<Value>,
+    /// Examples shown in the prompt.
+    #[serde(default)]
+    pub examples: Vec<ExampleSpec>,
+    /// How the tool runs.
+    #[serde(default)]
+    pub handler: Option<HandlerSpec>,
+}
+
+/// A tool example.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExampleSpec {
+    /// What it shows.
+    pub description: String,
+    /// Arguments.
+    #[serde(default)]
+    pub input: Value,
+    /// Output: a string, or a JSON value rendered like a tool result.
+    #[serde(default)]
+    pub output: Value,
+}
+
+/// A command handler.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandlerSpec {
+    /// Program and arguments; a relative program path is resolved against the prompt file's folder.
+    pub command: Vec<String>,
+    /// Seconds before the process is killed (default 30).
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
+    /// Working directory relative to the prompt file (default: the prompt file's folder).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Extra environment variables.
+    #[serde(default)]
+    pub env: IndexMap<String, String>,
+    /// Cap on stdout bytes (default 1 MiB).
+    #[serde(default)]
+    pub max_output_bytes: Option<usize>,
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs what is missing, then runs format, lint and
+# every test of the workspace (including the real-model tests on the small local model).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --locked --offline -- -D warnings
+cargo test --workspace --locked --offline
