@@ -22,13 +22,20 @@ enum Command {
     Render(cmd::render::RenderArgs),
     /// Run one tool of a rendered prompt file and print its result as JSON.
     Call(cmd::call::CallArgs),
+    /// Run a prompt file with a model until it answers (progress on stderr, answer on stdout).
+    Run(Box<cmd::run::RunArgs>),
+    /// Inspect session logs.
+    Session(cmd::session::SessionArgs),
 }
 
 fn main() -> ExitCode {
+    init_tracing();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Render(args) => cmd::render::run(&args),
         Command::Call(args) => cmd::call::run(&args),
+        Command::Run(args) => cmd::run::run(&args),
+        Command::Session(args) => cmd::session::run(&args),
     };
     match outcome {
         Ok(code) => code,
@@ -37,4 +44,15 @@ fn main() -> ExitCode {
             exit::code_for(&error)
         }
     }
+}
+
+/// Log to stderr, filtered by `WINK_LOG` (e.g. `WINK_LOG=info`); warnings by default.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("WINK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .try_init();
 }

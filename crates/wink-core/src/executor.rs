@@ -209,9 +209,20 @@ impl ToolExecutor {
             self.publish(&outcome, telemetry.clone());
             outcome
         };
+        // Coerce like WINK's parser ("42" → 42 where an integer is expected), then validate.
+        let params = wink_schema::coerce(tool.parameters(), &params);
         if let Err(errors) = wink_schema::validate(tool.parameters(), &params) {
+            // WINK stops at the first problem; the other modes report every problem at once.
+            let text = match rendered.map(RenderedPrompt::disclosure) {
+                Some(crate::DisclosureMode::Wink) => errors
+                    .errors()
+                    .first()
+                    .map(ToString::to_string)
+                    .unwrap_or_else(|| errors.to_string()),
+                _ => errors.to_string(),
+            };
             return Ok(CallOutcome::Completed(finish(
-                ToolResult::failure(format!("Tool validation failed: {errors}")),
+                ToolResult::failure(format!("Tool validation failed: {text}")),
                 None,
             )));
         }

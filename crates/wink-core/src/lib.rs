@@ -64,6 +64,8 @@ pub use prompt::{
 };
 pub use pyjson::{exclude_none, python_json};
 pub use render::{RenderedPrompt, RenderedSection};
+/// Re-exported so `#[derive(JsonSchema)]` users and wink agree on one version.
+pub use schemars;
 pub use section::{
     EnabledSelector, MarkdownSection, Section, SectionRef, SelectorInput, VisibilitySelector,
     format_heading, render_section,

@@ -50,6 +50,7 @@ pub fn run(args: &CallArgs) -> anyhow::Result<ExitCode> {
     }
     let executor = ToolExecutor {
         adapter: "cli".into(),
+        resources: prepared.resources.clone(),
         ..ToolExecutor::new(
             prepared.session.clone(),
             prepared.loaded.template.display_name(),

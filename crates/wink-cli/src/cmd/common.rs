@@ -36,11 +36,17 @@ pub struct PreparedPrompt {
     pub loaded: LoadedPrompt,
     pub prompt: Prompt,
     pub session: Session,
+    pub resources: wink_core::Resources,
 }
 
 impl PromptArgs {
     /// Load the file, bind params and apply overrides. Every problem is a usage error.
     pub fn prepare(&self) -> anyhow::Result<PreparedPrompt> {
+        self.prepare_in(Session::new())
+    }
+
+    /// As [`PromptArgs::prepare`], applying the overrides to an existing session.
+    pub fn prepare_in(&self, session: Session) -> anyhow::Result<PreparedPrompt> {
         let mut loaded = wink_promptfile::load(&self.file).map_err(|e| usage(e.to_string()))?;
         if let Some(mode) = &self.disclosure {
             let mode: DisclosureMode = mode
@@ -73,7 +79,6 @@ impl PromptArgs {
                 )));
             }
         }
-        let session = Session::new();
         for (keys, visibility, flag) in [
             (&self.expand, SectionVisibility::Full, "--expand"),
             (&self.summarize, SectionVisibility::Summary, "--summarize"),
@@ -93,10 +98,12 @@ impl PromptArgs {
             }
         }
         let prompt = Prompt::new(loaded.template.clone()).bind_all_json(&params);
+        let resources = wink_core::Resources::new();
         Ok(PreparedPrompt {
             loaded,
             prompt,
             session,
+            resources,
         })
     }
 }

@@ -1,0 +1,174 @@
+//! Budgets and deadlines: caps on model calls, tool calls and tokens, shared across restarts
+//! (and sub-agents) through a [`BudgetTracker`].
+
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+use wink_core::Deadline;
+use wink_session::TokenUsage;
+
+/// Limits for one run. `None` means unlimited.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Maximum model calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_model_calls: Option<u32>,
+    /// Maximum tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls: Option<u32>,
+    /// Maximum input (prompt) tokens over all model calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_input_tokens: Option<u64>,
+    /// Maximum output tokens over all model calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+    /// Wall-clock deadline (not serialized).
+    #[serde(skip)]
+    pub deadline: Option<Deadline>,
+}
+
+/// Which limit ran out.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetLimit {
+    /// `max_model_calls`.
+    ModelCalls,
+    /// `max_tool_calls`.
+    ToolCalls,
+    /// `max_input_tokens`.
+    InputTokens,
+    /// `max_output_tokens`.
+    OutputTokens,
+    /// The deadline.
+    Deadline,
+}
+
+impl fmt::Display for BudgetLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::ModelCalls => "max model calls",
+            Self::ToolCalls => "max tool calls",
+            Self::InputTokens => "max input tokens",
+            Self::OutputTokens => "max output tokens",
+            Self::Deadline => "deadline",
+        })
+    }
+}
+
+/// What has been spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spent {
+    /// Model calls made.
+    pub model_calls: u32,
+    /// Tool calls run.
+    pub tool_calls: u32,
+    /// Token usage summed over model calls.
+    pub usage: TokenUsage,
+}
+
+/// A budget and what has been spent against it; clones share the same counters.
+#[derive(Debug, Clone, Default)]
+pub struct BudgetTracker {
+    budget: Budget,
+    spent: Arc<Mutex<Spent>>,
+}
+
+impl BudgetTracker {
+    /// Track `budget`.
+    pub fn new(budget: Budget) -> Self {
+        Self {
+            budget,
+            spent: Arc::default(),
+        }
+    }
+
+    /// The budget.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    /// What has been spent so far.
+    pub fn spent(&self) -> Spent {
+        *self.spent.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Check before a model call.
+    pub fn check_model_call(&self) -> Result<(), BudgetLimit> {
+        let s = self.spent();
+        let b = &self.budget;
+        if b.deadline.is_some_and(|d| d.is_expired()) {
+            return Err(BudgetLimit::Deadline);
+        }
+        if b.max_model_calls.is_some_and(|m| s.model_calls >= m) {
+            return Err(BudgetLimit::ModelCalls);
+        }
+        if b.max_input_tokens
+            .is_some_and(|m| s.usage.input_tokens >= m)
+        {
+            return Err(BudgetLimit::InputTokens);
+        }
+        if b.max_output_tokens
+            .is_some_and(|m| s.usage.output_tokens >= m)
+        {
+            return Err(BudgetLimit::OutputTokens);
+        }
+        Ok(())
+    }
+
+    /// Check before a tool call.
+    pub fn check_tool_call(&self) -> Result<(), BudgetLimit> {
+        let s = self.spent();
+        if self.budget.deadline.is_some_and(|d| d.is_expired()) {
+            return Err(BudgetLimit::Deadline);
+        }
+        if self
+            .budget
+            .max_tool_calls
+            .is_some_and(|m| s.tool_calls >= m)
+        {
+            return Err(BudgetLimit::ToolCalls);
+        }
+        Ok(())
+    }
+
+    /// Record a model call and its usage.
+    pub fn record_model_call(&self, usage: Option<&TokenUsage>) {
+        let mut s = self.spent.lock().unwrap_or_else(PoisonError::into_inner);
+        s.model_calls += 1;
+        if let Some(u) = usage {
+            s.usage.input_tokens += u.input_tokens;
+            s.usage.output_tokens += u.output_tokens;
+            s.usage.cached_tokens += u.cached_tokens;
+        }
+    }
+
+    /// Record a tool call.
+    pub fn record_tool_call(&self) {
+        self.spent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .tool_calls += 1;
+    }
+
+    /// Whether the tokens spent now exceed a token limit (checked after a model call).
+    pub fn exceeded_tokens(&self) -> Option<BudgetLimit> {
+        let s = self.spent();
+        if self
+            .budget
+            .max_input_tokens
+            .is_some_and(|m| s.usage.input_tokens > m)
+        {
+            return Some(BudgetLimit::InputTokens);
+        }
+        if self
+            .budget
+            .max_output_tokens
+            .is_some_and(|m| s.usage.output_tokens > m)
+        {
+            return Some(BudgetLimit::OutputTokens);
+        }
+        None
+    }
+}

@@ -1,0 +1,185 @@
+//! Provider-neutral conversation types: what the loop sends to a model and what comes back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wink_core::{OutputSpec, ToolCall, ToolRef};
+use wink_session::TokenUsage;
+
+/// One message of the conversation.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    /// The rendered prompt.
+    System {
+        /// Text.
+        content: String,
+    },
+    /// A user turn.
+    User {
+        /// Text.
+        content: String,
+    },
+    /// A model turn: text and/or tool calls.
+    Assistant {
+        /// Text, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        /// Tool calls, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// A tool result.
+    Tool {
+        /// The call it answers.
+        tool_call_id: String,
+        /// The tool's canonical name.
+        name: String,
+        /// The text for the model (WINK's `serialize_tool_message`).
+        content: String,
+        /// Whether the call failed.
+        #[serde(default)]
+        is_error: bool,
+    },
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::System {
+            content: content.into(),
+        }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::User {
+            content: content.into(),
+        }
+    }
+}
+
+/// A tool as offered to a model (canonical name; adapters alias it for the wire).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Canonical name (may contain dots).
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// JSON Schema of the arguments (wink's canonical form; adapters normalise per dialect).
+    pub parameters: Value,
+}
+
+impl ToolSpec {
+    /// The spec of a tool.
+    pub fn of(tool: &ToolRef) -> Self {
+        Self {
+            name: tool.name().to_owned(),
+            description: tool.description().to_owned(),
+            parameters: tool.parameters().clone(),
+        }
+    }
+}
+
+/// Which tools the model may or must call.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type", content = "name")]
+pub enum ToolChoice {
+    /// The model decides.
+    #[default]
+    Auto,
+    /// No tool calls.
+    None,
+    /// At least one tool call.
+    Required,
+    /// This tool.
+    Tool(String),
+}
+
+/// One model call.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ModelRequest {
+    /// The conversation so far; the first message is the rendered prompt.
+    pub messages: Vec<Message>,
+    /// Tools the model may call this turn.
+    pub tools: Vec<ToolSpec>,
+    /// Tool choice.
+    #[serde(default)]
+    pub tool_choice: ToolChoice,
+    /// Structured output requested for the final answer (not serialized: it comes from the template).
+    #[serde(skip)]
+    pub output: Option<OutputSpec>,
+    /// Cap on generated tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+}
+
+/// Why the model stopped.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A complete answer.
+    #[default]
+    Stop,
+    /// It wants tools run.
+    ToolCalls,
+    /// It hit the output-token cap.
+    Length,
+    /// The provider filtered the output.
+    ContentFilter,
+    /// Anything else the provider said.
+    Other(String),
+}
+
+/// What a model call returned.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ModelTurn {
+    /// Text, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Tool calls (canonical names), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// Token usage reported by the provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
+    /// Why it stopped.
+    #[serde(default)]
+    pub finish_reason: FinishReason,
+    /// Structured output the provider returned natively (already parsed), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+}
+
+/// A streamed fragment of a model turn.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamDelta {
+    /// More answer text.
+    Text {
+        /// The fragment.
+        text: String,
+    },
+    /// A tool call started.
+    ToolCallStart {
+        /// Position in the turn.
+        index: usize,
+        /// Call id.
+        id: String,
+        /// Canonical tool name.
+        name: String,
+    },
+    /// More argument JSON for the call at `index`.
+    ToolCallArguments {
+        /// Position in the turn.
+        index: usize,
+        /// The fragment.
+        fragment: String,
+    },
+}

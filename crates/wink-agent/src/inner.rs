@@ -1,0 +1,460 @@
+//! The sans-IO inner loop: a serialisable state machine fed with model turns and tool
+//! outcomes, producing the next step — call the model with these messages and tools, run
+//! these tool calls, or done. It never performs I/O; [`crate::driver`] runs it.
+//!
+//! Invariants: the rendered prompt is the first (system) message and the conversation only
+//! grows at its end; the tool set offered to a model call is frozen for that call and the
+//! model's calls are checked against it; tool results are appended in call order.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wink_core::{
+    EvaluationPhase, OutputSpec, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall,
+    VisibilityExpansionRequired,
+};
+
+use crate::budget::BudgetLimit;
+use crate::conversation::{Message, ModelRequest, ModelTurn, ToolChoice, ToolSpec};
+
+/// Loop settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoopConfig {
+    /// Inject tools disclosed by `read_section` into the running conversation (seed 003) when
+    /// the adapter supports it (default true); otherwise such a disclosure ends the evaluation
+    /// with a restart request.
+    pub supports_dynamic_tools: bool,
+    /// Cap on output tokens per model call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// Extra user message appended after the system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message: Option<String>,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        Self {
+            supports_dynamic_tools: true,
+            max_output_tokens: None,
+            temperature: None,
+            user_message: None,
+        }
+    }
+}
+
+/// A tool injected mid-conversation, with the section that owns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InjectedTool {
+    /// The spec offered from the next model call on.
+    pub spec: ToolSpec,
+    /// The section it belongs to.
+    pub section: SectionPath,
+}
+
+/// How an evaluation ended.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum LoopOutcome {
+    /// The model answered.
+    Finished {
+        /// The answer text (`None` when structured output was parsed, as WINK does).
+        text: Option<String>,
+        /// The parsed structured output.
+        output: Option<Value>,
+    },
+    /// The evaluation must restart with these sections expanded.
+    ExpansionRequired {
+        /// Sections and visibility to apply.
+        requested_overrides: Vec<(SectionPath, wink_core::SectionVisibility)>,
+        /// Keys as requested.
+        section_keys: Vec<String>,
+        /// Why.
+        reason: String,
+    },
+    /// A budget limit ran out (the transcript so far is kept).
+    BudgetExceeded {
+        /// Which one.
+        limit: BudgetLimit,
+    },
+    /// The evaluation failed.
+    Failed {
+        /// What happened.
+        message: String,
+        /// Where.
+        phase: EvaluationPhase,
+    },
+}
+
+impl LoopOutcome {
+    /// The restart request as WINK's error type.
+    pub fn expansion(&self) -> Option<VisibilityExpansionRequired> {
+        match self {
+            Self::ExpansionRequired {
+                requested_overrides,
+                section_keys,
+                reason,
+            } => {
+                let mut e = VisibilityExpansionRequired::new(
+                    section_keys.clone(),
+                    requested_overrides.iter().cloned().collect(),
+                    reason.clone(),
+                );
+                if section_keys.is_empty() {
+                    e.message = reason.clone();
+                }
+                Some(e)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// One executed (or skipped) tool call, as fed back into the loop.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolOutcome {
+    /// The tool produced a result for the model.
+    Result {
+        /// Call id.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// Text for the model.
+        content: String,
+        /// Whether it failed.
+        is_error: bool,
+        /// Tools the call disclosed, with their sections.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        disclosed: Vec<InjectedTool>,
+        /// The section the call read, when it disclosed tools.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        disclosed_section: Option<SectionPath>,
+    },
+    /// A terminal request to re-render with sections expanded.
+    Expansion(VisibilityExpansionRequiredData),
+    /// Not run because an earlier call of the turn ended it.
+    Skipped {
+        /// Call id.
+        call_id: String,
+        /// Tool name.
+        name: String,
+    },
+}
+
+/// Serializable form of [`VisibilityExpansionRequired`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VisibilityExpansionRequiredData {
+    /// Call id of the tool that asked.
+    pub call_id: String,
+    /// Overrides.
+    pub requested_overrides: Vec<(SectionPath, wink_core::SectionVisibility)>,
+    /// Keys.
+    pub section_keys: Vec<String>,
+    /// Reason.
+    pub reason: String,
+}
+
+impl VisibilityExpansionRequiredData {
+    /// From the core type.
+    pub fn from_error(call_id: impl Into<String>, e: &VisibilityExpansionRequired) -> Self {
+        Self {
+            call_id: call_id.into(),
+            requested_overrides: e
+                .requested_overrides
+                .iter()
+                .map(|(p, v)| (p.clone(), *v))
+                .collect(),
+            section_keys: e.section_keys.clone(),
+            reason: e.reason.clone(),
+        }
+    }
+}
+
+/// What the driver must do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Call the model.
+    CallModel(ModelRequest),
+    /// Run these calls (in this order; results come back in the same order).
+    RunTools(Vec<ToolCall>),
+    /// Finished.
+    Done(LoopOutcome),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+enum Phase {
+    NeedModel,
+    NeedTools { calls: Vec<ToolCall> },
+    Done { outcome: LoopOutcome },
+}
+
+/// The state of one evaluation. Serialize it to save a run; deserialize to resume.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InnerLoop {
+    prompt_name: String,
+    messages: Vec<Message>,
+    base_tools: Vec<ToolSpec>,
+    injected: Vec<InjectedTool>,
+    phase: Phase,
+    config: LoopConfig,
+    #[serde(skip)]
+    output: Option<OutputSpec>,
+    model_calls: u32,
+}
+
+impl InnerLoop {
+    /// Start an evaluation of `rendered`.
+    pub fn start(
+        rendered: &RenderedPrompt,
+        prompt_name: impl Into<String>,
+        config: LoopConfig,
+    ) -> Self {
+        let mut messages = vec![Message::system(rendered.text.clone())];
+        if let Some(user) = &config.user_message {
+            messages.push(Message::user(user.clone()));
+        }
+        Self {
+            prompt_name: prompt_name.into(),
+            messages,
+            base_tools: rendered.tools.iter().map(ToolSpec::of).collect(),
+            injected: Vec::new(),
+            phase: Phase::NeedModel,
+            config,
+            output: rendered.output.clone(),
+            model_calls: 0,
+        }
+    }
+
+    /// Re-attach the structured-output declaration after deserializing.
+    pub fn set_output(&mut self, output: Option<OutputSpec>) {
+        self.output = output;
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Tools injected so far.
+    pub fn injected(&self) -> &[InjectedTool] {
+        &self.injected
+    }
+
+    /// The prompt being evaluated.
+    pub fn prompt_name(&self) -> &str {
+        &self.prompt_name
+    }
+
+    /// The config.
+    pub fn config(&self) -> &LoopConfig {
+        &self.config
+    }
+
+    /// Model calls made in this evaluation.
+    pub fn model_calls(&self) -> u32 {
+        self.model_calls
+    }
+
+    /// Whether the loop has finished.
+    pub fn outcome(&self) -> Option<&LoopOutcome> {
+        match &self.phase {
+            Phase::Done { outcome } => Some(outcome),
+            _ => None,
+        }
+    }
+
+    /// The tools offered to the next model call: the rendered prompt's, then injected ones.
+    pub fn offered_tools(&self) -> Vec<ToolSpec> {
+        let mut tools = self.base_tools.clone();
+        tools.extend(self.injected.iter().map(|t| t.spec.clone()));
+        tools
+    }
+
+    /// The next step.
+    pub fn step(&self) -> Step {
+        match &self.phase {
+            Phase::NeedModel => Step::CallModel(ModelRequest {
+                messages: self.messages.clone(),
+                tools: self.offered_tools(),
+                tool_choice: ToolChoice::Auto,
+                output: self.output.clone(),
+                max_output_tokens: self.config.max_output_tokens,
+                temperature: self.config.temperature,
+            }),
+            Phase::NeedTools { calls } => Step::RunTools(calls.clone()),
+            Phase::Done { outcome } => Step::Done(outcome.clone()),
+        }
+    }
+
+    /// End the loop because a budget limit ran out.
+    pub fn exhaust(&mut self, limit: BudgetLimit) {
+        self.phase = Phase::Done {
+            outcome: LoopOutcome::BudgetExceeded { limit },
+        };
+    }
+
+    /// End the loop with a failure.
+    pub fn fail(&mut self, error: &PromptEvaluationError) {
+        self.phase = Phase::Done {
+            outcome: LoopOutcome::Failed {
+                message: error.message.clone(),
+                phase: error.phase,
+            },
+        };
+    }
+
+    /// Feed the model's turn. Tool calls are checked against the tools that were offered.
+    pub fn on_model_turn(&mut self, turn: ModelTurn) {
+        if !matches!(self.phase, Phase::NeedModel) {
+            return;
+        }
+        self.model_calls += 1;
+        let offered = self.offered_tools();
+        self.messages.push(Message::Assistant {
+            content: turn.text.clone(),
+            tool_calls: turn.tool_calls.clone(),
+        });
+        if let Some(unknown) = turn
+            .tool_calls
+            .iter()
+            .find(|c| !offered.iter().any(|t| t.name == c.name))
+        {
+            self.phase = Phase::Done {
+                outcome: LoopOutcome::Failed {
+                    message: format!("Unknown tool '{}' requested by provider.", unknown.name),
+                    phase: EvaluationPhase::Tool,
+                },
+            };
+            return;
+        }
+        if !turn.tool_calls.is_empty() {
+            self.phase = Phase::NeedTools {
+                calls: turn.tool_calls,
+            };
+            return;
+        }
+        self.phase = Phase::Done {
+            outcome: self.finish(turn),
+        };
+    }
+
+    fn finish(&self, turn: ModelTurn) -> LoopOutcome {
+        let Some(spec) = &self.output else {
+            return LoopOutcome::Finished {
+                text: Some(turn.text.unwrap_or_default()),
+                output: None,
+            };
+        };
+        let parsed = match turn.output {
+            Some(native) => wink_schema::parse_provider_payload(native, spec),
+            None => match turn.text.as_deref() {
+                Some(text) => wink_schema::parse_structured_output(text, spec),
+                None => {
+                    return LoopOutcome::Failed {
+                        message: "Provider response did not include structured output.".into(),
+                        phase: EvaluationPhase::Response,
+                    };
+                }
+            },
+        };
+        match parsed {
+            Ok(output) => LoopOutcome::Finished {
+                text: None,
+                output: Some(output),
+            },
+            Err(e) => LoopOutcome::Failed {
+                message: e.to_string(),
+                phase: EvaluationPhase::Response,
+            },
+        }
+    }
+
+    /// Feed the outcomes of the calls from [`Step::RunTools`], in call order.
+    pub fn on_tool_outcomes(&mut self, outcomes: Vec<ToolOutcome>) {
+        if !matches!(self.phase, Phase::NeedTools { .. }) {
+            return;
+        }
+        let mut restart: Option<LoopOutcome> = None;
+        for outcome in outcomes {
+            match outcome {
+                ToolOutcome::Result {
+                    call_id,
+                    name,
+                    content,
+                    is_error,
+                    disclosed,
+                    disclosed_section,
+                } => {
+                    self.messages.push(Message::Tool {
+                        tool_call_id: call_id,
+                        name,
+                        content,
+                        is_error,
+                    });
+                    if disclosed.is_empty() || restart.is_some() {
+                        continue;
+                    }
+                    if self.config.supports_dynamic_tools {
+                        for tool in disclosed {
+                            let taken = self
+                                .base_tools
+                                .iter()
+                                .chain(self.injected.iter().map(|t| &t.spec))
+                                .any(|t| t.name == tool.spec.name);
+                            if taken {
+                                tracing::warn!(tool_name = %tool.spec.name, "Skipping duplicate tool during injection");
+                                continue;
+                            }
+                            self.injected.push(tool);
+                        }
+                    } else {
+                        let mut overrides: Vec<(SectionPath, wink_core::SectionVisibility)> =
+                            Vec::new();
+                        if let Some(section) = &disclosed_section {
+                            overrides.push((section.clone(), wink_core::SectionVisibility::Full));
+                        }
+                        for t in &disclosed {
+                            if !overrides.iter().any(|(p, _)| p == &t.section) {
+                                overrides
+                                    .push((t.section.clone(), wink_core::SectionVisibility::Full));
+                            }
+                        }
+                        let keys = overrides.iter().map(|(p, _)| p.dotted()).collect();
+                        restart = Some(LoopOutcome::ExpansionRequired {
+                            requested_overrides: overrides,
+                            section_keys: keys,
+                            reason: "Adapter does not support dynamic tools".into(),
+                        });
+                    }
+                }
+                ToolOutcome::Expansion(e) => {
+                    if restart.is_none() {
+                        restart = Some(LoopOutcome::ExpansionRequired {
+                            requested_overrides: e.requested_overrides,
+                            section_keys: e.section_keys,
+                            reason: e.reason,
+                        });
+                    }
+                }
+                ToolOutcome::Skipped { call_id, name } => {
+                    self.messages.push(Message::Tool {
+                        tool_call_id: call_id,
+                        name,
+                        content: "Not run: an earlier call in this turn ended it.".into(),
+                        is_error: true,
+                    });
+                }
+            }
+        }
+        self.phase = match restart {
+            Some(outcome) => Phase::Done { outcome },
+            None => Phase::NeedModel,
+        };
+    }
+}

@@ -1,0 +1,57 @@
+//! # wink-agent
+//!
+//! The agent loop:
+//! - [`conversation`](crate::Message) types and the [`ProviderAdapter`] contract that provider
+//!   crates implement;
+//! - [`InnerLoop`], a sans-IO, serialisable state machine (model turn in → "call the model" /
+//!   "run these tools" / "done" out);
+//! - [`evaluate`] / [`resume`], the async driver that runs it against an adapter and the
+//!   transactional [`wink_core::ToolExecutor`], injecting tools disclosed by `read_section`
+//!   (or asking for a restart when the adapter cannot take tools mid-conversation);
+//! - [`MainLoop`], which restarts evaluations on expansion requests with an eager,
+//!   conservative or batched policy under one budget;
+//! - [`Mailbox`] / [`InMemoryMailbox`] to run the loop as a worker;
+//! - [`ScriptedProvider`], the test double.
+//!
+//! ```
+//! use wink_agent::{MainLoop, MainLoopConfig, RunHooks, ScriptedProvider, LoopOutcome};
+//! use wink_core::{block_on, MarkdownSection, Prompt, PromptTemplate};
+//! use wink_session::Session;
+//!
+//! let template = PromptTemplate::builder("demo", "hello")
+//!     .section(MarkdownSection::new("Task", "task", "Say hello."))
+//!     .build()
+//!     .unwrap();
+//! let provider = ScriptedProvider::from_json(r#"[{"text": "Hello!"}]"#, "inline").unwrap();
+//! let main_loop = MainLoop::new(&provider, MainLoopConfig::default());
+//! let result = block_on(main_loop.execute(&Prompt::new(template), &Session::new(), RunHooks::default())).unwrap();
+//! assert_eq!(result.outcome, LoopOutcome::Finished { text: Some("Hello!".into()), output: None });
+//! ```
+
+mod budget;
+mod conversation;
+mod driver;
+mod inner;
+mod mailbox;
+mod main_loop;
+mod metrics;
+mod provider;
+mod scripted;
+
+pub use budget::{Budget, BudgetLimit, BudgetTracker, Spent};
+pub use conversation::{
+    FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolChoice, ToolSpec,
+};
+pub use driver::{
+    EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord, RunObserver,
+    evaluate, resume,
+};
+pub use inner::{
+    InjectedTool, InnerLoop, LoopConfig, LoopOutcome, Step, ToolOutcome,
+    VisibilityExpansionRequiredData,
+};
+pub use mailbox::{Delivery, InMemoryMailbox, Mailbox, MailboxError, Receipt};
+pub use main_loop::{ExpansionPolicy, MainLoop, MainLoopConfig, RunHooks, RunResult};
+pub use metrics::{MetricsSnapshot, metrics};
+pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};
+pub use scripted::{ScriptError, ScriptedProvider};

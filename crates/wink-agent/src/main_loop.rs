@@ -1,0 +1,255 @@
+//! The main loop (seed 000 "Caller Responsibilities", WINK's `MainLoop`): evaluate; when the
+//! model asks for sections to be expanded, dispatch the overrides into the session, re-render
+//! and evaluate again — reusing the same budget and resources — up to `max_expansions` times,
+//! with an eager, conservative or batched policy.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use wink_core::{
+    Prompt, PromptError, Resources, SectionPath, SectionVisibility, VisibilityExpansionRequired,
+};
+use wink_session::{Session, SetVisibilityOverride};
+
+use crate::budget::{Budget, BudgetTracker, Spent};
+use crate::driver::{
+    EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, RunObserver, evaluate,
+};
+use crate::inner::{LoopConfig, LoopOutcome};
+use crate::provider::{ProviderAdapter, StreamSink};
+
+/// How expansion requests are honoured.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "policy")]
+pub enum ExpansionPolicy {
+    /// Open everything requested at once (default).
+    #[default]
+    Eager,
+    /// Open one section per restart (the first requested); the model asks again for more.
+    Conservative,
+    /// Accumulate requests across turns; restart once `size` distinct sections are pending or the
+    /// model asks again for one already pending. Until then the call is answered with a note and
+    /// the conversation continues.
+    Batched {
+        /// Sections to accumulate before restarting.
+        size: usize,
+    },
+}
+
+/// Main-loop settings.
+#[derive(Debug, Clone)]
+pub struct MainLoopConfig {
+    /// Inner-loop settings.
+    pub loop_config: LoopConfig,
+    /// The budget for the whole run (all evaluations).
+    pub budget: Budget,
+    /// Resources for tools.
+    pub resources: Resources,
+    /// Most restarts allowed.
+    pub max_expansions: u32,
+    /// Expansion policy.
+    pub policy: ExpansionPolicy,
+}
+
+impl Default for MainLoopConfig {
+    fn default() -> Self {
+        Self {
+            loop_config: LoopConfig::default(),
+            budget: Budget::default(),
+            resources: Resources::new(),
+            max_expansions: 8,
+            policy: ExpansionPolicy::Eager,
+        }
+    }
+}
+
+/// The result of a run.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// How the run ended (never `ExpansionRequired`: those restart, or become a failure past
+    /// `max_expansions`).
+    pub outcome: LoopOutcome,
+    /// Every evaluation, in order.
+    pub evaluations: Vec<Evaluation>,
+    /// Restarts made.
+    pub restarts: u32,
+    /// What the run spent.
+    pub spent: Spent,
+}
+
+struct PolicyState {
+    policy: ExpansionPolicy,
+    pending: Vec<SectionPath>,
+}
+
+impl ExpansionDecider for PolicyState {
+    fn decide(&mut self, request: &VisibilityExpansionRequired) -> ExpansionDecision {
+        let requested: Vec<SectionPath> = request.requested_overrides.keys().cloned().collect();
+        match self.policy {
+            ExpansionPolicy::Eager => ExpansionDecision::Restart(
+                requested
+                    .into_iter()
+                    .map(|p| (p, SectionVisibility::Full))
+                    .collect(),
+            ),
+            ExpansionPolicy::Conservative => ExpansionDecision::Restart(
+                requested
+                    .into_iter()
+                    .take(1)
+                    .map(|p| (p, SectionVisibility::Full))
+                    .collect(),
+            ),
+            ExpansionPolicy::Batched { size } => {
+                let insisting = requested.iter().any(|p| self.pending.contains(p));
+                for p in requested {
+                    if !self.pending.contains(&p) {
+                        self.pending.push(p);
+                    }
+                }
+                if insisting || self.pending.len() >= size.max(1) {
+                    let all = std::mem::take(&mut self.pending);
+                    ExpansionDecision::Restart(
+                        all.into_iter()
+                            .map(|p| (p, SectionVisibility::Full))
+                            .collect(),
+                    )
+                } else {
+                    let keys: Vec<String> = self.pending.iter().map(SectionPath::dotted).collect();
+                    ExpansionDecision::Defer(format!(
+                        "Noted: sections {} will be opened together once {} are requested. Continue with what you have, or call open_sections again with the same key to open them now.",
+                        keys.join(", "),
+                        size
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// Runs a prompt to completion, restarting on expansion requests.
+#[derive(Debug)]
+pub struct MainLoop<'a> {
+    adapter: &'a dyn ProviderAdapter,
+    config: MainLoopConfig,
+}
+
+/// Optional hooks for a run.
+#[derive(Default)]
+#[allow(missing_debug_implementations)]
+pub struct RunHooks<'a> {
+    /// Streamed fragments.
+    pub stream: Option<&'a dyn StreamSink>,
+    /// Progress.
+    pub observer: Option<&'a dyn RunObserver>,
+}
+
+impl<'a> MainLoop<'a> {
+    /// A main loop over `adapter`.
+    pub fn new(adapter: &'a dyn ProviderAdapter, config: MainLoopConfig) -> Self {
+        Self { adapter, config }
+    }
+
+    /// The config.
+    pub fn config(&self) -> &MainLoopConfig {
+        &self.config
+    }
+
+    /// Evaluate `prompt` in `session` until it finishes, fails, runs out of budget or exceeds
+    /// `max_expansions`. Render errors (bad params, ...) are returned as errors.
+    pub async fn execute(
+        &self,
+        prompt: &Prompt,
+        session: &Session,
+        hooks: RunHooks<'_>,
+    ) -> Result<RunResult, PromptError> {
+        self.execute_with(
+            prompt,
+            session,
+            BudgetTracker::new(self.config.budget),
+            hooks,
+        )
+        .await
+    }
+
+    /// As [`MainLoop::execute`], spending from an existing tracker (shared budgets).
+    pub async fn execute_with(
+        &self,
+        prompt: &Prompt,
+        session: &Session,
+        budget: BudgetTracker,
+        hooks: RunHooks<'_>,
+    ) -> Result<RunResult, PromptError> {
+        let mut policy = PolicyState {
+            policy: self.config.policy,
+            pending: Vec::new(),
+        };
+        let mut evaluations = Vec::new();
+        let mut restarts = 0;
+        let mut expanded: BTreeSet<SectionPath> = BTreeSet::new();
+        loop {
+            let rendered = prompt.render_with(session)?;
+            let options = EvaluateOptions {
+                config: self.config.loop_config.clone(),
+                budget: budget.clone(),
+                resources: self.config.resources.clone(),
+                stream: hooks.stream,
+                observer: hooks.observer,
+                decider: Some(&mut policy),
+            };
+            let evaluation = evaluate(&rendered, session, self.adapter, options).await;
+            let outcome = evaluation.outcome.clone();
+            evaluations.push(evaluation);
+            let LoopOutcome::ExpansionRequired {
+                requested_overrides,
+                ..
+            } = &outcome
+            else {
+                return Ok(RunResult {
+                    outcome,
+                    evaluations,
+                    restarts,
+                    spent: budget.spent(),
+                });
+            };
+            if restarts >= self.config.max_expansions {
+                let outcome = LoopOutcome::Failed {
+                    message: format!(
+                        "Exceeded the maximum of {} visibility expansions.",
+                        self.config.max_expansions
+                    ),
+                    phase: wink_core::EvaluationPhase::Tool,
+                };
+                return Ok(RunResult {
+                    outcome,
+                    evaluations,
+                    restarts,
+                    spent: budget.spent(),
+                });
+            }
+            let progress = requested_overrides
+                .iter()
+                .any(|(p, _)| !expanded.contains(p));
+            if !progress {
+                let outcome = LoopOutcome::Failed {
+                    message: "The model requested sections that are already expanded; stopping to avoid a restart loop.".into(),
+                    phase: wink_core::EvaluationPhase::Tool,
+                };
+                return Ok(RunResult {
+                    outcome,
+                    evaluations,
+                    restarts,
+                    spent: budget.spent(),
+                });
+            }
+            for (path, visibility) in requested_overrides {
+                session.dispatch(SetVisibilityOverride {
+                    path: path.clone(),
+                    visibility: *visibility,
+                });
+                expanded.insert(path.clone());
+            }
+            restarts += 1;
+        }
+    }
+}

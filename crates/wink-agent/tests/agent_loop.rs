@@ -1,0 +1,789 @@
+//! The agent loop against the scripted provider: WINK's B14/B15, dynamic tool injection,
+//! the restart fallback, terminal tools, budgets, resume, and the append-only conversation.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use proptest::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use wink_agent::*;
+use wink_core::*;
+use wink_session::{SectionPath, SectionVisibility, Session, ToolInvoked, ToolsInjected};
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+struct Q {
+    query: String,
+}
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+struct A {
+    answer: String,
+}
+impl ToolOutput for A {
+    fn render(&self) -> Option<String> {
+        Some(format!("answer={}", self.answer))
+    }
+}
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+struct Task {
+    objective: String,
+}
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+struct Out {
+    verdict: String,
+}
+
+fn search_tool() -> ToolRef {
+    ToolBuilder::<Q, A>::new("search", "Search docs.")
+        .handler(|q: Q, _ctx: &mut ToolContext| {
+            if q.query == "boom" {
+                return Err(ToolError::failed("kaboom"));
+            }
+            Ok(ToolResult::ok(
+                "Search done.",
+                A {
+                    answer: q.query.to_uppercase(),
+                },
+            ))
+        })
+        .build()
+        .unwrap()
+}
+
+fn template(
+    mode: DisclosureMode,
+    search_visibility: SectionVisibility,
+    output: bool,
+) -> Arc<PromptTemplate> {
+    let mut b = PromptTemplate::builder("demo", "loop")
+        .disclosure(mode)
+        .section(MarkdownSection::new("Task", "task", "Do: ${objective}").params::<Task>())
+        .section(
+            MarkdownSection::new("Reference", "reference", "Full reference.")
+                .summary("Reference available.")
+                .summarized(),
+        )
+        .section(
+            MarkdownSection::new("Search", "search", "Use search.")
+                .summary("Search tools available.")
+                .visibility(search_visibility)
+                .tool(search_tool()),
+        );
+    if output {
+        b = b.output_object::<Out>(false);
+    }
+    Arc::new(b.build().unwrap())
+}
+
+fn prompt(t: Arc<PromptTemplate>) -> Prompt {
+    Prompt::new(t).bind(Task {
+        objective: "fix bug".into(),
+    })
+}
+
+fn script(turns: Value) -> ScriptedProvider {
+    ScriptedProvider::from_json(&turns.to_string(), "test").unwrap()
+}
+
+fn run(
+    provider: &ScriptedProvider,
+    p: &Prompt,
+    session: &Session,
+    config: MainLoopConfig,
+) -> RunResult {
+    block_on(MainLoop::new(provider, config).execute(p, session, RunHooks::default())).unwrap()
+}
+
+fn tool_messages(messages: &[Message]) -> Vec<String> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn b14_transcript_with_validation_and_handler_failures_then_structured_output() {
+    let provider = script(json!([
+        {"tool_calls": [
+            {"id": "c1", "name": "search", "arguments": "{\"q\": \"x\"}"},
+            {"id": "c2", "name": "search", "arguments": "{\"query\": \"boom\"}"},
+            {"id": "c3", "name": "search", "arguments": "{\"query\": \"hi\"}"}]},
+        {"text": "```json\n{\"verdict\": \"done\"}\n```"}
+    ]));
+    let session = Session::new();
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::Wink,
+            SectionVisibility::Full,
+            true,
+        )),
+        &session,
+        MainLoopConfig::default(),
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: None,
+            output: Some(json!({"verdict": "done"}))
+        }
+    );
+    let last = provider.requests().last().unwrap().messages.clone();
+    assert_eq!(
+        tool_messages(&last),
+        [
+            "Tool validation failed: Missing required field: 'query'",
+            "Tool 'search' execution failed: kaboom",
+            "Search done.\n\nanswer=HI"
+        ]
+    );
+    match &last[1] {
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            assert_eq!(content, &None);
+            assert_eq!(
+                tool_calls[0],
+                ToolCall {
+                    id: "c1".into(),
+                    name: "search".into(),
+                    arguments: ToolArguments::Text("{\"q\": \"x\"}".into())
+                }
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let invoked = session.slice::<ToolInvoked>().all();
+    assert_eq!(invoked.len(), 3);
+    assert_eq!(
+        invoked.iter().map(|e| e.success).collect::<Vec<_>>(),
+        [false, false, true]
+    );
+    assert_eq!(invoked[2].call_id.as_deref(), Some("c3"));
+}
+
+#[test]
+fn b14_read_section_misuse_and_unknown_tool() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "task"}}]},
+        {"tool_calls": [{"id": "c2", "name": "nope", "arguments": {}}]}
+    ]));
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::Wink,
+            SectionVisibility::Full,
+            false,
+        )),
+        &Session::new(),
+        MainLoopConfig::default(),
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Failed {
+            message: "Unknown tool 'nope' requested by provider.".into(),
+            phase: EvaluationPhase::Tool
+        }
+    );
+    let last = provider.requests().last().unwrap().messages.clone();
+    assert_eq!(
+        tool_messages(&last),
+        ["Tool 'read_section' execution failed: Section 'task' is not summarized."]
+    );
+}
+
+#[test]
+fn b15_main_loop_restarts_on_expansion_and_accumulates_overrides() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["search"], "reason": "need tools"}}]},
+        {"tool_calls": [{"id": "c2", "name": "read_section", "arguments": {"section_key": "reference"}}]},
+        {"tool_calls": [{"id": "c3", "name": "search", "arguments": {"query": "auth"}}]},
+        {"text": "done"}
+    ]));
+    let session = Session::new();
+    let resources = Resources::new().with(42_u32);
+    let config = MainLoopConfig {
+        resources: resources.clone(),
+        ..MainLoopConfig::default()
+    };
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::Wink,
+            SectionVisibility::Summary,
+            false,
+        )),
+        &session,
+        config,
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: Some("done".into()),
+            output: None
+        }
+    );
+    assert_eq!(result.restarts, 1);
+    assert_eq!(result.evaluations.len(), 2);
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 4);
+    assert_eq!(
+        session
+            .visibility_overrides()
+            .get(&SectionPath::root("search")),
+        Some(SectionVisibility::Full)
+    );
+    // After the restart the system message holds the expanded section and its tool is offered.
+    let Message::System { content } = &requests[1].messages[0] else {
+        panic!()
+    };
+    assert!(
+        content.contains("## 3. Search (search)\n\nUse search."),
+        "{content}"
+    );
+    assert_eq!(
+        requests[1]
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["search", "read_section"]
+    );
+    assert_eq!(
+        requests[1].messages.len(),
+        1,
+        "restart begins a new conversation"
+    );
+}
+
+#[derive(Debug)]
+struct FailingProvider;
+impl ProviderAdapter for FailingProvider {
+    fn name(&self) -> &str {
+        "failing"
+    }
+    fn model(&self) -> &str {
+        "m"
+    }
+    fn complete<'a>(
+        &'a self,
+        _r: &'a ModelRequest,
+        _s: Option<&'a dyn StreamSink>,
+    ) -> ProviderFuture<'a> {
+        Box::pin(async {
+            Err(ProviderError::new(
+                ProviderErrorKind::Status(500),
+                "failing",
+                "m",
+                "adapter failure",
+            )
+            .with_body("{\"error\": \"boom\"}"))
+        })
+    }
+}
+
+#[test]
+fn b15_adapter_failure_is_reported_with_the_raw_body() {
+    let result = block_on(
+        MainLoop::new(&FailingProvider, MainLoopConfig::default()).execute(
+            &prompt(template(
+                DisclosureMode::Wink,
+                SectionVisibility::Full,
+                false,
+            )),
+            &Session::new(),
+            RunHooks::default(),
+        ),
+    )
+    .unwrap();
+    match result.outcome {
+        LoopOutcome::Failed { message, phase } => {
+            assert_eq!(phase, EvaluationPhase::Request);
+            assert_eq!(
+                message,
+                "failing (m): adapter failure\nprovider body: {\"error\": \"boom\"}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn unified_read_section_injects_tools_for_the_next_model_call() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "search"}}]},
+        {"tool_calls": [{"id": "c2", "name": "search", "arguments": {"query": "auth"}}]},
+        {"text": "found AUTH"}
+    ]));
+    let session = Session::new();
+    let before = metrics();
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::Unified,
+            SectionVisibility::Summary,
+            false,
+        )),
+        &session,
+        MainLoopConfig::default(),
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: Some("found AUTH".into()),
+            output: None
+        }
+    );
+    assert_eq!(result.restarts, 0);
+    let requests = provider.requests();
+    let names = |i: usize| {
+        requests[i]
+            .tools
+            .iter()
+            .map(|t| t.name.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(0), ["read_section"]);
+    assert_eq!(names(1), ["read_section", "search"]);
+    assert_eq!(
+        tool_messages(&requests[2].messages),
+        ["Use search.", "Search done.\n\nanswer=AUTH"]
+            .map(|s| s.to_owned())
+            .iter()
+            .enumerate()
+            .map(|(i, s)| if i == 0 {
+                "Content of section 'search':\n\n## 3. Search (search)\n\nUse search.".to_owned()
+            } else {
+                s.clone()
+            })
+            .collect::<Vec<_>>()
+    );
+    // The prefix never changes: same system message in every call.
+    assert!(
+        requests
+            .windows(2)
+            .all(|w| w[0].messages[0] == w[1].messages[0])
+    );
+    assert_eq!(
+        session
+            .visibility_overrides()
+            .get(&SectionPath::root("search")),
+        Some(SectionVisibility::Full)
+    );
+    let injected = session.slice::<ToolsInjected>().all();
+    assert_eq!(injected.len(), 1);
+    assert_eq!(injected[0].tool_names, ["search"]);
+    assert_eq!(injected[0].section_key, "search");
+    let after = metrics();
+    assert!(after.tools_injected > before.tools_injected);
+    assert!(after.disclosure_dynamic > before.disclosure_dynamic);
+}
+
+#[test]
+fn without_dynamic_tools_read_section_restarts_with_the_section_expanded() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "search"}}]},
+        {"tool_calls": [{"id": "c2", "name": "search", "arguments": {"query": "auth"}}]},
+        {"text": "ok"}
+    ]))
+    .with_dynamic_tools(false);
+    let session = Session::new();
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::Unified,
+            SectionVisibility::Summary,
+            false,
+        )),
+        &session,
+        MainLoopConfig::default(),
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: Some("ok".into()),
+            output: None
+        }
+    );
+    assert_eq!(result.restarts, 1);
+    let requests = provider.requests();
+    let Message::System { content } = &requests[1].messages[0] else {
+        panic!()
+    };
+    assert!(content.contains("## 3. Search (search)\n\nUse search."));
+    assert_eq!(
+        requests[1]
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["search", "read_section"]
+    );
+}
+
+#[test]
+fn content_only_read_section_never_interrupts_the_turn() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "reference"}}]},
+        {"text": "ok"}
+    ]))
+    .with_dynamic_tools(false);
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::Unified,
+            SectionVisibility::Summary,
+            false,
+        )),
+        &Session::new(),
+        MainLoopConfig::default(),
+    );
+    assert_eq!(result.restarts, 0);
+    assert_eq!(
+        tool_messages(&provider.requests()[1].messages),
+        ["Content of section 'reference':\n\n## 2. Reference (reference)\n\nFull reference."]
+    );
+}
+
+#[test]
+fn terminal_open_sections_skips_later_calls_of_the_turn() {
+    let provider = script(json!([
+        {"tool_calls": [
+            {"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["search"], "reason": "tools"}},
+            {"id": "c2", "name": "open_sections", "arguments": {"section_keys": ["reference"], "reason": "more"}}]},
+        {"text": "ok"}
+    ]));
+    let session = Session::new();
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::OpenSections,
+            SectionVisibility::Summary,
+            false,
+        )),
+        &session,
+        MainLoopConfig::default(),
+    );
+    assert_eq!(result.restarts, 1);
+    let first = &result.evaluations[0];
+    assert!(matches!(
+        first.outcome,
+        LoopOutcome::ExpansionRequired { .. }
+    ));
+    assert_eq!(
+        tool_messages(first.state.messages()),
+        ["Not run: an earlier call in this turn ended it."]
+    );
+    assert_eq!(
+        session.slice::<ToolInvoked>().all().len(),
+        1,
+        "only open_sections ran"
+    );
+}
+
+#[test]
+fn conservative_and_batched_policies() {
+    let t = || {
+        PromptTemplate::builder("d", "p")
+            .disclosure(DisclosureMode::OpenSections)
+            .section(
+                MarkdownSection::new("A", "a", "A body")
+                    .summary("A sum")
+                    .summarized(),
+            )
+            .section(
+                MarkdownSection::new("B", "b", "B body")
+                    .summary("B sum")
+                    .summarized(),
+            )
+            .build()
+            .unwrap()
+    };
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["a", "b"], "reason": "r"}}]},
+        {"tool_calls": [{"id": "c2", "name": "open_sections", "arguments": {"section_keys": ["b"], "reason": "r"}}]},
+        {"text": "ok"}
+    ]));
+    let config = MainLoopConfig {
+        policy: ExpansionPolicy::Conservative,
+        ..MainLoopConfig::default()
+    };
+    let result = run(&provider, &Prompt::new(t()), &Session::new(), config);
+    assert_eq!(result.restarts, 2);
+
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["a"], "reason": "r"}}]},
+        {"tool_calls": [{"id": "c2", "name": "open_sections", "arguments": {"section_keys": ["b"], "reason": "r"}}]},
+        {"text": "ok"}
+    ]));
+    let session = Session::new();
+    let config = MainLoopConfig {
+        policy: ExpansionPolicy::Batched { size: 2 },
+        ..MainLoopConfig::default()
+    };
+    let result = run(&provider, &Prompt::new(t()), &session, config);
+    assert_eq!(result.restarts, 1);
+    assert_eq!(
+        tool_messages(provider.requests()[1].messages.as_slice()),
+        [
+            "Noted: sections a will be opened together once 2 are requested. Continue with what you have, or call open_sections again with the same key to open them now."
+        ]
+    );
+    assert_eq!(
+        session.visibility_overrides().get(&SectionPath::root("b")),
+        Some(SectionVisibility::Full)
+    );
+    assert_eq!(
+        session.visibility_overrides().get(&SectionPath::root("a")),
+        Some(SectionVisibility::Full)
+    );
+}
+
+#[test]
+fn max_expansions_ends_the_run() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["search"], "reason": "r"}}]}
+    ]));
+    let config = MainLoopConfig {
+        max_expansions: 0,
+        ..MainLoopConfig::default()
+    };
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::OpenSections,
+            SectionVisibility::Summary,
+            false,
+        )),
+        &Session::new(),
+        config,
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Failed {
+            message: "Exceeded the maximum of 0 visibility expansions.".into(),
+            phase: EvaluationPhase::Tool
+        }
+    );
+}
+
+#[test]
+fn budgets_end_the_run_with_a_distinguishable_outcome() {
+    let looping = || {
+        script(json!([
+            {"tool_calls": [{"id": "c1", "name": "search", "arguments": {"query": "a"}}], "usage": {"input_tokens": 100, "output_tokens": 10, "cached_tokens": 0}},
+            {"tool_calls": [{"id": "c2", "name": "search", "arguments": {"query": "b"}}], "usage": {"input_tokens": 100, "output_tokens": 10, "cached_tokens": 0}},
+            {"text": "never"}
+        ]))
+    };
+    let p = prompt(template(
+        DisclosureMode::Unified,
+        SectionVisibility::Full,
+        false,
+    ));
+    let cases = [
+        (
+            Budget {
+                max_model_calls: Some(1),
+                ..Budget::default()
+            },
+            BudgetLimit::ModelCalls,
+        ),
+        (
+            Budget {
+                max_tool_calls: Some(1),
+                ..Budget::default()
+            },
+            BudgetLimit::ToolCalls,
+        ),
+        (
+            Budget {
+                max_input_tokens: Some(150),
+                ..Budget::default()
+            },
+            BudgetLimit::InputTokens,
+        ),
+        (
+            Budget {
+                deadline: Some(Deadline::after(Duration::ZERO)),
+                ..Budget::default()
+            },
+            BudgetLimit::Deadline,
+        ),
+    ];
+    for (budget, limit) in cases {
+        let provider = looping();
+        let result = run(
+            &provider,
+            &p,
+            &Session::new(),
+            MainLoopConfig {
+                budget,
+                ..MainLoopConfig::default()
+            },
+        );
+        assert_eq!(result.outcome, LoopOutcome::BudgetExceeded { limit });
+    }
+    let provider = looping();
+    let result = run(
+        &provider,
+        &p,
+        &Session::new(),
+        MainLoopConfig {
+            budget: Budget {
+                max_model_calls: Some(2),
+                ..Budget::default()
+            },
+            ..MainLoopConfig::default()
+        },
+    );
+    assert_eq!(result.spent.usage.input_tokens, 200);
+    assert_eq!(
+        result.evaluations[0].model_calls.len(),
+        2,
+        "partial transcript is kept"
+    );
+}
+
+#[test]
+fn a_saved_loop_state_resumes() {
+    let p = prompt(template(
+        DisclosureMode::Unified,
+        SectionVisibility::Summary,
+        false,
+    ));
+    let session = Session::new();
+    let rendered = p.render_with(&session).unwrap();
+    let first = script(
+        json!([{"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "search"}}]}]),
+    );
+    let evaluation = block_on(evaluate(
+        &rendered,
+        &session,
+        &first,
+        EvaluateOptions {
+            config: LoopConfig {
+                supports_dynamic_tools: true,
+                ..LoopConfig::default()
+            },
+            ..EvaluateOptions::default()
+        },
+    ));
+    // The script ran out on the second call: save the state before that failure.
+    assert!(matches!(evaluation.outcome, LoopOutcome::Failed { .. }));
+    let mut saved = serde_json::to_value(&evaluation.state).unwrap();
+    saved["phase"] = json!({"phase": "need_model"});
+    saved["model_calls"] = json!(1);
+    let text = serde_json::to_string(&saved).unwrap();
+    let restored: InnerLoop = serde_json::from_str(&text).unwrap();
+    assert_eq!(restored.injected().len(), 1);
+    let second = script(
+        json!([{"tool_calls": [{"id": "c2", "name": "search", "arguments": {"query": "x"}}]}, {"text": "resumed"}]),
+    );
+    let resumed = block_on(resume(
+        restored,
+        &rendered,
+        &session,
+        &second,
+        EvaluateOptions {
+            config: LoopConfig {
+                supports_dynamic_tools: true,
+                ..LoopConfig::default()
+            },
+            ..EvaluateOptions::default()
+        },
+    ));
+    assert_eq!(
+        resumed.outcome,
+        LoopOutcome::Finished {
+            text: Some("resumed".into()),
+            output: None
+        }
+    );
+    assert_eq!(
+        second.requests()[0]
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["read_section", "search"]
+    );
+}
+
+#[derive(Debug, Default)]
+struct Recorder(Mutex<Vec<String>>);
+impl RunObserver for Recorder {
+    fn on_tools_injected(&self, section: &str, tools: &[String]) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{section}:{}", tools.join(",")));
+    }
+}
+
+#[test]
+fn observer_sees_injections() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "search"}}]},
+        {"text": "ok"}
+    ]));
+    let recorder = Recorder::default();
+    let p = prompt(template(
+        DisclosureMode::Unified,
+        SectionVisibility::Summary,
+        false,
+    ));
+    block_on(MainLoop::new(&provider, MainLoopConfig::default()).execute(
+        &p,
+        &Session::new(),
+        RunHooks {
+            observer: Some(&recorder),
+            stream: None,
+        },
+    ))
+    .unwrap();
+    assert_eq!(*recorder.0.lock().unwrap(), ["search:search"]);
+}
+
+fn arb_turn() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(
+            json!({"tool_calls": [{"name": "read_section", "arguments": {"section_key": "search"}}]})
+        ),
+        Just(
+            json!({"tool_calls": [{"name": "read_section", "arguments": {"section_key": "reference"}}]})
+        ),
+        Just(
+            json!({"tool_calls": [{"name": "read_section", "arguments": {"section_key": "nope"}}]})
+        ),
+        Just(json!({"tool_calls": [{"name": "search", "arguments": {"query": "q"}}]})),
+        Just(json!({"tool_calls": [{"name": "search", "arguments": {"bad": 1}}]})),
+        Just(
+            json!({"tool_calls": [{"name": "read_section", "arguments": {"section_key": "search"}}, {"name": "search", "arguments": {"query": "z"}}]})
+        ),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn conversation_only_grows_at_the_end(turns in proptest::collection::vec(arb_turn(), 0..6), dynamic in any::<bool>()) {
+        let mut script_turns = turns.clone();
+        script_turns.push(json!({"text": "end"}));
+        let provider = script(Value::Array(script_turns)).with_dynamic_tools(dynamic);
+        let p = prompt(template(DisclosureMode::Unified, SectionVisibility::Summary, false));
+        let result = run(&provider, &p, &Session::new(), MainLoopConfig { budget: Budget { max_model_calls: Some(20), ..Budget::default() }, ..MainLoopConfig::default() });
+        for evaluation in &result.evaluations {
+            for pair in evaluation.model_calls.windows(2) {
+                prop_assert!(pair[1].messages.len() > pair[0].messages.len());
+                prop_assert_eq!(&pair[1].messages[..pair[0].messages.len()], &pair[0].messages[..]);
+            }
+        }
+    }
+}

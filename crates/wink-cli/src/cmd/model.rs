@@ -1,0 +1,44 @@
+//! `--model SPEC`: which provider adapter a run uses.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use wink_agent::{ProviderAdapter, ScriptedProvider};
+
+use crate::exit::usage;
+
+/// Options that shape the adapter.
+#[derive(Debug, Clone, Default)]
+pub struct ModelOptions {
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--no-dynamic-tools`.
+    pub no_dynamic_tools: bool,
+}
+
+/// Build the adapter named by `spec`.
+pub fn adapter(spec: &str, options: &ModelOptions) -> anyhow::Result<Arc<dyn ProviderAdapter>> {
+    let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+    match kind {
+        "scripted" => {
+            if rest.is_empty() {
+                return Err(usage(
+                    "--model scripted:PATH needs the path of a script file",
+                ));
+            }
+            if options.base_url.is_some() {
+                return Err(usage(
+                    "--base-url applies to HTTP providers, not to scripted:PATH",
+                ));
+            }
+            let provider = ScriptedProvider::from_file(&PathBuf::from(rest))
+                .map_err(|e| usage(e.to_string()))?;
+            Ok(Arc::new(
+                provider.with_dynamic_tools(!options.no_dynamic_tools),
+            ))
+        }
+        other => Err(usage(format!(
+            "--model: unknown provider '{other}' in '{spec}' (known: scripted:PATH)"
+        ))),
+    }
+}

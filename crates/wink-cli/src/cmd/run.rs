@@ -1,0 +1,327 @@
+//! `wink run`: evaluate a prompt file with a model until it answers.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde_json::{Value, json};
+use wink_agent::{
+    Budget, BudgetLimit, ExpansionPolicy, LoopConfig, LoopOutcome, MainLoop, MainLoopConfig,
+    ModelTurn, RunHooks, RunObserver, StreamDelta, StreamSink, ToolSpec,
+};
+use wink_core::{Deadline, ToolCall, block_on};
+
+use super::common::PromptArgs;
+use super::model::{self, ModelOptions};
+use crate::exit::usage;
+
+/// Exit code when a budget or the deadline ran out.
+pub const BUDGET_EXIT: u8 = 3;
+
+/// `wink run FILE --model SPEC [...]`
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+    /// The model: scripted:PATH (and the providers this build has).
+    #[arg(long, value_name = "SPEC")]
+    pub model: String,
+    /// Base URL for HTTP providers.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Make the adapter report no dynamic tool support (forces the restart path).
+    #[arg(long)]
+    pub no_dynamic_tools: bool,
+    /// Most restarts for section expansion.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub max_expansions: u32,
+    /// Expansion policy: eager, conservative or batched:N.
+    #[arg(long, value_name = "POLICY", default_value = "eager")]
+    pub policy: String,
+    /// Append every session event to this JSON Lines log (resumed when it exists).
+    #[arg(long, value_name = "LOG.jsonl")]
+    pub session: Option<PathBuf>,
+    /// Write the transcript (model calls, output, usage, restarts) as JSON here.
+    #[arg(long, value_name = "OUT.json")]
+    pub transcript: Option<PathBuf>,
+    /// A user message after the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub input: Option<String>,
+    /// Budget: most model calls.
+    #[arg(long, value_name = "N")]
+    pub max_model_calls: Option<u32>,
+    /// Budget: most tool calls.
+    #[arg(long, value_name = "N")]
+    pub max_tool_calls: Option<u32>,
+    /// Budget: most input tokens over the run.
+    #[arg(long, value_name = "N")]
+    pub max_input_tokens: Option<u64>,
+    /// Budget: most output tokens over the run.
+    #[arg(long, value_name = "N")]
+    pub max_output_tokens: Option<u64>,
+    /// Wall-clock limit in seconds.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// More progress detail on stderr.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+fn parse_policy(text: &str) -> anyhow::Result<ExpansionPolicy> {
+    match text {
+        "eager" => Ok(ExpansionPolicy::Eager),
+        "conservative" => Ok(ExpansionPolicy::Conservative),
+        other => match other.strip_prefix("batched") {
+            Some("") => Ok(ExpansionPolicy::Batched { size: 2 }),
+            Some(n) => n
+                .strip_prefix(':')
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| *n > 0)
+                .map(|size| ExpansionPolicy::Batched { size })
+                .ok_or_else(|| usage(format!("--policy: '{other}' is not batched:N with N > 0"))),
+            None => Err(usage(format!(
+                "--policy: unknown policy '{other}' (eager, conservative, batched:N)"
+            ))),
+        },
+    }
+}
+
+/// Progress on stderr.
+struct Progress {
+    verbose: bool,
+    started: Instant,
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > max {
+        format!("{}…", flat.chars().take(max).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+impl RunObserver for Progress {
+    fn on_model_call(&self, index: u32, messages: usize, tools: &[ToolSpec]) {
+        eprintln!(
+            "[{:>6.1}s] model call {} ({} messages, tools: {})",
+            self.started.elapsed().as_secs_f64(),
+            index + 1,
+            messages,
+            tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    fn on_model_turn(&self, turn: &ModelTurn) {
+        if let Some(u) = &turn.usage {
+            eprintln!(
+                "[{:>6.1}s]   tokens: {} in ({} cached), {} out",
+                self.started.elapsed().as_secs_f64(),
+                u.input_tokens,
+                u.cached_tokens,
+                u.output_tokens
+            );
+        }
+        if self.verbose
+            && let Some(t) = &turn.text
+        {
+            eprintln!("           text: {}", one_line(t, 200));
+        }
+    }
+    fn on_tool_result(&self, call: &ToolCall, content: &str, is_error: bool) {
+        let args = serde_json::to_string(&call.arguments).unwrap_or_default();
+        eprintln!(
+            "[{:>6.1}s]   tool {}({}) -> {}{}",
+            self.started.elapsed().as_secs_f64(),
+            call.name,
+            one_line(&args, 120),
+            if is_error { "ERROR " } else { "" },
+            one_line(content, if self.verbose { 400 } else { 100 })
+        );
+    }
+    fn on_tools_injected(&self, section: &str, tools: &[String]) {
+        eprintln!(
+            "[{:>6.1}s]   injected tools from '{section}': {}",
+            self.started.elapsed().as_secs_f64(),
+            tools.join(", ")
+        );
+    }
+    fn on_restart(&self, sections: &[String]) {
+        eprintln!(
+            "[{:>6.1}s]   restarting with sections expanded: {}",
+            self.started.elapsed().as_secs_f64(),
+            sections.join(", ")
+        );
+    }
+}
+
+/// Streams answer text to the terminal.
+struct TerminalStream {
+    wrote: AtomicBool,
+}
+
+impl StreamSink for TerminalStream {
+    fn on_delta(&self, delta: &StreamDelta) {
+        if let StreamDelta::Text { text } = delta {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            self.wrote.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let policy = parse_policy(&args.policy)?;
+    let adapter = model::adapter(
+        &args.model,
+        &ModelOptions {
+            base_url: args.base_url.clone(),
+            no_dynamic_tools: args.no_dynamic_tools,
+        },
+    )?;
+    let fsync = wink_store::FsyncPolicy::EveryEvent;
+    let (session, mut log) = match &args.session {
+        Some(path) if path.exists() => {
+            let (session, log, _report) = wink_store::open_session(path, fsync, |_| {})
+                .map_err(|e| usage(format!("--session: {e}")))?;
+            (session, Some(log))
+        }
+        _ => (wink_session::Session::new(), None),
+    };
+    let prepared = args.prompt.prepare_in(session)?;
+    if let (Some(path), None) = (&args.session, &log) {
+        log = Some(
+            wink_store::SessionLog::create(path, &prepared.session, fsync)
+                .map_err(|e| usage(format!("--session: {e}")))?,
+        );
+    }
+    let _journal = log; // keeps the session log open for the whole run
+    let timeout = match args.timeout {
+        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(usage(format!(
+                "--timeout must be a positive number of seconds, not {t}"
+            )));
+        }
+        None => None,
+    };
+    let budget = Budget {
+        max_model_calls: args.max_model_calls,
+        max_tool_calls: args.max_tool_calls,
+        max_input_tokens: args.max_input_tokens,
+        max_output_tokens: args.max_output_tokens,
+        deadline: timeout.map(Deadline::after),
+    };
+    let config = MainLoopConfig {
+        loop_config: LoopConfig {
+            user_message: args.input.clone(),
+            ..LoopConfig::default()
+        },
+        budget,
+        resources: prepared.resources.clone(),
+        max_expansions: args.max_expansions,
+        policy,
+    };
+    let progress = Progress {
+        verbose: args.verbose,
+        started: Instant::now(),
+    };
+    let stream = TerminalStream {
+        wrote: AtomicBool::new(false),
+    };
+    let streaming = std::io::stdout().is_terminal();
+    let hooks = RunHooks {
+        observer: Some(&progress),
+        stream: streaming.then_some(&stream as &dyn StreamSink),
+    };
+    eprintln!(
+        "wink run: {} with {} ({})",
+        args.prompt.file.display(),
+        adapter.name(),
+        adapter.model()
+    );
+    let main_loop = MainLoop::new(adapter.as_ref(), config);
+    let result = block_on(main_loop.execute(&prepared.prompt, &prepared.session, hooks))
+        .map_err(|e| usage(format!("{}: {e}", args.prompt.file.display())))?;
+    let spent = result.spent;
+    eprintln!(
+        "[{:>6.1}s] done: {} model calls, {} tool calls, {} input tokens ({} cached), {} output tokens, {} restarts",
+        progress.started.elapsed().as_secs_f64(),
+        spent.model_calls,
+        spent.tool_calls,
+        spent.usage.input_tokens,
+        spent.usage.cached_tokens,
+        spent.usage.output_tokens,
+        result.restarts
+    );
+    if let Some(path) = &args.transcript {
+        let calls: Vec<Value> = result
+            .evaluations
+            .iter()
+            .flat_map(|e| e.model_calls.iter())
+            .map(|c| json!({"messages": c.messages, "tools": c.tools}))
+            .collect();
+        let (text, output) = match &result.outcome {
+            LoopOutcome::Finished { text, output } => (json!(text), json!(output)),
+            _ => (Value::Null, Value::Null),
+        };
+        let transcript = json!({
+            "status": result.outcome,
+            "model_calls": calls,
+            "output": output,
+            "text": text,
+            "usage": spent.usage,
+            "model_call_count": spent.model_calls,
+            "tool_call_count": spent.tool_calls,
+            "restarts": result.restarts,
+        });
+        let data = serde_json::to_string_pretty(&transcript)?;
+        write_atomically(path, data.as_bytes())
+            .map_err(|e| anyhow::anyhow!("cannot write transcript {}: {e}", path.display()))?;
+    }
+    match result.outcome {
+        LoopOutcome::Finished { text, output } => {
+            if streaming && stream.wrote.load(Ordering::Relaxed) && output.is_none() {
+                crate::output::println("")?;
+            } else if let Some(output) = output {
+                crate::output::println(&serde_json::to_string_pretty(&output)?)?;
+            } else {
+                crate::output::println(text.as_deref().unwrap_or(""))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LoopOutcome::BudgetExceeded { limit } => {
+            let what = match limit {
+                BudgetLimit::Deadline => "the deadline passed".to_owned(),
+                other => format!("the {other} budget ran out"),
+            };
+            eprintln!("error: run stopped: {what}");
+            Ok(ExitCode::from(BUDGET_EXIT))
+        }
+        LoopOutcome::Failed { message, phase } => {
+            eprintln!("error: run failed ({phase}): {message}");
+            Ok(ExitCode::from(crate::exit::FAILURE))
+        }
+        LoopOutcome::ExpansionRequired { section_keys, .. } => {
+            eprintln!(
+                "error: run stopped waiting for sections {}",
+                section_keys.join(", ")
+            );
+            Ok(ExitCode::from(crate::exit::FAILURE))
+        }
+        _ => Ok(ExitCode::from(crate::exit::FAILURE)),
+    }
+}
+
+fn write_atomically(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp-wink");
+    std::fs::write(&tmp, data)?;
+    std::fs::rename(&tmp, path)
+}

@@ -1,0 +1,461 @@
+//! Telemetry events published while prompts are rendered and evaluated (see `EVENTS.md` of WINK v0.12):
+//! [`PromptRendered`], [`PromptExecuted`], [`ToolInvoked`], [`ToolsInjected`] and [`VisibilityExpanded`].
+//!
+//! Each carries an `event_id` (UUID v4) and a `created_at` [`Timestamp`], both filled by its `new`
+//! constructor; optional fields are set with the `with_*` methods.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::event::{Event, SessionId};
+use crate::path::SectionVisibility;
+use crate::registry::Registry;
+use crate::time::Timestamp;
+
+/// Token counts reported by a provider.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Prompt tokens served from a cache.
+    pub cached_tokens: u64,
+}
+
+impl TokenUsage {
+    /// Input plus output tokens.
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+}
+
+/// Identity and time of a telemetry event.
+pub trait TelemetryEvent: Event {
+    /// The event's unique id.
+    fn event_id(&self) -> Uuid;
+    /// When the event was created.
+    fn created_at(&self) -> Timestamp;
+}
+
+macro_rules! telemetry_event {
+    ($type:ident) => {
+        impl Event for $type {
+            fn type_name() -> &'static str {
+                stringify!($type)
+            }
+        }
+
+        impl TelemetryEvent for $type {
+            fn event_id(&self) -> Uuid {
+                self.event_id
+            }
+
+            fn created_at(&self) -> Timestamp {
+                self.created_at
+            }
+        }
+    };
+}
+
+/// A prompt was rendered and is about to be sent to a provider.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PromptRendered {
+    /// Unique id.
+    pub event_id: Uuid,
+    /// When rendering finished.
+    pub created_at: Timestamp,
+    /// Namespace of the prompt.
+    pub prompt_ns: String,
+    /// Key of the prompt in its namespace.
+    pub prompt_key: String,
+    /// Human-readable name, when set.
+    pub prompt_name: Option<String>,
+    /// Adapter about to execute the prompt.
+    pub adapter: String,
+    /// Session the evaluation runs in.
+    pub session_id: Option<SessionId>,
+    /// The rendered prompt text.
+    pub text: String,
+    /// Names of the tools offered with the prompt.
+    pub tool_names: Vec<String>,
+}
+
+impl PromptRendered {
+    /// A new event with a fresh id and the current time.
+    pub fn new(
+        prompt_ns: impl Into<String>,
+        prompt_key: impl Into<String>,
+        adapter: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self {
+            event_id: Uuid::new_v4(),
+            created_at: Timestamp::now(),
+            prompt_ns: prompt_ns.into(),
+            prompt_key: prompt_key.into(),
+            prompt_name: None,
+            adapter: adapter.into(),
+            session_id: None,
+            text: text.into(),
+            tool_names: Vec::new(),
+        }
+    }
+
+    /// Sets the prompt name.
+    pub fn with_prompt_name(mut self, prompt_name: impl Into<String>) -> Self {
+        self.prompt_name = Some(prompt_name.into());
+        self
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: SessionId) -> Self {
+        self.session_id = Some(session_id);
+        self
+    }
+
+    /// Sets the offered tool names.
+    pub fn with_tool_names(mut self, tool_names: Vec<String>) -> Self {
+        self.tool_names = tool_names;
+        self
+    }
+}
+telemetry_event!(PromptRendered);
+
+/// A prompt evaluation completed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PromptExecuted {
+    /// Unique id.
+    pub event_id: Uuid,
+    /// When the evaluation finished.
+    pub created_at: Timestamp,
+    /// Name of the prompt.
+    pub prompt_name: String,
+    /// Adapter that executed it.
+    pub adapter: String,
+    /// Session the evaluation ran in.
+    pub session_id: Option<SessionId>,
+    /// Final text of the response, if any.
+    pub text: Option<String>,
+    /// Structured output, if any.
+    pub output: Option<Value>,
+    /// Token usage of the whole evaluation.
+    pub usage: Option<TokenUsage>,
+}
+
+impl PromptExecuted {
+    /// A new event with a fresh id and the current time.
+    pub fn new(prompt_name: impl Into<String>, adapter: impl Into<String>) -> Self {
+        Self {
+            event_id: Uuid::new_v4(),
+            created_at: Timestamp::now(),
+            prompt_name: prompt_name.into(),
+            adapter: adapter.into(),
+            session_id: None,
+            text: None,
+            output: None,
+            usage: None,
+        }
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: SessionId) -> Self {
+        self.session_id = Some(session_id);
+        self
+    }
+
+    /// Sets the response text.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.text = Some(text.into());
+        self
+    }
+
+    /// Sets the structured output.
+    pub fn with_output(mut self, output: Value) -> Self {
+        self.output = Some(output);
+        self
+    }
+
+    /// Sets the token usage.
+    pub fn with_usage(mut self, usage: TokenUsage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+}
+telemetry_event!(PromptExecuted);
+
+/// Disclosure details of an `open_sections` / `read_section` call (seed 000's telemetry).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisclosureTelemetry {
+    /// Section keys (dotted paths) the model asked for.
+    pub requested_sections: Vec<String>,
+    /// The model's stated reason.
+    pub reason: Option<String>,
+    /// Visibility of every section at invocation time, by dotted path.
+    pub visibility_state: BTreeMap<String, SectionVisibility>,
+}
+
+/// A tool handler ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolInvoked {
+    /// Unique id.
+    pub event_id: Uuid,
+    /// When the handler returned.
+    pub created_at: Timestamp,
+    /// Name of the prompt that requested the call.
+    pub prompt_name: String,
+    /// Adapter executing the prompt.
+    pub adapter: String,
+    /// Session the evaluation runs in.
+    pub session_id: Option<SessionId>,
+    /// Tool name.
+    pub name: String,
+    /// Provider correlation id of the call.
+    pub call_id: Option<String>,
+    /// Arguments passed to the tool.
+    pub params: Value,
+    /// Whether the tool succeeded.
+    pub success: bool,
+    /// The tool result message.
+    pub message: String,
+    /// The tool result value.
+    pub value: Option<Value>,
+    /// The text sent back to the model.
+    pub rendered_output: String,
+    /// Token usage attributed to the call.
+    pub usage: Option<TokenUsage>,
+    /// Disclosure details for the disclosure tools.
+    pub disclosure: Option<DisclosureTelemetry>,
+}
+
+impl ToolInvoked {
+    /// A new event with a fresh id and the current time; `rendered_output` starts as `message`.
+    pub fn new(
+        prompt_name: impl Into<String>,
+        adapter: impl Into<String>,
+        name: impl Into<String>,
+        params: Value,
+        success: bool,
+        message: impl Into<String>,
+    ) -> Self {
+        let message = message.into();
+        Self {
+            event_id: Uuid::new_v4(),
+            created_at: Timestamp::now(),
+            prompt_name: prompt_name.into(),
+            adapter: adapter.into(),
+            session_id: None,
+            name: name.into(),
+            call_id: None,
+            params,
+            success,
+            rendered_output: message.clone(),
+            message,
+            value: None,
+            usage: None,
+            disclosure: None,
+        }
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: SessionId) -> Self {
+        self.session_id = Some(session_id);
+        self
+    }
+
+    /// Sets the provider call id.
+    pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
+        self.call_id = Some(call_id.into());
+        self
+    }
+
+    /// Sets the result value.
+    pub fn with_value(mut self, value: Value) -> Self {
+        self.value = Some(value);
+        self
+    }
+
+    /// Sets the text sent back to the model.
+    pub fn with_rendered_output(mut self, rendered_output: impl Into<String>) -> Self {
+        self.rendered_output = rendered_output.into();
+        self
+    }
+
+    /// Sets the token usage.
+    pub fn with_usage(mut self, usage: TokenUsage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// Sets the disclosure details.
+    pub fn with_disclosure(mut self, disclosure: DisclosureTelemetry) -> Self {
+        self.disclosure = Some(disclosure);
+        self
+    }
+}
+telemetry_event!(ToolInvoked);
+
+/// Tools of an expanded section were added to a running conversation (seed 003).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolsInjected {
+    /// Unique id.
+    pub event_id: Uuid,
+    /// When the tools were injected (seed 003's `timestamp`).
+    pub created_at: Timestamp,
+    /// Names of the injected tools.
+    pub tool_names: Vec<String>,
+    /// Key of the expanded section.
+    pub section_key: String,
+    /// Session the evaluation runs in.
+    pub session_id: Option<SessionId>,
+}
+
+impl ToolsInjected {
+    /// A new event with a fresh id and the current time.
+    pub fn new(tool_names: Vec<String>, section_key: impl Into<String>) -> Self {
+        Self {
+            event_id: Uuid::new_v4(),
+            created_at: Timestamp::now(),
+            tool_names,
+            section_key: section_key.into(),
+            session_id: None,
+        }
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: SessionId) -> Self {
+        self.session_id = Some(session_id);
+        self
+    }
+
+    /// Seed 003's name for `created_at`.
+    pub fn timestamp(&self) -> Timestamp {
+        self.created_at
+    }
+}
+telemetry_event!(ToolsInjected);
+
+/// How an expansion reached the model.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExpansionPath {
+    /// Tools were injected into the running conversation.
+    Dynamic,
+    /// The evaluation restarted with the new visibility.
+    Restart,
+}
+
+/// Sections were expanded at the model's request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VisibilityExpanded {
+    /// Unique id.
+    pub event_id: Uuid,
+    /// When the expansion happened.
+    pub created_at: Timestamp,
+    /// Dotted paths of the expanded sections.
+    pub section_keys: Vec<String>,
+    /// The model's stated reason.
+    pub reason: String,
+    /// Dynamic injection or restart.
+    pub path: ExpansionPath,
+    /// Session the evaluation runs in.
+    pub session_id: Option<SessionId>,
+}
+
+impl VisibilityExpanded {
+    /// A new event with a fresh id and the current time.
+    pub fn new(section_keys: Vec<String>, reason: impl Into<String>, path: ExpansionPath) -> Self {
+        Self {
+            event_id: Uuid::new_v4(),
+            created_at: Timestamp::now(),
+            section_keys,
+            reason: reason.into(),
+            path,
+            session_id: None,
+        }
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: SessionId) -> Self {
+        self.session_id = Some(session_id);
+        self
+    }
+}
+telemetry_event!(VisibilityExpanded);
+
+/// Registers the telemetry event types (every session does this so logs holding them can be replayed).
+pub(crate) fn register_telemetry_events(registry: &mut Registry) {
+    registry.register_event::<PromptRendered>();
+    registry.register_event::<PromptExecuted>();
+    registry.register_event::<ToolInvoked>();
+    registry.register_event::<ToolsInjected>();
+    registry.register_event::<VisibilityExpanded>();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_invoked_wire_json() {
+        let mut event = ToolInvoked::new(
+            "p",
+            "openai",
+            "search",
+            serde_json::json!({"q": "x"}),
+            true,
+            "ok",
+        )
+        .with_call_id("call_1")
+        .with_usage(TokenUsage {
+            input_tokens: 10,
+            output_tokens: 5,
+            cached_tokens: 2,
+        });
+        event.event_id = Uuid::nil();
+        event.created_at = Timestamp::from_unix_micros(1_795_319_259_123_456);
+        insta::assert_json_snapshot!(event, @r#"
+        {
+          "event_id": "00000000-0000-0000-0000-000000000000",
+          "created_at": "2026-11-22T03:47:39.123456Z",
+          "prompt_name": "p",
+          "adapter": "openai",
+          "session_id": null,
+          "name": "search",
+          "call_id": "call_1",
+          "params": {
+            "q": "x"
+          },
+          "success": true,
+          "message": "ok",
+          "value": null,
+          "rendered_output": "ok",
+          "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "cached_tokens": 2
+          },
+          "disclosure": null
+        }
+        "#);
+        assert_eq!(event.usage.unwrap().total_tokens(), 15);
+        assert_eq!(ToolInvoked::type_name(), "ToolInvoked");
+    }
+
+    #[test]
+    fn constructors_fill_ids_and_times() {
+        let a = PromptRendered::new("ns", "key", "local", "text");
+        let b = PromptRendered::new("ns", "key", "local", "text");
+        assert_ne!(a.event_id(), b.event_id());
+        assert!(b.created_at() >= a.created_at());
+        let expanded =
+            VisibilityExpanded::new(vec!["a.b".into()], "need it", ExpansionPath::Restart);
+        assert_eq!(serde_json::to_value(expanded.path).unwrap(), "restart");
+        let injected = ToolsInjected::new(vec!["t".into()], "s");
+        assert_eq!(injected.timestamp(), injected.created_at);
+    }
+}

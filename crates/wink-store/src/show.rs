@@ -1,0 +1,257 @@
+//! `wink session show`: a log's events and the slices replay yields, as text or JSON.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde_json::{Map, Value, json};
+use wink_session::journal::{RESET, RESTORED, SLICE_EXTENDED, SLICE_REPLACED};
+use wink_session::{LogRecord, Session};
+
+use crate::error::StoreError;
+use crate::read::{LogContents, read_log};
+
+/// Output format of [`show`].
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShowFormat {
+    /// Human-readable text.
+    #[default]
+    Text,
+    /// One pretty-printed JSON document.
+    Json,
+}
+
+impl FromStr for ShowFormat {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "text" => Ok(ShowFormat::Text),
+            "json" => Ok(ShowFormat::Json),
+            other => Err(format!(
+                "unknown format {other:?}; expected \"text\" or \"json\""
+            )),
+        }
+    }
+}
+
+/// Slices of event types this process has no Rust type for, folded at the JSON level as ledgers.
+#[derive(Default)]
+struct RawSlices {
+    slices: BTreeMap<String, Vec<Value>>,
+}
+
+fn items_of(value: &Value) -> Vec<Value> {
+    value
+        .get("items")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Replays what the session knows and folds the rest as ledgers.
+fn fold(path: &Path, contents: &LogContents) -> Result<BTreeMap<String, Vec<Value>>, StoreError> {
+    let session = Session::builder()
+        .id(contents.header.session_id)
+        .created_at(contents.header.created_at)
+        .build();
+    let mut raw = RawSlices::default();
+    let replay = |record: &LogRecord| {
+        session
+            .replay_record(record)
+            .map(drop)
+            .map_err(|source| StoreError::Replay {
+                path: path.to_path_buf(),
+                seq: record.seq,
+                source,
+            })
+    };
+    for record in &contents.records {
+        match record.type_name.as_str() {
+            SLICE_REPLACED | SLICE_EXTENDED => {
+                let slice = record
+                    .event
+                    .get("slice")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if session.is_slice_type_registered(slice) {
+                    replay(record)?;
+                } else {
+                    let entry = raw.slices.entry(slice.to_owned()).or_default();
+                    if record.type_name == SLICE_REPLACED {
+                        entry.clear();
+                    }
+                    entry.extend(items_of(&record.event));
+                }
+            }
+            RESTORED => {
+                let slices = record
+                    .event
+                    .get("slices")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                let (known, unknown): (Vec<Value>, Vec<Value>) =
+                    slices.into_iter().partition(|slice| {
+                        slice
+                            .get("slice_type")
+                            .and_then(Value::as_str)
+                            .is_some_and(|name| session.is_slice_type_registered(name))
+                    });
+                replay(&LogRecord {
+                    seq: record.seq,
+                    type_name: RESTORED.to_owned(),
+                    event: json!({"slices": known}),
+                })?;
+                raw.slices = unknown
+                    .iter()
+                    .filter_map(|slice| {
+                        Some((
+                            slice.get("slice_type")?.as_str()?.to_owned(),
+                            items_of(slice),
+                        ))
+                    })
+                    .collect();
+            }
+            RESET => {
+                replay(record)?;
+                raw.slices.clear();
+            }
+            name if session.is_event_type_registered(name) => replay(record)?,
+            name => raw
+                .slices
+                .entry(name.to_owned())
+                .or_default()
+                .push(record.event.clone()),
+        }
+    }
+    let mut slices: BTreeMap<String, Vec<Value>> = session
+        .slices_json()
+        .map_err(|source| StoreError::Encode {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .into_iter()
+        .map(|(name, items)| (name.to_owned(), items))
+        .collect();
+    for (name, items) in raw.slices {
+        slices.entry(name).or_default().extend(items);
+    }
+    Ok(slices)
+}
+
+fn compact(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// Renders a session log for `wink session show FILE [--slice TYPE] [--format text|json]`.
+///
+/// The slices are what replaying the log yields: event types this build knows (the telemetry events and the
+/// visibility-override events, with their reducers) are replayed through a [`Session`]; every other event
+/// type is shown as a ledger (its events in order, as in a session without a reducer for it), and direct
+/// slice changes (`wink.slice_*`, `wink.restored`, `wink.reset`) are applied to those ledgers too.
+///
+/// With `slice`, only that slice is shown, and only the events whose type has that name. A torn last line is
+/// dropped (with a warning) and mentioned; the file is not modified. See the crate documentation for both
+/// output formats.
+pub fn show(
+    path: impl AsRef<Path>,
+    slice: Option<&str>,
+    format: ShowFormat,
+) -> Result<String, StoreError> {
+    let path = path.as_ref();
+    let contents = read_log(path)?;
+    let mut slices = fold(path, &contents)?;
+    let mut events: Vec<&LogRecord> = contents.records.iter().collect();
+    if let Some(name) = slice {
+        if !slices.contains_key(name) {
+            return Err(StoreError::UnknownSlice {
+                path: path.to_path_buf(),
+                name: name.to_owned(),
+                available: slices.into_keys().collect(),
+            });
+        }
+        slices.retain(|key, _| key == name);
+        events.retain(|record| record.type_name == name);
+    }
+    match format {
+        ShowFormat::Json => {
+            let mut document = Map::new();
+            let header =
+                serde_json::to_value(&contents.header).map_err(|source| StoreError::Encode {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            document.insert("header".into(), header);
+            if let Some(torn) = &contents.torn_tail {
+                document.insert("dropped_torn_line".into(), json!(torn.line));
+            }
+            let events: Vec<Value> = events
+                .iter()
+                .map(|record| json!({"seq": record.seq, "type": record.type_name, "event": record.event}))
+                .collect();
+            document.insert("events".into(), Value::Array(events));
+            document.insert("slices".into(), json!(slices));
+            serde_json::to_string_pretty(&Value::Object(document))
+                .map(|mut text| {
+                    text.push('\n');
+                    text
+                })
+                .map_err(|source| StoreError::Encode {
+                    path: path.to_path_buf(),
+                    source,
+                })
+        }
+        ShowFormat::Text => Ok(render_text(path, &contents, &events, &slices)),
+    }
+}
+
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+fn render_text(
+    path: &Path,
+    contents: &LogContents,
+    events: &[&LogRecord],
+    slices: &BTreeMap<String, Vec<Value>>,
+) -> String {
+    let mut out = String::new();
+    let header = &contents.header;
+    let _ = writeln!(out, "Session {}", header.session_id);
+    let _ = writeln!(out, "  log: {}", path.display());
+    let _ = writeln!(out, "  schema: {}", header.wink_session_log);
+    let _ = writeln!(out, "  created: {}", header.created_at);
+    let _ = writeln!(out, "  records: {}", contents.records.len());
+    if let Some(torn) = &contents.torn_tail {
+        let _ = writeln!(
+            out,
+            "  dropped torn last line: line {} ({} bytes)",
+            torn.line, torn.bytes
+        );
+    }
+    let _ = writeln!(out, "\nEvents ({}):", events.len());
+    for record in events {
+        let _ = writeln!(
+            out,
+            "  #{} {} {}",
+            record.seq,
+            record.type_name,
+            compact(&record.event)
+        );
+    }
+    let _ = writeln!(out, "\nSlices ({}):", slices.len());
+    for (name, items) in slices {
+        let _ = writeln!(out, "  {name} ({})", plural(items.len(), "item"));
+        for item in items {
+            let _ = writeln!(out, "    - {}", compact(item));
+        }
+    }
+    out
+}
