@@ -184,9 +184,12 @@ impl Registry {
         parent: Option<&SectionPath>,
         depth: usize,
     ) -> Result<(), PromptError> {
-        let key = normalize_section_key(section.key()).map_err(|e| match parent {
-            Some(p) => e.with_section_path(p),
-            None => e,
+        let key = normalize_section_key(section.key()).map_err(|e| {
+            let raw = python_strip(section.key()).to_lowercase();
+            match parent {
+                Some(p) => e.with_section_path(&p.child(raw)),
+                None => e.with_section_path(&SectionPath::root(raw)),
+            }
         })?;
         let path = match parent {
             Some(p) => p.child(key.clone()),

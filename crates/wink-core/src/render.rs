@@ -66,15 +66,16 @@ impl RenderedPrompt {
 
     /// Any tool of the template named `name`, offered or not, with the path of its section.
     pub fn template_tool(&self, name: &str) -> Option<(SectionPath, ToolRef)> {
-        self.state.template.nodes().iter().find_map(|n| {
-            n.section
-                .tools()
-                .iter()
-                .find(|t| t.name() == name)
-                .map(|t| (n.path.clone(), t.clone()))
-        })
+        let nodes = self.state.template.nodes();
+        nodes
+            .iter()
+            .find_map(|n| n.section.tools().iter().find(|t| t.name() == name).map(|t| (n.path.clone(), t.clone())))
+            .or_else(|| {
+                nodes.iter().find_map(|n| {
+                    n.section.session_tools(self.state.session.as_ref()).into_iter().find(|t| t.name() == name).map(|t| (n.path.clone(), t))
+                })
+            })
     }
-
     /// The text of one rendered section.
     pub fn section_text(&self, path: &SectionPath) -> Option<&str> {
         self.sections
@@ -581,6 +582,11 @@ pub(crate) fn render_prompt(
             rendered.push_str(&state.suffix(node, node.subtree_has_tools)?);
         } else {
             tools.extend(node.section.tools().iter().cloned());
+            for tool in node.section.session_tools(session) {
+                if !tools.iter().any(|t| t.name() == tool.name()) {
+                    tools.push(tool);
+                }
+            }
         }
         if !text.is_empty() {
             text.push_str("\n\n");

@@ -80,6 +80,12 @@ pub trait Section: Send + Sync + fmt::Debug {
     fn tools(&self) -> &[ToolRef] {
         &[]
     }
+    /// Tools that depend on session state (e.g. catalog tools activated by `tool.describe`),
+    /// offered after [`Section::tools`] while the section renders in full.
+    fn session_tools(&self, session: Option<&Session>) -> Vec<ToolRef> {
+        let _ = session;
+        Vec::new()
+    }
     /// The params type the section binds, if any.
     fn params_type(&self) -> Option<&ParamsType> {
         None
@@ -132,7 +138,7 @@ pub trait Section: Send + Sync + fmt::Debug {
 }
 
 /// WINK's heading: `"#" * (depth + 2)`, the number with a trailing period, the title and, when a
-/// path is given, ` (dot.path)`.
+/// path is given, ` (dot.path)`. An empty number (standalone renders) is left out entirely.
 ///
 /// ```
 /// use wink_core::format_heading;
@@ -152,8 +158,12 @@ pub fn format_heading(
         out.push('#');
     }
     out.push(' ');
-    out.push_str(number.trim_end_matches('.'));
-    out.push_str(". ");
+    let number = number.trim_end_matches('.');
+    if !number.is_empty() {
+        // A standalone render (context files) has no number: `## Title (key)`, not `## . Title`.
+        out.push_str(number);
+        out.push_str(". ");
+    }
     out.push_str(crate::key::python_strip(title));
     if let Some(path) = path.filter(|p| !p.segments().is_empty()) {
         out.push_str(" (");

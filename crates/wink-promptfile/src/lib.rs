@@ -108,8 +108,11 @@ pub struct LoadedPrompt {
     pub template: Arc<PromptTemplate>,
     /// The file's folder (relative paths in the file resolve against it).
     pub base_dir: PathBuf,
-    /// `builtin: workspace` sections: (section key path, root folder).
-    pub workspaces: Vec<(String, PathBuf)>,
+    /// The filesystem of the `builtin: workspace` section, if the file has one (put it in the
+    /// tool resources as `Arc<dyn wink_fs::Filesystem>`).
+    pub filesystem: Option<Arc<dyn wink_fs::Filesystem>>,
+    /// Where that workspace lives on disk.
+    pub workspace_root: Option<PathBuf>,
 }
 
 /// Load a prompt file (format by extension).
@@ -148,7 +151,7 @@ pub fn load_str(
         origin,
         base_dir,
         json_paths: HashMap::new(),
-        workspaces: Vec::new(),
+        workspace: None,
     }
     .convert(file)
 }
@@ -197,7 +200,7 @@ struct Converter<'a> {
     base_dir: &'a Path,
     /// Dotted section path → location in the document.
     json_paths: HashMap<String, String>,
-    workspaces: Vec<(String, PathBuf)>,
+    workspace: Option<(PathBuf, Arc<dyn wink_fs::Filesystem>)>,
 }
 
 impl Converter<'_> {
@@ -265,11 +268,11 @@ impl Converter<'_> {
             builder = builder.output(self.output(output, &file)?);
         }
         let template = builder.build().map_err(|e| self.prompt_error(&e))?;
-        Ok(LoadedPrompt {
-            template: Arc::new(template),
-            base_dir: self.base_dir.to_path_buf(),
-            workspaces: self.workspaces,
-        })
+        let (workspace_root, filesystem) = match self.workspace {
+            Some((root, fs)) => (Some(root), Some(fs)),
+            None => (None, None),
+        };
+        Ok(LoadedPrompt { template: Arc::new(template), base_dir: self.base_dir.to_path_buf(), filesystem, workspace_root })
     }
 
     fn output(&self, output: &Value, file: &PromptFile) -> Result<OutputSpec, PromptFileError> {
@@ -310,12 +313,8 @@ impl Converter<'_> {
         };
         self.json_paths.insert(dotted.clone(), at.to_owned());
         if let Some(builtin) = &spec.builtin {
-            return Err(self.invalid(
-                format!("{at}.builtin"),
-                format!("unknown builtin section '{builtin}' (this build supports none yet)"),
-            ));
-        }
-        let mut section = MarkdownSection::new(
+            return self.builtin(spec, builtin, at);
+        }        let mut section = MarkdownSection::new(
             spec.title.clone(),
             spec.key.clone(),
             spec.template.as_deref().unwrap_or(""),
@@ -391,6 +390,36 @@ impl Converter<'_> {
             section = section.child_ref(child);
         }
         Ok(Arc::new(section))
+    }
+
+    fn builtin(&mut self, spec: &SectionSpec, builtin: &str, at: &str) -> Result<SectionRef, PromptFileError> {
+        match builtin {
+            "workspace" => {
+                let extra = [
+                    ("params", spec.params.is_some()),
+                    ("template", spec.template.is_some()),
+                    ("summary", spec.summary.is_some()),
+                    ("tools", !spec.tools.is_empty()),
+                    ("children", !spec.children.is_empty()),
+                    ("visibility", spec.visibility.is_some()),
+                    ("enabled", spec.enabled.is_some()),
+                    ("defaults", spec.defaults.is_some()),
+                ];
+                if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
+                    return Err(self.invalid(format!("{at}.{field}"), "a builtin workspace section takes only key, title and root"));
+                }
+                if self.workspace.is_some() {
+                    return Err(self.invalid(format!("{at}.builtin"), "a prompt can hold only one workspace section"));
+                }
+                let root = spec.root.as_deref().ok_or_else(|| self.invalid(format!("{at}.root"), "a workspace section needs `root`, a folder relative to the prompt file"))?;
+                let root = self.base_dir.join(root);
+                let (section, fs) = wink_workspace::workspace_section_for_root(&root, &spec.key, &spec.title)
+                    .map_err(|e| self.invalid(format!("{at}.root"), format!("cannot open workspace {}: {e}", root.display())))?;
+                self.workspace = Some((root, fs));
+                Ok(Arc::new(section))
+            }
+            other => Err(self.invalid(format!("{at}.builtin"), format!("unknown builtin section '{other}' (known: workspace)"))),
+        }
     }
 
     fn tool(&self, spec: &ToolSpec, at: &str) -> Result<ToolRef, PromptFileError> {

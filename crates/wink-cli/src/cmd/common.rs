@@ -98,7 +98,10 @@ impl PromptArgs {
             }
         }
         let prompt = Prompt::new(loaded.template.clone()).bind_all_json(&params);
-        let resources = wink_core::Resources::new();
+        let mut resources = wink_core::Resources::new();
+        if let Some(fs) = &loaded.filesystem {
+            resources = resources.with::<Arc<dyn wink_fs::Filesystem>>(fs.clone());
+        }
         Ok(PreparedPrompt {
             loaded,
             prompt,
