@@ -377,20 +377,52 @@ fn b5_b9_summaries_withhold_tools_and_inject_disclosure_tools_through_files() {
         text,
         "## 1. Content (content)\n\nBrief: testing\n\n---\n[This section is summarized. To view full content, call `read_section` with key \"content\".]\n\n## 2. Tooled (tooled)\n\nSummary: Test\n\n---\n[This section is summarized. To view full content, call `open_sections` with key \"tooled\".]"
     );
-    let json: Value = serde_json::from_str(&stdout(&wink(&["render", &fixture("b5_b9.yaml"), "--format", "json"]))).unwrap();
-    let names: Vec<&str> = json["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let json: Value = serde_json::from_str(&stdout(&wink(&[
+        "render",
+        &fixture("b5_b9.yaml"),
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let names: Vec<&str> = json["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["open_sections", "read_section"]);
-    let json: Value = serde_json::from_str(&stdout(&wink(&["render", &fixture("b5_b9.yaml"), "--format", "json", "--expand", "tooled", "--expand", "content"]))).unwrap();
-    let names: Vec<&str> = json["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let json: Value = serde_json::from_str(&stdout(&wink(&[
+        "render",
+        &fixture("b5_b9.yaml"),
+        "--format",
+        "json",
+        "--expand",
+        "tooled",
+        "--expand",
+        "content",
+    ])))
+    .unwrap();
+    let names: Vec<&str> = json["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["lookup"]);
-    assert_eq!(call("b5_b9.yaml", "lookup", "{}", &["--expand", "tooled"]), json!({"success": true, "message": "looked up", "value": null}));
+    assert_eq!(
+        call("b5_b9.yaml", "lookup", "{}", &["--expand", "tooled"]),
+        json!({"success": true, "message": "looked up", "value": null})
+    );
     let err = failure(&["render", &fixture("b5_error.json")]);
     assert!(err.contains("SUMMARY visibility requested for section 'no-summary' but no summary template is defined. (section 'no-summary')"), "{err}");
 }
 
 #[test]
 fn b7_b17_b18_validation_through_files() {
-    assert_eq!(render("b7_key.json", &[]), "## 1. Spacing (spacing.out)\n\nBody.");
+    assert_eq!(
+        render("b7_key.json", &[]),
+        "## 1. Spacing (spacing.out)\n\nBody."
+    );
     let err = failure(&["render", &fixture("b7_bad_key.json")]);
     assert!(err.contains("b7_bad_key.json: sections[0].children[0]: Section key must match ^[a-z0-9][a-z0-9._-]{0,63}$. (section 'ok.invalid key', placeholder 'invalid key')"), "{err}");
     let err = failure(&["render", &fixture("b17_paramless.json")]);
@@ -418,8 +450,16 @@ fn wink_run_with_the_scripted_provider_writes_transcript_and_session_log() {
     let _ = std::fs::remove_file(&log);
     let f = fixture("unified.json");
     let out = wink(&[
-        "run", &f, "--model", &format!("scripted:{}", script.display()), "--params", r#"{"TaskParams": {"objective": "add"}}"#,
-        "--transcript", transcript.to_str().unwrap(), "--session", log.to_str().unwrap(),
+        "run",
+        &f,
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "--params",
+        r#"{"TaskParams": {"objective": "add"}}"#,
+        "--transcript",
+        transcript.to_str().unwrap(),
+        "--session",
+        log.to_str().unwrap(),
     ]);
     assert_eq!(stdout(&out), "The sum is 42.\n");
     let err = String::from_utf8(out.stderr).unwrap();
@@ -428,11 +468,34 @@ fn wink_run_with_the_scripted_provider_writes_transcript_and_session_log() {
     assert_eq!(t["text"], "The sum is 42.");
     assert_eq!(t["restarts"], 0);
     assert_eq!(t["usage"]["input_tokens"], 50);
-    let tools: Vec<Value> = t["model_calls"].as_array().unwrap().iter().map(|c| c["tools"].clone()).collect();
-    assert_eq!(tools, [json!(["read_section"]), json!(["read_section", "add"]), json!(["read_section", "add"])]);
-    let shown = stdout(&wink(&["session", "show", log.to_str().unwrap(), "--slice", "ToolsInjected", "--format", "json"]));
+    let tools: Vec<Value> = t["model_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["tools"].clone())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            json!(["read_section"]),
+            json!(["read_section", "add"]),
+            json!(["read_section", "add"])
+        ]
+    );
+    let shown = stdout(&wink(&[
+        "session",
+        "show",
+        log.to_str().unwrap(),
+        "--slice",
+        "ToolsInjected",
+        "--format",
+        "json",
+    ]));
     let shown: Value = serde_json::from_str(&shown).unwrap();
-    assert_eq!(shown["slices"]["ToolsInjected"][0]["tool_names"], json!(["add"]));
+    assert_eq!(
+        shown["slices"]["ToolsInjected"][0]["tool_names"],
+        json!(["add"])
+    );
 
     // --no-dynamic-tools takes the restart path.
     std::fs::write(
@@ -442,30 +505,75 @@ fn wink_run_with_the_scripted_provider_writes_transcript_and_session_log() {
             {"text": "2"}]"#,
     )
     .unwrap();
-    let out = wink(&["run", &f, "--model", &format!("scripted:{}", script.display()), "--params", r#"{"TaskParams": {"objective": "add"}}"#, "--no-dynamic-tools", "--transcript", transcript.to_str().unwrap()]);
+    let out = wink(&[
+        "run",
+        &f,
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "--params",
+        r#"{"TaskParams": {"objective": "add"}}"#,
+        "--no-dynamic-tools",
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
     assert_eq!(stdout(&out), "2\n");
     let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
     assert_eq!(t["restarts"], 1);
-    assert!(t["model_calls"][1]["messages"][0]["content"].as_str().unwrap().contains("## 3. Math (math)\n\nUse add for sums."));
+    assert!(
+        t["model_calls"][1]["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("## 3. Math (math)\n\nUse add for sums.")
+    );
 
     // A budget ending is distinguishable: exit 3.
-    let out = wink(&["run", &f, "--model", &format!("scripted:{}", script.display()), "--params", r#"{"TaskParams": {"objective": "add"}}"#, "--max-model-calls", "1"]);
+    let out = wink(&[
+        "run",
+        &f,
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "--params",
+        r#"{"TaskParams": {"objective": "add"}}"#,
+        "--max-model-calls",
+        "1",
+    ]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("error: run stopped: the max model calls budget ran out"));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("error: run stopped: the max model calls budget ran out")
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn workspace_builtin_and_context_files_mode() {
-    let out = call("workspace.json", "read_file", r#"{"file_path": "notes.md"}"#, &[]);
+    let out = call(
+        "workspace.json",
+        "read_file",
+        r#"{"file_path": "notes.md"}"#,
+        &[],
+    );
     assert_eq!(out["success"], true);
     assert_eq!(out["message"], "Read notes.md: lines 1-1 of 1.");
     let text = render("workspace.json", &[]);
     assert!(text.ends_with("## 3. Style Guide (style)\n\nA style guide is available.\n\n---\n[This section is summarized. To view full content, call `open_sections` with key \"style\". The content will be written to context/style.md for you to read.]"), "{text}");
-    let written = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ws/context/style.md");
+    let written =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ws/context/style.md");
     let _ = std::fs::remove_file(&written);
-    let out = call("workspace.json", "open_sections", r#"{"section_keys": ["style"], "reason": "need the rules"}"#, &[]);
-    assert_eq!(out, json!({"success": true, "message": "Section content written to: context/style.md", "value": {"written_files": ["context/style.md"]}}));
-    assert_eq!(std::fs::read_to_string(&written).unwrap(), "## Style Guide (style)\n\nUse short sentences.");
+    let out = call(
+        "workspace.json",
+        "open_sections",
+        r#"{"section_keys": ["style"], "reason": "need the rules"}"#,
+        &[],
+    );
+    assert_eq!(
+        out,
+        json!({"success": true, "message": "Section content written to: context/style.md", "value": {"written_files": ["context/style.md"]}})
+    );
+    assert_eq!(
+        std::fs::read_to_string(&written).unwrap(),
+        "## Style Guide (style)\n\nUse short sentences."
+    );
     std::fs::remove_dir_all(written.parent().unwrap()).unwrap();
 }

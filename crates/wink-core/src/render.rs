@@ -69,10 +69,20 @@ impl RenderedPrompt {
         let nodes = self.state.template.nodes();
         nodes
             .iter()
-            .find_map(|n| n.section.tools().iter().find(|t| t.name() == name).map(|t| (n.path.clone(), t.clone())))
+            .find_map(|n| {
+                n.section
+                    .tools()
+                    .iter()
+                    .find(|t| t.name() == name)
+                    .map(|t| (n.path.clone(), t.clone()))
+            })
             .or_else(|| {
                 nodes.iter().find_map(|n| {
-                    n.section.session_tools(self.state.session.as_ref()).into_iter().find(|t| t.name() == name).map(|t| (n.path.clone(), t))
+                    n.section
+                        .session_tools(self.state.session.as_ref())
+                        .into_iter()
+                        .find(|t| t.name() == name)
+                        .map(|t| (n.path.clone(), t))
                 })
             })
     }

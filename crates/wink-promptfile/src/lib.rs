@@ -167,8 +167,8 @@ fn display_key_path(path: &str) -> String {
 fn parse_document(text: &str, format: FileFormat, origin: &str) -> Result<Value, PromptFileError> {
     let syntax = |line: usize, column: usize, message: String| PromptFileError::Syntax {
         path: origin.to_owned(),
-        line,
-        column,
+        line: line.max(1),
+        column: column.max(1),
         message,
     };
     match format {
@@ -272,7 +272,12 @@ impl Converter<'_> {
             Some((root, fs)) => (Some(root), Some(fs)),
             None => (None, None),
         };
-        Ok(LoadedPrompt { template: Arc::new(template), base_dir: self.base_dir.to_path_buf(), filesystem, workspace_root })
+        Ok(LoadedPrompt {
+            template: Arc::new(template),
+            base_dir: self.base_dir.to_path_buf(),
+            filesystem,
+            workspace_root,
+        })
     }
 
     fn output(&self, output: &Value, file: &PromptFile) -> Result<OutputSpec, PromptFileError> {
@@ -314,7 +319,8 @@ impl Converter<'_> {
         self.json_paths.insert(dotted.clone(), at.to_owned());
         if let Some(builtin) = &spec.builtin {
             return self.builtin(spec, builtin, at);
-        }        let mut section = MarkdownSection::new(
+        }
+        let mut section = MarkdownSection::new(
             spec.title.clone(),
             spec.key.clone(),
             spec.template.as_deref().unwrap_or(""),
@@ -392,7 +398,12 @@ impl Converter<'_> {
         Ok(Arc::new(section))
     }
 
-    fn builtin(&mut self, spec: &SectionSpec, builtin: &str, at: &str) -> Result<SectionRef, PromptFileError> {
+    fn builtin(
+        &mut self,
+        spec: &SectionSpec,
+        builtin: &str,
+        at: &str,
+    ) -> Result<SectionRef, PromptFileError> {
         match builtin {
             "workspace" => {
                 let extra = [
@@ -406,19 +417,39 @@ impl Converter<'_> {
                     ("defaults", spec.defaults.is_some()),
                 ];
                 if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
-                    return Err(self.invalid(format!("{at}.{field}"), "a builtin workspace section takes only key, title and root"));
+                    return Err(self.invalid(
+                        format!("{at}.{field}"),
+                        "a builtin workspace section takes only key, title and root",
+                    ));
                 }
                 if self.workspace.is_some() {
-                    return Err(self.invalid(format!("{at}.builtin"), "a prompt can hold only one workspace section"));
+                    return Err(self.invalid(
+                        format!("{at}.builtin"),
+                        "a prompt can hold only one workspace section",
+                    ));
                 }
-                let root = spec.root.as_deref().ok_or_else(|| self.invalid(format!("{at}.root"), "a workspace section needs `root`, a folder relative to the prompt file"))?;
+                let root = spec.root.as_deref().ok_or_else(|| {
+                    self.invalid(
+                        format!("{at}.root"),
+                        "a workspace section needs `root`, a folder relative to the prompt file",
+                    )
+                })?;
                 let root = self.base_dir.join(root);
-                let (section, fs) = wink_workspace::workspace_section_for_root(&root, &spec.key, &spec.title)
-                    .map_err(|e| self.invalid(format!("{at}.root"), format!("cannot open workspace {}: {e}", root.display())))?;
+                let (section, fs) =
+                    wink_workspace::workspace_section_for_root(&root, &spec.key, &spec.title)
+                        .map_err(|e| {
+                            self.invalid(
+                                format!("{at}.root"),
+                                format!("cannot open workspace {}: {e}", root.display()),
+                            )
+                        })?;
                 self.workspace = Some((root, fs));
                 Ok(Arc::new(section))
             }
-            other => Err(self.invalid(format!("{at}.builtin"), format!("unknown builtin section '{other}' (known: workspace)"))),
+            other => Err(self.invalid(
+                format!("{at}.builtin"),
+                format!("unknown builtin section '{other}' (known: workspace)"),
+            )),
         }
     }
 

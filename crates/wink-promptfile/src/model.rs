@@ -8,6 +8,9 @@ use serde_json::Value;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PromptFile {
+    /// Editor hint (`docs/prompt-file.schema.json`); ignored.
+    #[serde(default, rename = "$schema")]
+    pub schema: Option<String>,
     /// Namespace.
     pub ns: String,
     /// Key.

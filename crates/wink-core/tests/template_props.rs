@@ -1,0 +1,71 @@
+//! Property tests of the template engine (the "fuzz" suite: any input, no panic; exact
+//! semantics for the inputs that matter).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::borrow::Cow;
+
+use proptest::prelude::*;
+use wink_core::{Template, dedent};
+
+#[derive(Debug, Clone)]
+enum Piece {
+    Literal(String),
+    Placeholder(String, bool),
+}
+
+fn piece() -> impl Strategy<Value = Piece> {
+    prop_oneof![
+        "[^$]{0,12}".prop_map(Piece::Literal),
+        ("[a-zA-Z_][a-zA-Z0-9_]{0,8}", any::<bool>())
+            .prop_map(|(n, braced)| Piece::Placeholder(n, braced)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn parsing_and_substituting_anything_never_panics(text in any::<String>()) {
+        let t = Template::parse(&text);
+        let _ = t.substitute(|_| Some(Cow::Borrowed("x")));
+        let _ = Template::parse_section(&text).render(|_| None);
+        let _ = t.placeholder_names();
+    }
+
+    #[test]
+    fn escaped_dollars_round_trip(text in any::<String>()) {
+        let escaped = text.replace('$', "$$");
+        let t = Template::parse(&escaped);
+        prop_assert!(t.placeholder_names().is_empty());
+        prop_assert_eq!(t.substitute(|_| None).unwrap(), text);
+    }
+
+    #[test]
+    fn substitution_is_concatenation(pieces in proptest::collection::vec(piece(), 0..8)) {
+        let mut source = String::new();
+        let mut expected = String::new();
+        for (i, p) in pieces.iter().enumerate() {
+            match p {
+                Piece::Literal(s) => { source.push_str(s); expected.push_str(s); }
+                Piece::Placeholder(name, braced) => {
+                    // An unbraced placeholder followed by an identifier character would absorb it.
+                    let next_is_ident = matches!(pieces.get(i + 1), Some(Piece::Literal(s)) if s.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+                        || matches!(pieces.get(i + 1), Some(Piece::Placeholder(..)) if false);
+                    if *braced || next_is_ident { source.push_str(&format!("${{{name}}}")); } else { source.push_str(&format!("${name}")); }
+                    expected.push('<'); expected.push_str(name); expected.push('>');
+                }
+            }
+        }
+        let out = Template::parse(&source).substitute(|n| Some(Cow::Owned(format!("<{n}>")))).unwrap();
+        prop_assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn dedent_is_idempotent_and_keeps_non_blank_text(lines in proptest::collection::vec("[ \t]{0,4}[a-z$ ]{0,8}", 0..6)) {
+        let text = lines.join("\n");
+        let once = dedent(&text);
+        prop_assert_eq!(dedent(&once), once.clone());
+        let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        prop_assert_eq!(squash(&once), squash(&text));
+    }
+}
