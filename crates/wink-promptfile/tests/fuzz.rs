@@ -105,7 +105,7 @@ fn arb_json(depth: u32) -> BoxedStrategy<serde_json::Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        any::<i32>().prop_map(|n| Value::from(n)),
+        any::<i32>().prop_map(Value::from),
         prop::sample::select(vec![
             "ns",
             "key",
@@ -119,7 +119,7 @@ fn arb_json(depth: u32) -> BoxedStrategy<serde_json::Value> {
             "workspace",
             "full"
         ])
-        .prop_map(|s| Value::from(s)),
+        .prop_map(Value::from),
     ];
     if depth == 0 {
         return leaf.boxed();
