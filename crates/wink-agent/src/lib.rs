@@ -37,6 +37,7 @@ mod main_loop;
 mod metrics;
 mod provider;
 mod scripted;
+mod subagent;
 
 pub use budget::{Budget, BudgetLimit, BudgetTracker, Spent};
 pub use conversation::{
@@ -55,3 +56,10 @@ pub use main_loop::{ExpansionPolicy, MainLoop, MainLoopConfig, RunHooks, RunResu
 pub use metrics::{MetricsSnapshot, metrics};
 pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};
 pub use scripted::{ScriptError, ScriptedProvider};
+pub use subagent::{
+    ChildPrompt, DISPATCH_SUBAGENT, DispatchSubagent, DispatchSubagentError,
+    DispatchSubagentResult, MAX_ARTIFACT_CHARS, MAX_INSTRUCTIONS_CHARS, PromptFactory,
+    PromptRegistry, PromptRegistryError, PromptSource, PromptSubagentToolsSection,
+    PromptSubagentToolsSectionBuilder, SUBAGENT_DEPTH_TAG, SubagentAdapter, SubagentArtifact,
+    SubagentMode, SubagentOutcome, SubagentRun, subagent_depth,
+};

@@ -519,6 +519,12 @@ pub struct ToolExample {
 }
 
 /// Whether a tool may run at the same time as other calls of the same model turn.
+///
+/// Each call is transactional: session and filesystem are snapshotted before it and restored
+/// when it fails. Calls of one batch of [`ToolConcurrency::Parallel`] tools overlap, so a
+/// failing call's restore also undoes state committed meanwhile by its siblings (their results
+/// still reach the model). Tools are sequential by default; mark a tool parallel when its state
+/// changes are either absent or safe to lose on a sibling's failure.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolConcurrency {
