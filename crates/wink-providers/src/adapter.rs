@@ -1,0 +1,163 @@
+//! [`HttpAdapter`]: a [`ProviderAdapter`] made of a wire format's pure mappers and the transport.
+
+use tokio_util::sync::CancellationToken;
+use wink_agent::{
+    ModelRequest, ModelTurn, ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture,
+    StreamSink,
+};
+
+use crate::assemble::StreamDecoder;
+use crate::config::{AdapterConfig, WireFormat};
+use crate::failure::failure;
+use crate::mapping::RequestMapping;
+use crate::sse::SseParser;
+use crate::transport::{HttpTransport, Reply};
+use crate::{anthropic, openai_chat, openai_responses};
+
+/// A model behind an HTTP API.
+///
+/// Dropping the future returned by [`ProviderAdapter::complete`] cancels the call (the connection
+/// is closed); [`HttpAdapter::with_cancellation`] adds a token that does the same from elsewhere.
+#[derive(Debug, Clone)]
+pub struct HttpAdapter {
+    config: AdapterConfig,
+    transport: HttpTransport,
+    cancel: Option<CancellationToken>,
+}
+
+impl HttpAdapter {
+    /// An adapter with its own HTTP client.
+    ///
+    /// # Errors
+    /// [`ProviderErrorKind::Config`] when the HTTP client cannot be built.
+    pub fn new(config: AdapterConfig) -> Result<Self, ProviderError> {
+        let transport = HttpTransport::new(&config.timeouts)?;
+        Ok(Self::with_transport(config, transport))
+    }
+
+    /// An adapter over a shared transport.
+    pub fn with_transport(config: AdapterConfig, transport: HttpTransport) -> Self {
+        Self {
+            config,
+            transport,
+            cancel: None,
+        }
+    }
+
+    /// Cancels calls in flight (and refuses new ones) once `token` is cancelled.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AdapterConfig {
+        &self.config
+    }
+
+    async fn call(
+        &self,
+        request: &ModelRequest,
+        sink: Option<&dyn StreamSink>,
+    ) -> Result<ModelTurn, ProviderError> {
+        let config = &self.config;
+        let mapping = RequestMapping::new(request, config)?;
+        let body = match config.format {
+            WireFormat::OpenAiChat => openai_chat::encode_mapped(request, config, &mapping)?,
+            WireFormat::OpenAiResponses => {
+                openai_responses::encode_mapped(request, config, &mapping)?
+            }
+            WireFormat::AnthropicMessages => anthropic::encode_mapped(request, config, &mapping)?,
+        };
+        let bytes = serde_json::to_vec(&body).map_err(|error| {
+            failure(
+                config,
+                ProviderErrorKind::Other,
+                format!("Cannot serialise the request: {error}"),
+            )
+        })?;
+        if !config.stream {
+            return match self.transport.post(config, bytes, None).await? {
+                Reply::Body(body) => decode(config, &body, &mapping),
+                Reply::Streamed => Err(failure(
+                    config,
+                    ProviderErrorKind::Other,
+                    "Unexpected streamed reply.",
+                )),
+            };
+        }
+        let mut decoder: Box<dyn StreamDecoder> = match config.format {
+            WireFormat::OpenAiChat => Box::new(openai_chat::ChatStream::new(
+                mapping.clone(),
+                config.clone(),
+            )),
+            WireFormat::OpenAiResponses => Box::new(openai_responses::ResponsesStream::new(
+                mapping.clone(),
+                config.clone(),
+            )),
+            WireFormat::AnthropicMessages => Box::new(anthropic::MessagesStream::new(
+                mapping.clone(),
+                config.clone(),
+            )),
+        };
+        let mut parser = SseParser::new();
+        let mut consume = |chunk: &[u8]| -> Result<bool, ProviderError> {
+            for event in parser.push(chunk) {
+                decoder.on_event(&event, sink)?;
+            }
+            Ok(decoder.is_complete())
+        };
+        match self
+            .transport
+            .post(config, bytes, Some(&mut consume))
+            .await?
+        {
+            Reply::Body(body) => decode(config, &body, &mapping),
+            Reply::Streamed => decoder.finish(),
+        }
+    }
+}
+
+fn decode(
+    config: &AdapterConfig,
+    body: &[u8],
+    mapping: &RequestMapping,
+) -> Result<ModelTurn, ProviderError> {
+    match config.format {
+        WireFormat::OpenAiChat => openai_chat::decode_response(body, mapping, config),
+        WireFormat::OpenAiResponses => openai_responses::decode_response(body, mapping, config),
+        WireFormat::AnthropicMessages => anthropic::decode_response(body, mapping, config),
+    }
+}
+
+impl ProviderAdapter for HttpAdapter {
+    fn name(&self) -> &str {
+        &self.config.provider
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn supports_dynamic_tools(&self) -> bool {
+        self.config.dynamic_tools
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        stream: Option<&'a dyn StreamSink>,
+    ) -> ProviderFuture<'a> {
+        Box::pin(async move {
+            match &self.cancel {
+                None => self.call(request, stream).await,
+                Some(token) => tokio::select! {
+                    biased;
+                    () = token.cancelled() => Err(failure(&self.config, ProviderErrorKind::Cancelled, "The call was cancelled.")),
+                    result = self.call(request, stream) => result,
+                },
+            }
+        })
+    }
+}

@@ -1,0 +1,411 @@
+//! Anthropic Messages (`POST {base}/v1/messages`, headers `x-api-key` and `anthropic-version`):
+//! the request body, the response body and the SSE events.
+//!
+//! * System messages go in the top-level `system` string (joined by a blank line).
+//! * Assistant turns are `text` and `tool_use` blocks (`input` is a JSON object); tool results are
+//!   `tool_result` blocks (`is_error: true` on failure) in a `user` message; consecutive results
+//!   (and a user text that follows them) are merged into one user message, as the API requires
+//!   alternating roles.
+//! * Tools: `{name, description, input_schema}` under their aliases in the Anthropic dialect.
+//! * Structured output: the native JSON output format, `output_config.format` =
+//!   `{"type": "json_schema", "schema": ...}` (not a forced tool: a forced tool would forbid the
+//!   other tools on every turn). The answer text is the JSON document.
+//! * `max_tokens` is required: the request's cap or [`AdapterConfig::default_max_tokens`].
+//! * Deferred tools ([`crate::DeferredTools`]): `defer_loading: true`; results of the catalog
+//!   search tool carry `tool_reference` blocks naming the deferred tools they mention.
+//! * Usage: `input_tokens` is the whole prompt (`input_tokens` + `cache_creation_input_tokens` +
+//!   `cache_read_input_tokens`), `cached_tokens` is `cache_read_input_tokens`.
+
+use serde_json::{Map, Value, json};
+use wink_agent::{
+    FinishReason, Message, ModelRequest, ModelTurn, ProviderError, ProviderErrorKind, StreamSink,
+    ToolChoice,
+};
+use wink_core::ToolCall;
+use wink_schema::output::response_schema;
+use wink_session::TokenUsage;
+
+use crate::assemble::{ArgumentStyle, StreamDecoder, TurnAssembler, structured_output};
+use crate::config::AdapterConfig;
+use crate::failure::{decode_failure, failure, parse_body, reported_failure};
+use crate::mapping::{RequestMapping, arguments_object, json_f32};
+use crate::openai_chat::unsupported_message;
+use crate::sse::SseEvent;
+
+/// The request body for `request`.
+///
+/// # Errors
+/// [`ProviderErrorKind::Config`] for tool names or schemas that cannot be sent.
+pub fn encode_request(
+    request: &ModelRequest,
+    config: &AdapterConfig,
+) -> Result<Value, ProviderError> {
+    let mapping = RequestMapping::new(request, config)?;
+    encode_mapped(request, config, &mapping)
+}
+
+/// The request body, given the request's mapping.
+///
+/// # Errors
+/// [`ProviderErrorKind::Config`] for a message kind this format cannot carry.
+pub fn encode_mapped(
+    request: &ModelRequest,
+    config: &AdapterConfig,
+    mapping: &RequestMapping,
+) -> Result<Value, ProviderError> {
+    let mut system: Vec<&str> = Vec::new();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in &request.messages {
+        let (role, blocks) = match message {
+            Message::System { content } => {
+                system.push(content);
+                continue;
+            }
+            Message::User { content } => ("user", vec![json!({"type": "text", "text": content})]),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut blocks = Vec::new();
+                if let Some(text) = content.as_deref().filter(|text| !text.trim().is_empty()) {
+                    blocks.push(json!({"type": "text", "text": text}));
+                }
+                for call in tool_calls {
+                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": mapping.wire_name(&call.name),
+                        "input": arguments_object(&call.arguments)}));
+                }
+                ("assistant", blocks)
+            }
+            Message::Tool {
+                tool_call_id,
+                name,
+                content,
+                is_error,
+            } => {
+                let mut block = Map::new();
+                block.insert("type".into(), json!("tool_result"));
+                block.insert("tool_use_id".into(), json!(tool_call_id));
+                let references = if mapping.is_search_tool(name) {
+                    mapping.referenced_tools(content)
+                } else {
+                    Vec::new()
+                };
+                if references.is_empty() {
+                    block.insert("content".into(), json!(content));
+                } else {
+                    let mut parts = vec![json!({"type": "text", "text": content})];
+                    parts.extend(references.iter().map(|tool| json!({"type": "tool_reference", "tool_name": mapping.wire_name(tool)})));
+                    block.insert("content".into(), Value::Array(parts));
+                }
+                if *is_error {
+                    block.insert("is_error".into(), json!(true));
+                }
+                ("user", vec![Value::Object(block)])
+            }
+            other => return Err(unsupported_message(config, other)),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    let messages: Vec<Value> = turns
+        .into_iter()
+        .map(|(role, blocks)| {
+            let content = match blocks.as_slice() {
+                [only] if only.get("type").and_then(Value::as_str) == Some("text") => {
+                    only["text"].clone()
+                }
+                _ => Value::Array(blocks),
+            };
+            json!({"role": role, "content": content})
+        })
+        .collect();
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(config.model));
+    body.insert(
+        "max_tokens".into(),
+        json!(
+            request
+                .max_output_tokens
+                .unwrap_or(config.default_max_tokens)
+        ),
+    );
+    if !system.is_empty() {
+        body.insert("system".into(), json!(system.join("\n\n")));
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|tool| {
+                let mut entry = Map::new();
+                entry.insert("name".into(), json!(mapping.wire_name(&tool.name)));
+                entry.insert("description".into(), json!(tool.description));
+                entry.insert("input_schema".into(), mapping.wire_parameters(tool).clone());
+                if mapping.is_deferred(&tool.name) {
+                    entry.insert("defer_loading".into(), json!(true));
+                }
+                Value::Object(entry)
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        let choice = match &request.tool_choice {
+            ToolChoice::None => Some(json!({"type": "none"})),
+            ToolChoice::Required => Some(json!({"type": "any"})),
+            ToolChoice::Tool(name) => {
+                Some(json!({"type": "tool", "name": mapping.wire_name(name)}))
+            }
+            _ => None,
+        };
+        if let Some(choice) = choice {
+            body.insert("tool_choice".into(), choice);
+        }
+    }
+    if let Some(spec) = &request.output {
+        body.insert(
+            "output_config".into(),
+            json!({"format": {"type": "json_schema", "schema": response_schema(spec)}}),
+        );
+    }
+    if let Some(temperature) = request.temperature {
+        body.insert("temperature".into(), json_f32(temperature));
+    }
+    if config.stream {
+        body.insert("stream".into(), json!(true));
+    }
+    Ok(Value::Object(body))
+}
+
+/// The turn in a (non-streamed) response body.
+///
+/// # Errors
+/// [`ProviderErrorKind::Decode`] with the body when it is not a message; the provider's error
+/// when the body reports one.
+pub fn decode_response(
+    body: &[u8],
+    mapping: &RequestMapping,
+    config: &AdapterConfig,
+) -> Result<ModelTurn, ProviderError> {
+    let value = parse_body(config, body)?;
+    if value.get("type").and_then(Value::as_str) == Some("error") {
+        return Err(reported_failure(
+            config,
+            &value,
+            &String::from_utf8_lossy(body),
+        ));
+    }
+    let Some(blocks) = value.get("content").and_then(Value::as_array) else {
+        return Err(decode_failure(
+            config,
+            "Response has no content array.",
+            body,
+        ));
+    };
+    let mut text: Option<String> = None;
+    let mut tool_calls = Vec::new();
+    for block in blocks {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => text.get_or_insert_with(String::new).push_str(
+                block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            ),
+            Some("tool_use") => {
+                let (Some(id), Some(name)) = (
+                    block.get("id").and_then(Value::as_str),
+                    block.get("name").and_then(Value::as_str),
+                ) else {
+                    return Err(decode_failure(
+                        config,
+                        "A tool_use block lacks id or name.",
+                        body,
+                    ));
+                };
+                let input = block
+                    .get("input")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Map::new()));
+                tool_calls.push(ToolCall {
+                    id: id.to_owned(),
+                    name: mapping.canonical_name(name),
+                    arguments: wink_core::ToolArguments::Json(input),
+                });
+            }
+            _ => {}
+        }
+    }
+    let output = structured_output(mapping, text.as_deref());
+    Ok(ModelTurn {
+        text,
+        tool_calls,
+        usage: usage(value.get("usage")),
+        finish_reason: stop_reason(value.get("stop_reason").and_then(Value::as_str)),
+        output,
+    })
+}
+
+fn stop_reason(reason: Option<&str>) -> FinishReason {
+    match reason {
+        None | Some("end_turn" | "stop_sequence") => FinishReason::Stop,
+        Some("tool_use") => FinishReason::ToolCalls,
+        Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
+        Some("refusal") => FinishReason::ContentFilter,
+        Some(other) => FinishReason::Other(other.to_owned()),
+    }
+}
+
+fn usage(usage: Option<&Value>) -> Option<TokenUsage> {
+    let usage = usage.filter(|usage| usage.is_object())?;
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let cached = count("cache_read_input_tokens");
+    Some(TokenUsage {
+        input_tokens: count("input_tokens") + count("cache_creation_input_tokens") + cached,
+        output_tokens: count("output_tokens"),
+        cached_tokens: cached,
+    })
+}
+
+/// Assembles a streamed message.
+#[derive(Debug)]
+pub struct MessagesStream {
+    mapping: RequestMapping,
+    config: AdapterConfig,
+    turn: TurnAssembler,
+    /// Usage fields as last reported (`message_start`, then `message_delta`).
+    usage: Map<String, Value>,
+    stopped: bool,
+}
+
+impl MessagesStream {
+    /// A decoder for the response to the request `mapping` describes.
+    pub fn new(mapping: RequestMapping, config: AdapterConfig) -> Self {
+        Self {
+            mapping,
+            config,
+            turn: TurnAssembler::default(),
+            usage: Map::new(),
+            stopped: false,
+        }
+    }
+
+    fn merge_usage(&mut self, update: Option<&Value>) {
+        if let Some(Value::Object(fields)) = update {
+            for (key, value) in fields {
+                if !value.is_null() {
+                    self.usage.insert(key.clone(), value.clone());
+                }
+            }
+            self.turn.usage = usage(Some(&Value::Object(self.usage.clone())));
+        }
+    }
+}
+
+impl StreamDecoder for MessagesStream {
+    fn on_event(
+        &mut self,
+        event: &SseEvent,
+        sink: Option<&dyn StreamSink>,
+    ) -> Result<(), ProviderError> {
+        let data = event.data.trim();
+        if data.is_empty() {
+            return Ok(());
+        }
+        let payload: Value = serde_json::from_str(data).map_err(|error| {
+            decode_failure(
+                &self.config,
+                format!("Stream event is not JSON: {error}."),
+                data.as_bytes(),
+            )
+        })?;
+        let kind = payload
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.event.as_deref())
+            .unwrap_or_default();
+        let key = payload.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match kind {
+            "message_start" => self.merge_usage(payload.pointer("/message/usage")),
+            "content_block_start" => {
+                let block = payload.get("content_block").unwrap_or(&Value::Null);
+                match block.get("type").and_then(Value::as_str) {
+                    Some("text") => self.turn.push_text(
+                        block
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default(),
+                        sink,
+                    ),
+                    Some("tool_use") => {
+                        let id = block.get("id").and_then(Value::as_str).unwrap_or_default();
+                        let name = self.mapping.canonical_name(
+                            block
+                                .get("name")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default(),
+                        );
+                        self.turn.start_call(key, id, &name, sink);
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_delta" => {
+                let delta = payload.get("delta").unwrap_or(&Value::Null);
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => self.turn.push_text(
+                        delta
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default(),
+                        sink,
+                    ),
+                    Some("input_json_delta") => {
+                        self.turn.push_arguments(
+                            key,
+                            delta
+                                .get("partial_json")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default(),
+                            sink,
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = payload
+                    .pointer("/delta/stop_reason")
+                    .and_then(Value::as_str)
+                {
+                    self.turn.finish_reason = Some(stop_reason(Some(reason)));
+                }
+                self.merge_usage(payload.get("usage"));
+            }
+            "message_stop" => self.stopped = true,
+            "error" => return Err(reported_failure(&self.config, &payload, data)),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn is_complete(&self) -> bool {
+        self.stopped
+    }
+
+    fn finish(self: Box<Self>) -> Result<ModelTurn, ProviderError> {
+        if !self.stopped {
+            return Err(failure(
+                &self.config,
+                ProviderErrorKind::TruncatedStream,
+                "The stream ended before message_stop.",
+            ));
+        }
+        Ok(self.turn.into_turn(&self.mapping, ArgumentStyle::Object))
+    }
+}

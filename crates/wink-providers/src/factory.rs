@@ -1,0 +1,323 @@
+//! Building adapters from `PROVIDER:MODEL` specs (what `wink run --model` takes).
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use wink_agent::{ProviderAdapter, ProviderError, ProviderErrorKind};
+
+use crate::adapter::HttpAdapter;
+use crate::config::{AdapterConfig, ApiKey, DeferredTools, Timeouts, WireFormat};
+use crate::transport::HttpTransport;
+
+/// The providers [`adapter_from_spec`] knows, as written before the `:`.
+pub const PROVIDERS: [&str; 5] = [
+    "openai",
+    "openai-responses",
+    "anthropic",
+    "litellm",
+    "openai-compat",
+];
+
+/// Settings that apply on top of a spec's defaults (CLI flags).
+#[derive(Debug, Clone, Default)]
+pub struct AdapterOptions {
+    /// Base URL (`--base-url`); required for `openai-compat`.
+    pub base_url: Option<String>,
+    /// API key, instead of the provider's environment variable.
+    pub api_key: Option<ApiKey>,
+    /// Stream responses (SSE).
+    pub stream: bool,
+    /// Answer `false` to `supports_dynamic_tools` (the loop then restarts on expansions).
+    pub no_dynamic_tools: bool,
+    /// Timeouts (default: [`Timeouts::default`]).
+    pub timeouts: Option<Timeouts>,
+    /// Retries after the first attempt (default 2).
+    pub max_retries: Option<u32>,
+    /// Wire format of a `litellm` proxy: Chat Completions (default) or Anthropic Messages.
+    pub litellm_format: Option<WireFormat>,
+    /// Native tool-catalog fast path (Anthropic, OpenAI Responses).
+    pub deferred_tools: Option<DeferredTools>,
+    /// A client to share (one connection pool for several adapters).
+    pub client: Option<reqwest::Client>,
+    /// Cancels calls in flight when cancelled.
+    pub cancel: Option<CancellationToken>,
+}
+
+/// An adapter for `spec` (`openai:MODEL`, `openai-responses:MODEL`, `anthropic:MODEL`,
+/// `litellm:MODEL`, `openai-compat:MODEL`), reading keys and base URLs from the environment.
+///
+/// # Errors
+/// [`ProviderErrorKind::Config`] for an unknown provider, an empty model, a missing key
+/// (`openai`, `openai-responses`, `anthropic`) or a missing base URL (`openai-compat`).
+pub fn adapter_from_spec(
+    spec: &str,
+    options: &AdapterOptions,
+) -> Result<Arc<dyn ProviderAdapter>, ProviderError> {
+    adapter_from_spec_with_env(spec, options, &|name| std::env::var(name).ok())
+}
+
+/// [`adapter_from_spec`] with the environment given as a lookup function.
+///
+/// # Errors
+/// As [`adapter_from_spec`].
+pub fn adapter_from_spec_with_env(
+    spec: &str,
+    options: &AdapterOptions,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Arc<dyn ProviderAdapter>, ProviderError> {
+    let config = config_from_spec(spec, options, env)?;
+    let transport = match &options.client {
+        Some(client) => HttpTransport::with_client(client.clone()),
+        None => HttpTransport::new(&config.timeouts)?,
+    };
+    let mut adapter = HttpAdapter::with_transport(config, transport);
+    if let Some(token) = &options.cancel {
+        adapter = adapter.with_cancellation(token.clone());
+    }
+    Ok(Arc::new(adapter))
+}
+
+/// The configuration [`adapter_from_spec_with_env`] would use.
+///
+/// Precedence: `options` first, then the environment (`OPENAI_API_KEY` / `OPENAI_BASE_URL`,
+/// `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`, `LITELLM_API_KEY` / `LITELLM_BASE_URL`), then the
+/// provider's public endpoint. `openai-compat` reads no environment variable: its base URL and
+/// optional key come from `options` only, so a real OpenAI key never reaches another server.
+///
+/// # Errors
+/// As [`adapter_from_spec`].
+pub fn config_from_spec(
+    spec: &str,
+    options: &AdapterOptions,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<AdapterConfig, ProviderError> {
+    let config_error = |provider: &str, model: &str, message: String| {
+        ProviderError::new(ProviderErrorKind::Config, provider, model, message)
+    };
+    let Some((provider, model)) = spec.split_once(':') else {
+        return Err(config_error(
+            "unknown",
+            spec,
+            format!(
+                "Model spec '{spec}' must be PROVIDER:MODEL with PROVIDER one of {}.",
+                PROVIDERS.join(", ")
+            ),
+        ));
+    };
+    if model.trim().is_empty() {
+        return Err(config_error(
+            provider,
+            model,
+            format!("Model spec '{spec}' names no model."),
+        ));
+    }
+    let env_value = |name: &str| env(name).filter(|value| !value.trim().is_empty());
+    let key_from = |variable: &str| {
+        options
+            .api_key
+            .clone()
+            .or_else(|| env_value(variable).map(ApiKey::new))
+    };
+    let require_key = |variable: &str| {
+        key_from(variable).ok_or_else(|| {
+            config_error(
+                provider,
+                model,
+                format!("No API key for '{provider}': set {variable} or pass an API key."),
+            )
+        })
+    };
+    let mut config = match provider {
+        "openai" | "openai-responses" => {
+            let mut config = if provider == "openai" {
+                AdapterConfig::openai(model)
+            } else {
+                AdapterConfig::openai_responses(model)
+            };
+            config.api_key = Some(require_key("OPENAI_API_KEY")?);
+            if let Some(base) = options
+                .base_url
+                .clone()
+                .or_else(|| env_value("OPENAI_BASE_URL"))
+            {
+                config.base_url = base;
+            }
+            config
+        }
+        "anthropic" => {
+            let mut config = AdapterConfig::anthropic(model);
+            config.api_key = Some(require_key("ANTHROPIC_API_KEY")?);
+            if let Some(base) = options
+                .base_url
+                .clone()
+                .or_else(|| env_value("ANTHROPIC_BASE_URL"))
+            {
+                config.base_url = base;
+            }
+            config
+        }
+        "litellm" => {
+            let mut config = AdapterConfig::litellm(
+                model,
+                options.litellm_format.unwrap_or(WireFormat::OpenAiChat),
+            );
+            config.api_key = key_from("LITELLM_API_KEY");
+            if let Some(base) = options
+                .base_url
+                .clone()
+                .or_else(|| env_value("LITELLM_BASE_URL"))
+            {
+                config.base_url = base;
+            }
+            config
+        }
+        "openai-compat" => {
+            let Some(base) = options.base_url.clone() else {
+                return Err(config_error(
+                    provider,
+                    model,
+                    "'openai-compat' needs a base URL (--base-url http://HOST:PORT/v1).".to_owned(),
+                ));
+            };
+            let mut config = AdapterConfig::openai_compat(model, base);
+            config.api_key = options.api_key.clone();
+            config
+        }
+        other => {
+            return Err(config_error(
+                other,
+                model,
+                format!(
+                    "Unknown provider '{other}' in '{spec}': expected one of {}.",
+                    PROVIDERS.join(", ")
+                ),
+            ));
+        }
+    };
+    config.stream = options.stream;
+    config.dynamic_tools = !options.no_dynamic_tools;
+    if let Some(timeouts) = options.timeouts {
+        config.timeouts = timeouts;
+    }
+    if let Some(retries) = options.max_retries {
+        config.retry.max_attempts = retries.saturating_add(1);
+    }
+    if provider != "litellm" && provider != "openai-compat" {
+        config.deferred_tools.clone_from(&options.deferred_tools);
+    }
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value).to_owned())
+        }
+    }
+
+    #[test]
+    fn openai_reads_key_and_base_url_from_the_environment() {
+        let env = env_of(&[
+            ("OPENAI_API_KEY", "sk-env"),
+            ("OPENAI_BASE_URL", "http://proxy/v1"),
+        ]);
+        let config = config_from_spec("openai:gpt-4.1", &AdapterOptions::default(), &env).unwrap();
+        assert_eq!(config.api_key, Some(ApiKey::new("sk-env")));
+        assert_eq!(config.endpoint(), "http://proxy/v1/chat/completions");
+        assert!(config.dynamic_tools);
+        let options = AdapterOptions {
+            base_url: Some("http://flag/v1".into()),
+            api_key: Some(ApiKey::new("sk-flag")),
+            ..AdapterOptions::default()
+        };
+        let config = config_from_spec("openai-responses:gpt-5", &options, &env).unwrap();
+        assert_eq!(config.api_key, Some(ApiKey::new("sk-flag")));
+        assert_eq!(config.endpoint(), "http://flag/v1/responses");
+    }
+
+    #[test]
+    fn missing_key_is_a_config_error_naming_the_variable() {
+        let error = config_from_spec(
+            "anthropic:claude-sonnet-4-5",
+            &AdapterOptions::default(),
+            &env_of(&[]),
+        )
+        .unwrap_err();
+        assert_eq!(error.kind, ProviderErrorKind::Config);
+        assert_eq!(
+            error.to_string(),
+            "anthropic (claude-sonnet-4-5): No API key for 'anthropic': set ANTHROPIC_API_KEY or pass an API key."
+        );
+    }
+
+    #[test]
+    fn compat_needs_a_base_url_and_ignores_openai_variables() {
+        let env = env_of(&[
+            ("OPENAI_API_KEY", "sk-real"),
+            ("OPENAI_BASE_URL", "http://elsewhere"),
+        ]);
+        let error =
+            config_from_spec("openai-compat:qwen", &AdapterOptions::default(), &env).unwrap_err();
+        assert_eq!(
+            error.message,
+            "'openai-compat' needs a base URL (--base-url http://HOST:PORT/v1)."
+        );
+        let options = AdapterOptions {
+            base_url: Some("http://127.0.0.1:8080/v1".into()),
+            ..AdapterOptions::default()
+        };
+        let config = config_from_spec("openai-compat:qwen", &options, &env).unwrap();
+        assert_eq!(config.api_key, None);
+        assert_eq!(config.dialect, wink_schema::SchemaDialect::Conservative);
+        assert!(!config.strict_tools);
+    }
+
+    #[test]
+    fn litellm_key_is_optional_and_format_selectable() {
+        let options = AdapterOptions {
+            litellm_format: Some(WireFormat::AnthropicMessages),
+            max_retries: Some(0),
+            no_dynamic_tools: true,
+            ..AdapterOptions::default()
+        };
+        let config = config_from_spec(
+            "litellm:claude",
+            &options,
+            &env_of(&[("LITELLM_API_KEY", "lk")]),
+        )
+        .unwrap();
+        assert_eq!(config.endpoint(), "http://localhost:4000/v1/messages");
+        assert_eq!(config.api_key, Some(ApiKey::new("lk")));
+        assert_eq!(config.retry.max_attempts, 1);
+        assert!(!config.dynamic_tools);
+    }
+
+    #[test]
+    fn bad_specs() {
+        let none = env_of(&[]);
+        assert_eq!(
+            config_from_spec("gpt-4.1", &AdapterOptions::default(), &none)
+                .unwrap_err()
+                .message,
+            "Model spec 'gpt-4.1' must be PROVIDER:MODEL with PROVIDER one of openai, openai-responses, anthropic, litellm, openai-compat."
+        );
+        assert_eq!(
+            config_from_spec("openai:", &AdapterOptions::default(), &none)
+                .unwrap_err()
+                .message,
+            "Model spec 'openai:' names no model."
+        );
+        assert_eq!(
+            config_from_spec("gemini:pro", &AdapterOptions::default(), &none)
+                .unwrap_err()
+                .message,
+            "Unknown provider 'gemini' in 'gemini:pro': expected one of openai, openai-responses, anthropic, litellm, openai-compat."
+        );
+    }
+}

@@ -1,0 +1,71 @@
+//! # wink-providers
+//!
+//! Model providers over HTTP for the wink agent loop: OpenAI Chat Completions (`openai`), OpenAI
+//! Responses (`openai-responses`), Anthropic Messages (`anthropic`), a LiteLLM proxy (`litellm`)
+//! and any OpenAI-compatible server (`openai-compat`: llama.cpp, vLLM, Ollama).
+//!
+//! Adapters are pure mappers over one transport:
+//! - per wire format ([`openai_chat`], [`openai_responses`], [`anthropic`]) an `encode_request`
+//!   (conversation + tools + options → JSON body), a `decode_response` (body → [`wink_agent::ModelTurn`]) and a
+//!   [`StreamDecoder`] (SSE events → text and tool-call fragments assembled per index);
+//! - [`HttpTransport`]: one `reqwest` client (rustls), timeouts, retries with jittered exponential
+//!   back-off honouring `Retry-After`, no retry once a stream was consumed;
+//! - [`HttpAdapter`] joins them into a [`wink_agent::ProviderAdapter`];
+//!   [`adapter_from_spec`] builds one from `PROVIDER:MODEL`.
+//!
+//! Tools go out under provider-safe aliases ([`wink_schema::ToolNameAliases`]) in the provider's
+//! schema dialect and come back under their canonical names. API keys ([`ApiKey`]) are redacted
+//! in `Debug` and scrubbed from error texts.
+//!
+//! ```
+//! use serde_json::json;
+//! use wink_agent::{Message, ModelRequest, ToolSpec};
+//! use wink_providers::{AdapterConfig, openai_chat};
+//!
+//! let request = ModelRequest {
+//!     messages: vec![Message::system("You are terse."), Message::user("Read a.txt")],
+//!     tools: vec![ToolSpec {
+//!         name: "file.read".into(),
+//!         description: "Read a file.".into(),
+//!         parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+//!     }],
+//!     ..ModelRequest::default()
+//! };
+//! let body = openai_chat::encode_request(&request, &AdapterConfig::openai("gpt-4.1")).unwrap();
+//! let tool = &body["tools"][0]["function"];
+//! assert_eq!(tool["name"], "file__read");
+//! assert_eq!(tool["strict"], true);
+//! assert_eq!(tool["parameters"]["additionalProperties"], false);
+//! assert_eq!(body["messages"][1], json!({"role": "user", "content": "Read a.txt"}));
+//! ```
+
+mod adapter;
+pub mod anthropic;
+mod assemble;
+mod config;
+mod factory;
+mod failure;
+mod mapping;
+pub mod openai_chat;
+pub mod openai_responses;
+mod sse;
+mod transport;
+
+pub use adapter::HttpAdapter;
+pub use assemble::StreamDecoder;
+pub use config::{
+    ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, AdapterConfig, ApiKey, AuthScheme, DeferredTools,
+    LITELLM_BASE_URL, MaxTokensField, Namespace, OPENAI_BASE_URL, RetryPolicy, Timeouts,
+    WireFormat,
+};
+pub use factory::{
+    AdapterOptions, PROVIDERS, adapter_from_spec, adapter_from_spec_with_env, config_from_spec,
+};
+pub use mapping::RequestMapping;
+pub use sse::{SseEvent, SseParser};
+pub use transport::{
+    ChunkConsumer, HttpTransport, Reply, backoff, install_crypto_provider, parse_retry_after,
+    retry_after,
+};
+
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,282 @@
+//! What the encoders and decoders of one request share: tool name aliases, which tools went out
+//! strict, the wire form of each tool's parameters, and whether structured output was asked for.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+use wink_agent::{Message, ModelRequest, ProviderError, ProviderErrorKind, ToolSpec};
+use wink_core::ToolArguments;
+use wink_schema::{
+    SchemaDialect, ToolNameAliases, fits_openai_strict, normalize, strip_strict_nulls,
+};
+
+use crate::config::{AdapterConfig, DeferredTools, WireFormat};
+
+/// The request-side facts a response is decoded against.
+#[derive(Debug, Clone)]
+pub struct RequestMapping {
+    aliases: ToolNameAliases,
+    /// Original parameter schemas of the tools sent strict, by canonical name.
+    strict: HashMap<String, Value>,
+    /// Wire parameters of each offered tool, by canonical name.
+    parameters: HashMap<String, Value>,
+    structured_output: bool,
+    deferred: Option<DeferredTools>,
+}
+
+impl RequestMapping {
+    /// Builds the mapping of `request` under `config`.
+    ///
+    /// Aliases cover the offered tools and every tool named in the conversation (a tool offered in
+    /// an earlier turn keeps its alias as long as the set of names does).
+    ///
+    /// # Errors
+    /// [`ProviderErrorKind::Config`] for a duplicate or empty tool name, or a tool schema the
+    /// provider's dialect cannot express.
+    pub fn new(request: &ModelRequest, config: &AdapterConfig) -> Result<Self, ProviderError> {
+        let config_error = |message: String| {
+            ProviderError::new(
+                ProviderErrorKind::Config,
+                &config.provider,
+                &config.model,
+                message,
+            )
+        };
+        let mut names: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        for tool in &request.tools {
+            if !seen.insert(tool.name.as_str()) {
+                return Err(config_error(format!(
+                    "Duplicate tool name '{}' in the request.",
+                    tool.name
+                )));
+            }
+            names.push(&tool.name);
+        }
+        for message in &request.messages {
+            let mentioned: Vec<&str> = match message {
+                Message::Assistant { tool_calls, .. } => {
+                    tool_calls.iter().map(|call| call.name.as_str()).collect()
+                }
+                Message::Tool { name, .. } => vec![name.as_str()],
+                _ => Vec::new(),
+            };
+            for name in mentioned {
+                if seen.insert(name) {
+                    names.push(name);
+                }
+            }
+        }
+        let aliases = ToolNameAliases::new(names)
+            .map_err(|error| config_error(format!("Tool names cannot be aliased: {error}")))?;
+
+        let uses_strict = config.strict_tools
+            && matches!(
+                config.format,
+                WireFormat::OpenAiChat | WireFormat::OpenAiResponses
+            );
+        let mut strict = HashMap::new();
+        let mut parameters = HashMap::new();
+        for tool in &request.tools {
+            // Strict when strict mode can say the schema; one it cannot normalise goes non-strict.
+            let strict_form = (uses_strict && fits_openai_strict(&tool.parameters))
+                .then(|| normalize(&tool.parameters, SchemaDialect::OpenAiStrict).ok())
+                .flatten();
+            let sent_strict = strict_form.is_some();
+            let wire = match strict_form {
+                Some(wire) => wire,
+                None => normalize(&tool.parameters, config.dialect).map_err(|error| {
+                    config_error(format!(
+                        "Tool '{}' parameters ({} dialect): {error}",
+                        tool.name, config.dialect
+                    ))
+                })?,
+            };
+            if sent_strict {
+                strict.insert(tool.name.clone(), tool.parameters.clone());
+            }
+            parameters.insert(tool.name.clone(), wire);
+        }
+        let deferred = match config.format {
+            WireFormat::AnthropicMessages | WireFormat::OpenAiResponses => {
+                config.deferred_tools.clone()
+            }
+            _ => None,
+        };
+        Ok(Self {
+            aliases,
+            strict,
+            parameters,
+            structured_output: request.output.is_some(),
+            deferred,
+        })
+    }
+
+    /// The name a tool goes out under.
+    pub fn wire_name<'a>(&'a self, canonical: &'a str) -> &'a str {
+        self.aliases.alias(canonical).unwrap_or(canonical)
+    }
+
+    /// The canonical name behind a wire name (unknown names come back unchanged, so the loop
+    /// can report them).
+    pub fn canonical_name(&self, wire: &str) -> String {
+        self.aliases.original(wire).unwrap_or(wire).to_owned()
+    }
+
+    /// The normalised parameters of an offered tool.
+    pub fn wire_parameters<'a>(&'a self, tool: &'a ToolSpec) -> &'a Value {
+        self.parameters.get(&tool.name).unwrap_or(&tool.parameters)
+    }
+
+    /// Whether the tool went out with `"strict": true`.
+    pub fn is_strict(&self, canonical: &str) -> bool {
+        self.strict.contains_key(canonical)
+    }
+
+    /// Whether the request asked for structured output.
+    pub fn wants_structured_output(&self) -> bool {
+        self.structured_output
+    }
+
+    /// The deferred-tools setting, when the format supports it.
+    pub fn deferred(&self) -> Option<&DeferredTools> {
+        self.deferred.as_ref()
+    }
+
+    /// Whether the tool is deferred.
+    pub fn is_deferred(&self, canonical: &str) -> bool {
+        self.deferred.as_ref().is_some_and(|deferred| {
+            deferred.tools.contains(canonical) && deferred.search_tool != canonical
+        })
+    }
+
+    /// Whether the tool is the catalog search tool of the deferred setting.
+    pub fn is_search_tool(&self, canonical: &str) -> bool {
+        self.deferred
+            .as_ref()
+            .is_some_and(|deferred| deferred.search_tool == canonical)
+    }
+
+    /// The deferred tools a search result names, in catalog (sorted) order.
+    pub fn referenced_tools(&self, result_text: &str) -> Vec<String> {
+        let Some(deferred) = &self.deferred else {
+            return Vec::new();
+        };
+        deferred
+            .tools
+            .iter()
+            .filter(|name| *name != &deferred.search_tool && names_token(result_text, name))
+            .cloned()
+            .collect()
+    }
+
+    /// Arguments a provider sent as JSON text, under their canonical form: for a strict tool the
+    /// `null`s strict mode forced on optional fields are removed (when the text parses).
+    pub fn text_arguments(&self, canonical: &str, raw: String) -> ToolArguments {
+        if let Some(schema) = self.strict.get(canonical)
+            && let Ok(parsed) = serde_json::from_str::<Value>(&raw)
+        {
+            let stripped = strip_strict_nulls(schema, &parsed);
+            if stripped != parsed {
+                return ToolArguments::Text(stripped.to_string());
+            }
+        }
+        ToolArguments::Text(raw)
+    }
+}
+
+/// Arguments as JSON text for the wire.
+pub(crate) fn arguments_text(arguments: &ToolArguments) -> String {
+    match arguments {
+        ToolArguments::Text(text) => text.clone(),
+        ToolArguments::Json(value) => value.to_string(),
+    }
+}
+
+/// Arguments as a JSON object for the wire (Anthropic): text that does not parse to an object
+/// becomes `{}` (such a call already failed in the loop).
+pub(crate) fn arguments_object(arguments: &ToolArguments) -> Value {
+    let value = match arguments {
+        ToolArguments::Json(value) => value.clone(),
+        ToolArguments::Text(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+    };
+    if value.is_object() {
+        value
+    } else {
+        Value::Object(serde_json::Map::new())
+    }
+}
+
+fn is_name_char(character: char) -> bool {
+    character.is_alphanumeric() || character == '_' || character == '-'
+}
+
+/// Whether `name` occurs in `text` as a whole token.
+fn names_token(text: &str, name: &str) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let mut start = 0;
+    while let Some(found) = text[start..].find(name) {
+        let at = start + found;
+        let end = at + name.len();
+        let before = text[..at].chars().next_back();
+        let mut after = text[end..].chars();
+        let next = after.next();
+        let continues_before = before.is_some_and(|c| is_name_char(c) || c == '.');
+        let continues_after = match next {
+            Some('.') => after.next().is_some_and(is_name_char),
+            Some(c) => is_name_char(c),
+            None => false,
+        };
+        if !continues_before && !continues_after {
+            return true;
+        }
+        start = at + text[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// Converts an `f32` to the JSON number a person would write (`0.2`, not `0.20000000298`).
+pub(crate) fn json_f32(value: f32) -> Value {
+    value
+        .to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(Value::Null, Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn whole_token_mentions() {
+        assert!(names_token("Found: file.read, file.write.", "file.write"));
+        assert!(names_token("- file.read\n", "file.read"));
+        assert!(!names_token("file.read_all", "file.read"));
+        assert!(!names_token("xfile.read", "file.read"));
+        assert!(!names_token("file.read.v2", "file.read"));
+        assert!(names_token("`file.read`", "file.read"));
+    }
+
+    #[test]
+    fn temperature_is_written_as_typed() {
+        assert_eq!(json_f32(0.2), json!(0.2));
+        assert_eq!(json_f32(1.0), json!(1.0));
+    }
+
+    #[test]
+    fn unparsable_arguments_become_an_empty_object() {
+        assert_eq!(
+            arguments_object(&ToolArguments::Text("{oops".into())),
+            json!({})
+        );
+        assert_eq!(
+            arguments_object(&ToolArguments::Text("{\"a\":1}".into())),
+            json!({"a": 1})
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! An incremental server-sent-events parser (the WHATWG `text/event-stream` rules that LLM
+//! streams use): bytes in, whole events out, however the bytes were split into chunks.
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SseEvent {
+    /// The `event:` field, when given.
+    pub event: Option<String>,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+}
+
+/// Feeds on chunks, yields events.
+#[derive(Debug, Default)]
+pub struct SseParser {
+    line: Vec<u8>,
+    /// The previous chunk ended with `\r`: a `\n` opening the next one belongs to it.
+    after_cr: bool,
+    started: bool,
+    event: Option<String>,
+    data: String,
+    has_data: bool,
+}
+
+impl SseParser {
+    /// A parser at the start of a stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses one chunk; returns the events it completed.
+    pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+        let mut events = Vec::new();
+        let mut bytes = chunk;
+        if !self.started && !bytes.is_empty() {
+            self.started = true;
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        }
+        for &byte in bytes {
+            if self.after_cr {
+                self.after_cr = false;
+                if byte == b'\n' {
+                    continue;
+                }
+            }
+            match byte {
+                b'\r' => {
+                    self.after_cr = true;
+                    self.end_line(&mut events);
+                }
+                b'\n' => self.end_line(&mut events),
+                _ => self.line.push(byte),
+            }
+        }
+        events
+    }
+
+    /// Whether bytes of an event that has not been dispatched yet are buffered.
+    pub fn has_partial_event(&self) -> bool {
+        !self.line.is_empty() || self.has_data || self.event.is_some()
+    }
+
+    fn end_line(&mut self, events: &mut Vec<SseEvent>) {
+        let line = String::from_utf8_lossy(&self.line).into_owned();
+        self.line.clear();
+        if line.is_empty() {
+            if self.has_data {
+                events.push(SseEvent {
+                    event: self.event.take(),
+                    data: std::mem::take(&mut self.data),
+                });
+            }
+            self.event = None;
+            self.data.clear();
+            self.has_data = false;
+            return;
+        }
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line.as_str(), ""),
+        };
+        match field {
+            "event" => self.event = Some(value.to_owned()),
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parse_all(chunks: &[&[u8]]) -> Vec<SseEvent> {
+        let mut parser = SseParser::new();
+        chunks.iter().flat_map(|chunk| parser.push(chunk)).collect()
+    }
+
+    #[test]
+    fn fields_comments_and_multiline_data() {
+        let events = parse_all(&[b"\xEF\xBB\xBF: keep-alive\nevent: message_start\ndata: {\"a\":\ndata:1}\n\ndata: [DONE]\n\n"]);
+        assert_eq!(
+            events,
+            vec![
+                SseEvent {
+                    event: Some("message_start".into()),
+                    data: "{\"a\":\n1}".into()
+                },
+                SseEvent {
+                    event: None,
+                    data: "[DONE]".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn crlf_split_across_chunks() {
+        let events = parse_all(&[b"data: a\r", b"\n\r", b"\ndata: b\r\r"]);
+        assert_eq!(
+            events,
+            vec![
+                SseEvent {
+                    event: None,
+                    data: "a".into()
+                },
+                SseEvent {
+                    event: None,
+                    data: "b".into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn event_without_data_is_not_dispatched_and_partial_is_reported() {
+        let mut parser = SseParser::new();
+        assert!(parser.push(b"event: ping\n\n").is_empty());
+        assert!(parser.push(b"data: {\"x\"").is_empty());
+        assert!(parser.has_partial_event());
+    }
+
+    proptest! {
+        #[test]
+        fn chunking_does_not_change_events(
+            payloads in proptest::collection::vec("[a-z{}\":, ]{0,12}", 1..6),
+            cuts in proptest::collection::vec(0usize..200, 0..8),
+            crlf in any::<bool>(),
+        ) {
+            let newline = if crlf { "\r\n" } else { "\n" };
+            let text: String = payloads.iter().map(|p| format!("event: e{newline}data: {p}{newline}{newline}")).collect();
+            let bytes = text.as_bytes();
+            let whole = parse_all(&[bytes]);
+            let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+            points.sort_unstable();
+            let mut chunks: Vec<&[u8]> = Vec::new();
+            let mut last = 0;
+            for point in points {
+                chunks.push(&bytes[last..point]);
+                last = point;
+            }
+            chunks.push(&bytes[last..]);
+            prop_assert_eq!(parse_all(&chunks), whole.clone());
+            prop_assert_eq!(whole.len(), payloads.len());
+        }
+    }
+}
