@@ -18,3 +18,14 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 cargo fetch --locked
+
+# The small local model for the real-model tests (skipped when WINK_SKIP_REAL_MODEL=1).
+if [ "${WINK_SKIP_REAL_MODEL:-0}" != "1" ]; then
+  bash scripts/fetch-model.sh 0.5b
+fi
+
+# The official MCP Python SDK: an MCP client this project did not write, for the MCP server tests.
+if ! python3 -c "import mcp" >/dev/null 2>&1; then
+  echo "setup: installing the MCP Python SDK"
+  python3 -m pip install --quiet --disable-pip-version-check "mcp${WINK_MCP_PIN:-}"
+fi

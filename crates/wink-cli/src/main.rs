@@ -26,16 +26,29 @@ enum Command {
     Run(Box<cmd::run::RunArgs>),
     /// Inspect session logs.
     Session(cmd::session::SessionArgs),
+    /// Tool catalogs: search quality (`eval`) and token footprint (`tokens`).
+    Catalog(cmd::catalog::CatalogArgs),
+    /// A tool catalog's meta-tools (list, describe, search) over a JSON tool list or an MCP server.
+    Tools(cmd::tools::ToolsArgs),
+    /// Serve a prompt file to MCP clients (Claude Code, the Claude Agent SDK, ...).
+    Mcp(cmd::mcp::McpArgs),
+    /// The embedded local model: fetch it, or show where it is cached.
+    Model(cmd::local_model::ModelArgs),
 }
 
 fn main() -> ExitCode {
     init_tracing();
+    wink_providers::install_crypto_provider();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Render(args) => cmd::render::run(&args),
         Command::Call(args) => cmd::call::run(&args),
         Command::Run(args) => cmd::run::run(&args),
+        Command::Model(args) => cmd::local_model::run(&args),
         Command::Session(args) => cmd::session::run(&args),
+        Command::Catalog(args) => cmd::catalog::run(&args),
+        Command::Tools(args) => cmd::tools::run(&args),
+        Command::Mcp(args) => cmd::mcp::run(&args),
     };
     match outcome {
         Ok(code) => code,

@@ -1,8 +1,12 @@
 //! Subcommands.
 
 pub mod call;
+pub mod catalog;
 pub mod common;
+pub mod local_model;
+pub mod mcp;
 pub mod model;
 pub mod render;
 pub mod run;
 pub mod session;
+pub mod tools;

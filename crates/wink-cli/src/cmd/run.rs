@@ -12,7 +12,7 @@ use wink_agent::{
     Budget, BudgetLimit, ExpansionPolicy, LoopConfig, LoopOutcome, MainLoop, MainLoopConfig,
     ModelTurn, RunHooks, RunObserver, StreamDelta, StreamSink, ToolSpec,
 };
-use wink_core::{Deadline, ToolCall, block_on};
+use wink_core::{Deadline, ToolCall};
 
 use super::common::PromptArgs;
 use super::model::{self, ModelOptions};
@@ -26,9 +26,17 @@ pub const BUDGET_EXIT: u8 = 3;
 pub struct RunArgs {
     #[command(flatten)]
     pub prompt: PromptArgs,
-    /// The model: scripted:PATH (and the providers this build has).
-    #[arg(long, value_name = "SPEC")]
+    /// The model: local (default: the embedded Qwen2.5-Coder-1.5B), local:0.5b, local:PATH,
+    /// openai:MODEL, openai-responses:MODEL, anthropic:MODEL, litellm:MODEL,
+    /// openai-compat:MODEL (with --base-url), scripted:PATH.
+    #[arg(long, value_name = "SPEC", default_value = "local")]
     pub model: String,
+    /// Fetch the local model without asking when it is missing.
+    #[arg(long)]
+    pub yes: bool,
+    /// Threads for the local model (default: all cores).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
     /// Base URL for HTTP providers.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -65,6 +73,9 @@ pub struct RunArgs {
     /// Wall-clock limit in seconds.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
+    /// Retries for HTTP providers (429, 5xx, connection errors).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
     /// More progress detail on stderr.
     #[arg(long, short)]
     pub verbose: bool,
@@ -179,11 +190,19 @@ impl StreamSink for TerminalStream {
 
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let policy = parse_policy(&args.policy)?;
+    let streaming = std::io::stdout().is_terminal();
     let adapter = model::adapter(
         &args.model,
         &ModelOptions {
             base_url: args.base_url.clone(),
             no_dynamic_tools: args.no_dynamic_tools,
+            stream: streaming,
+            max_retries: args.max_retries,
+            local: super::local_model::LocalOptions {
+                yes: args.yes,
+                verbose: args.verbose,
+                threads: args.threads,
+            },
         },
     )?;
     let fsync = wink_store::FsyncPolicy::EveryEvent;
@@ -236,7 +255,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let stream = TerminalStream {
         wrote: AtomicBool::new(false),
     };
-    let streaming = std::io::stdout().is_terminal();
     let hooks = RunHooks {
         observer: Some(&progress),
         stream: streaming.then_some(&stream as &dyn StreamSink),
@@ -248,7 +266,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         adapter.model()
     );
     let main_loop = MainLoop::new(adapter.as_ref(), config);
-    let result = block_on(main_loop.execute(&prepared.prompt, &prepared.session, hooks))
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
+    let result = runtime
+        .block_on(main_loop.execute(&prepared.prompt, &prepared.session, hooks))
         .map_err(|e| usage(format!("{}: {e}", args.prompt.file.display())))?;
     let spent = result.spent;
     eprintln!(

@@ -1,0 +1,136 @@
+//! The token footprint of a catalog in the first model request: every full schema offered as a
+//! tool versus the level-1 listings plus the meta-tools.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use wink_core::{SectionPath, Tool, format_heading};
+use wink_tokens::TokenCounter;
+
+use crate::catalog::Catalog;
+use crate::section::{CatalogListing, ToolCatalogSection, listing_body};
+
+/// Tokens of the first request in each mode, and statistics of the per-tool lines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Footprint {
+    /// Tools in the catalog.
+    pub tools: usize,
+    /// Namespaces in the catalog.
+    pub namespaces: usize,
+    /// (a) Every tool offered with its full schema: the tools array as an OpenAI request sends it.
+    pub full_schemas: usize,
+    /// (b) The one-line-per-tool section (full names) plus the three meta-tools.
+    pub per_tool: usize,
+    /// (b') One line per tool grouped under namespace headings, plus the meta-tools.
+    pub grouped: usize,
+    /// The one-line-per-namespace section plus the meta-tools.
+    pub per_namespace: usize,
+    /// (c) The namespaces-only section plus the meta-tools.
+    pub namespaces_only: usize,
+    /// The three meta-tools' specs alone (included in b and c).
+    pub meta_tools: usize,
+    /// Per-tool listing lines.
+    pub lines: LineStats,
+}
+
+/// Token statistics of listing lines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LineStats {
+    /// Lines measured.
+    pub count: usize,
+    /// Mean tokens per line.
+    pub mean: f64,
+    /// Median.
+    pub p50: usize,
+    /// 95th percentile.
+    pub p95: usize,
+    /// Longest line.
+    pub max: usize,
+    /// Lines over 25 tokens.
+    pub over_25: usize,
+}
+
+impl Footprint {
+    /// Measures `catalog` with `counter`.
+    pub fn measure(catalog: &Catalog, counter: TokenCounter) -> Self {
+        let all: Vec<&dyn Tool> = catalog
+            .entries()
+            .iter()
+            .map(|e| e.tool().as_ref())
+            .collect();
+        let full_schemas = counter.count(&tool_specs_json(&all));
+        let section = ToolCatalogSection::new("Tools", "tools", Catalog::empty());
+        let meta: Vec<&dyn Tool> = section.meta_tools().iter().map(|t| t.as_ref()).collect();
+        let meta_tools = counter.count(&tool_specs_json(&meta));
+        let heading = format_heading(
+            "Tools",
+            0,
+            "1",
+            Some(&SectionPath::new(vec!["tools".into()])),
+        );
+        let mode = |listing: CatalogListing| {
+            let text = format!("{heading}\n\n{}", listing_body(catalog, listing));
+            counter.count(&text) + meta_tools
+        };
+        let mut line_tokens: Vec<usize> = catalog
+            .entries()
+            .iter()
+            .map(|e| counter.count(e.line()))
+            .collect();
+        line_tokens.sort_unstable();
+        let count = line_tokens.len();
+        let percentile = |p: f64| -> usize {
+            if count == 0 {
+                return 0;
+            }
+            let rank = ((p * count as f64).ceil() as usize).clamp(1, count);
+            line_tokens[rank - 1]
+        };
+        let lines = LineStats {
+            count,
+            mean: if count == 0 {
+                0.0
+            } else {
+                line_tokens.iter().sum::<usize>() as f64 / count as f64
+            },
+            p50: percentile(0.5),
+            p95: percentile(0.95),
+            max: line_tokens.last().copied().unwrap_or(0),
+            over_25: line_tokens.iter().filter(|&&t| t > 25).count(),
+        };
+        Self {
+            tools: catalog.len(),
+            namespaces: catalog.namespaces().len(),
+            full_schemas,
+            per_tool: mode(CatalogListing::PerTool),
+            grouped: mode(CatalogListing::Grouped),
+            per_namespace: mode(CatalogListing::PerNamespace),
+            namespaces_only: mode(CatalogListing::NamespacesOnly),
+            meta_tools,
+            lines,
+        }
+    }
+
+    /// `1 - tokens / full_schemas`, as a percentage.
+    pub fn reduction(&self, tokens: usize) -> f64 {
+        if self.full_schemas == 0 {
+            return 0.0;
+        }
+        100.0 * (1.0 - tokens as f64 / self.full_schemas as f64)
+    }
+}
+
+/// The `tools` array of an OpenAI Chat Completions request for `tools`, as compact JSON:
+/// `[{"type": "function", "function": {"name", "description", "parameters"}}]`.
+pub fn tool_specs_json(tools: &[&dyn Tool]) -> String {
+    let specs: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            json!({"type": "function", "function": {
+                "name": tool.name(),
+                "description": tool.description(),
+                "parameters": tool.parameters(),
+            }})
+        })
+        .collect();
+    Value::Array(specs).to_string()
+}

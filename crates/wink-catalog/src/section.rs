@@ -1,0 +1,519 @@
+//! [`ToolCatalogSection`]: a prompt section that lists a catalog (level-1 metadata only) and
+//! offers the meta-tools; tools described with `tool.describe` become callable.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use wink_core::{
+    ParamsValue, PromptError, Section, SectionExpansion, SectionPath, SectionVisibility, Tool,
+    ToolConcurrency, ToolContext, ToolError, ToolFuture, ToolPayload, ToolRef, ToolResponse,
+    ToolResult,
+};
+use wink_session::{Event, Session};
+
+use crate::catalog::{
+    Catalog, DEFAULT_FIND_LIMIT, DEFAULT_LIST_LIMIT, FIND_TOOL, ListQuery, MAX_FIND_LIMIT,
+    MAX_LIST_LIMIT, TOOL_DESCRIBE, TOOL_LIST,
+};
+
+/// Recorded in the session when `tool.describe` makes catalog tools callable. No reducer is
+/// needed: the events form their own ledger slice, which [`ToolCatalogSection`] reads to offer
+/// the activated tools on every later render (restarts included).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogToolsActivated {
+    /// The catalog section's dotted path.
+    pub catalog: String,
+    /// The tools made callable, in the order described.
+    pub tools: Vec<String>,
+}
+
+impl Event for CatalogToolsActivated {}
+
+/// What the catalog section shows of its tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CatalogListing {
+    /// One line per tool: `- name: summary` (the default).
+    #[default]
+    PerTool,
+    /// One line per tool under a `[namespace]` heading, names without the repeated
+    /// `namespace.` prefix (the leanest per-tool listing for namespaced catalogs).
+    Grouped,
+    /// One line per namespace: `- name (N tools): description`; tools without a namespace get
+    /// their own line.
+    PerNamespace,
+    /// One line naming the namespaces and their sizes.
+    NamespacesOnly,
+}
+
+/// A prompt section holding a tool catalog.
+///
+/// It renders level-1 metadata only and offers just the meta-tools — `tool.list`,
+/// `tool.describe`, `find_tool` — plus the tools the session has activated with
+/// `tool.describe`. Describing a tool returns its full specification and a
+/// [`SectionExpansion`] listing it, so the agent loop injects it into the running conversation
+/// (or restarts with it offered, for adapters without dynamic tools).
+///
+/// The section must sit at the path given by [`ToolCatalogSection::at_path`] (default: its key
+/// at the top level), and a prompt holds one catalog section (the meta-tool names are fixed).
+pub struct ToolCatalogSection {
+    title: String,
+    key: String,
+    listing: CatalogListing,
+    summary: Option<String>,
+    body: String,
+    shared: Arc<Shared>,
+    meta_tools: Vec<ToolRef>,
+}
+
+struct Shared {
+    catalog: Arc<Catalog>,
+    path: SectionPath,
+}
+
+impl Shared {
+    fn id(&self) -> String {
+        self.path.dotted()
+    }
+
+    fn activated(&self, session: &Session) -> Vec<String> {
+        let id = self.id();
+        let mut seen = HashSet::new();
+        let mut names = Vec::new();
+        for event in session.slice::<CatalogToolsActivated>().iter() {
+            if event.catalog != id {
+                continue;
+            }
+            for name in &event.tools {
+                if seen.insert(name.clone()) {
+                    names.push(name.clone());
+                }
+            }
+        }
+        names
+    }
+}
+
+impl fmt::Debug for ToolCatalogSection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCatalogSection")
+            .field("key", &self.key)
+            .field("tools", &self.shared.catalog.len())
+            .field("listing", &self.listing)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolCatalogSection {
+    /// A section titled `title` with key `key` over `catalog`, listing one line per tool.
+    pub fn new(title: impl Into<String>, key: impl Into<String>, catalog: Catalog) -> Self {
+        Self::shared(title, key, Arc::new(catalog))
+    }
+
+    /// As [`ToolCatalogSection::new`], over a shared catalog.
+    pub fn shared(title: impl Into<String>, key: impl Into<String>, catalog: Arc<Catalog>) -> Self {
+        let key = key.into();
+        let shared = Arc::new(Shared {
+            catalog,
+            path: SectionPath::new(vec![key.clone()]),
+        });
+        let mut section = Self {
+            title: title.into(),
+            key,
+            listing: CatalogListing::PerTool,
+            summary: None,
+            body: String::new(),
+            meta_tools: Vec::new(),
+            shared,
+        };
+        section.rebuild();
+        section
+    }
+
+    /// Chooses what the listing shows.
+    #[must_use]
+    pub fn listing(mut self, listing: CatalogListing) -> Self {
+        self.listing = listing;
+        self.rebuild();
+        self
+    }
+
+    /// Places the section at `path` (its parents' keys and its own), for nested sections.
+    #[must_use]
+    pub fn at_path(mut self, path: SectionPath) -> Self {
+        self.shared = Arc::new(Shared {
+            catalog: self.shared.catalog.clone(),
+            path,
+        });
+        self.rebuild();
+        self
+    }
+
+    /// A summary shown while the section is summarized.
+    #[must_use]
+    pub fn summary(mut self, summary: impl Into<String>) -> Self {
+        self.summary = Some(summary.into());
+        self
+    }
+
+    /// The catalog.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.shared.catalog
+    }
+
+    /// The section's path (what activation events and expansions name).
+    pub fn path(&self) -> &SectionPath {
+        &self.shared.path
+    }
+
+    /// Names of the tools `session` has activated in this catalog, in activation order.
+    pub fn activated(&self, session: &Session) -> Vec<String> {
+        self.shared.activated(session)
+    }
+
+    /// The meta-tools: `tool.list`, `tool.describe`, `find_tool`.
+    pub fn meta_tools(&self) -> &[ToolRef] {
+        &self.meta_tools
+    }
+
+    /// The rendered body (the listing and its usage note).
+    pub fn body(&self) -> &str {
+        &self.body
+    }
+
+    fn rebuild(&mut self) {
+        self.body = listing_body(&self.shared.catalog, self.listing);
+        self.meta_tools = vec![
+            Arc::new(MetaTool::list(self.shared.clone())),
+            Arc::new(MetaTool::describe(self.shared.clone())),
+            Arc::new(MetaTool::find(self.shared.clone())),
+        ];
+    }
+}
+
+/// The section body for `listing`: a usage note, a blank line, the lines.
+pub fn listing_body(catalog: &Catalog, listing: CatalogListing) -> String {
+    let count = catalog.len();
+    let tools = if count == 1 {
+        "1 tool".to_owned()
+    } else {
+        format!("{count} tools")
+    };
+    if count == 0 {
+        return "The tool catalog is empty.".to_owned();
+    }
+    let namespaces = catalog.namespaces();
+    let mut out = match listing {
+        CatalogListing::PerTool => format!(
+            "{tools} are available here but not yet callable. Call `tool.describe` with the names you need: it shows their full specifications and makes them callable. `find_tool` searches by capability; `tool.list` pages by namespace or tag.\n"
+        ),
+        CatalogListing::Grouped => format!(
+            "{tools} are available here but not yet callable. Under a `[namespace]` heading, names omit the namespace: `[github]` `- create_issue` is `github.create_issue`. Call `tool.describe` with the names you need: it shows their full specifications and makes them callable. `find_tool` searches by capability; `tool.list` pages by namespace or tag.\n"
+        ),
+        CatalogListing::PerNamespace | CatalogListing::NamespacesOnly => format!(
+            "{tools} in {} namespaces are available here but not yet callable. `tool.list` with a namespace lists its tools; `find_tool` searches by capability; `tool.describe` shows full specifications and makes tools callable.\n",
+            namespaces.len()
+        ),
+    };
+    match listing {
+        CatalogListing::PerTool => {
+            for entry in catalog.entries() {
+                out.push('\n');
+                out.push_str(entry.line());
+            }
+        }
+        CatalogListing::Grouped => {
+            for entry in catalog.unnamespaced() {
+                out.push('\n');
+                out.push_str(entry.line());
+            }
+            for namespace in namespaces {
+                out.push_str("\n[");
+                out.push_str(&namespace.name);
+                out.push(']');
+                for &position in &namespace.tools {
+                    out.push('\n');
+                    out.push_str(catalog.entries()[position].grouped_line());
+                }
+            }
+        }
+        CatalogListing::PerNamespace => {
+            for namespace in namespaces {
+                out.push('\n');
+                out.push_str(&namespace.line);
+            }
+            for entry in catalog.unnamespaced() {
+                out.push('\n');
+                out.push_str(entry.line());
+            }
+        }
+        CatalogListing::NamespacesOnly => {
+            let names: Vec<String> = namespaces
+                .iter()
+                .map(|n| format!("{} ({})", n.name, n.tools.len()))
+                .collect();
+            out.push_str("\nNamespaces (tools): ");
+            out.push_str(&names.join(", "));
+            out.push('.');
+            let loose = catalog.unnamespaced().count();
+            if loose > 0 {
+                out.push_str(&format!(
+                    " And {loose} tool{} without a namespace.",
+                    if loose == 1 { "" } else { "s" }
+                ));
+            }
+        }
+    }
+    out
+}
+
+impl Section for ToolCatalogSection {
+    fn title(&self) -> &str {
+        &self.title
+    }
+
+    fn key(&self) -> &str {
+        &self.key
+    }
+
+    fn tools(&self) -> &[ToolRef] {
+        &self.meta_tools
+    }
+
+    fn session_tools(&self, session: Option<&Session>) -> Vec<ToolRef> {
+        let Some(session) = session else {
+            return Vec::new();
+        };
+        self.shared
+            .activated(session)
+            .iter()
+            .filter_map(|name| self.shared.catalog.get(name))
+            .map(|entry| entry.tool().clone())
+            .collect()
+    }
+
+    fn summary(&self) -> Option<&str> {
+        self.summary.as_deref()
+    }
+
+    fn render_body(
+        &self,
+        _params: Option<&ParamsValue>,
+        visibility: SectionVisibility,
+    ) -> Result<String, PromptError> {
+        match (visibility, &self.summary) {
+            (SectionVisibility::Summary, Some(summary)) => Ok(summary.clone()),
+            _ => Ok(self.body.clone()),
+        }
+    }
+
+    fn accepts_overrides(&self) -> bool {
+        false
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum MetaKind {
+    List,
+    Describe,
+    Find,
+}
+
+struct MetaTool {
+    kind: MetaKind,
+    name: &'static str,
+    description: &'static str,
+    parameters: Value,
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for MetaTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MetaTool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Description of `find_tool`: it tells the model to describe the capability, not to paste the
+/// user's words.
+pub const FIND_TOOL_DESCRIPTION: &str = "Search the tool catalog by capability. Describe the capability you need in a few words (e.g. \"convert currency\", \"create calendar event\"); do not paste the user's request. Returns matching tools, best first.";
+/// Description of `tool.list`.
+pub const TOOL_LIST_DESCRIPTION: &str =
+    "List catalog tools (name and one-line summary) in pages, optionally by namespace or tag.";
+/// Description of `tool.describe`.
+pub const TOOL_DESCRIBE_DESCRIPTION: &str =
+    "Show the full specifications of catalog tools by exact name and make them callable.";
+
+impl MetaTool {
+    fn list(shared: Arc<Shared>) -> Self {
+        Self {
+            kind: MetaKind::List,
+            name: TOOL_LIST,
+            description: TOOL_LIST_DESCRIPTION,
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "namespace": {"type": "string", "description": "Only this namespace."},
+                    "tag": {"type": "string", "description": "Only tools with this tag."},
+                    "offset": {"type": "integer", "minimum": 0, "description": "Tools to skip (default 0)."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_LIMIT, "description": format!("Page size (default {DEFAULT_LIST_LIMIT}).")}
+                },
+                "additionalProperties": false
+            }),
+            shared,
+        }
+    }
+
+    fn describe(shared: Arc<Shared>) -> Self {
+        Self {
+            kind: MetaKind::Describe,
+            name: TOOL_DESCRIBE,
+            description: TOOL_DESCRIBE_DESCRIPTION,
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 20, "description": "Exact tool names."}
+                },
+                "required": ["names"],
+                "additionalProperties": false
+            }),
+            shared,
+        }
+    }
+
+    fn find(shared: Arc<Shared>) -> Self {
+        Self {
+            kind: MetaKind::Find,
+            name: FIND_TOOL,
+            description: FIND_TOOL_DESCRIPTION,
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "purpose": {"type": "string", "description": "The capability needed, in a few words."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_FIND_LIMIT, "description": format!("Results to return (default {DEFAULT_FIND_LIMIT}).")}
+                },
+                "required": ["purpose"],
+                "additionalProperties": false
+            }),
+            shared,
+        }
+    }
+
+    fn run(&self, args: &Value, context: &ToolContext) -> Result<ToolResponse, ToolError> {
+        let catalog = &self.shared.catalog;
+        match self.kind {
+            MetaKind::List => {
+                let query = ListQuery {
+                    namespace: string_arg(args, "namespace")?,
+                    tag: string_arg(args, "tag")?,
+                    offset: count_arg(args, "offset")?.unwrap_or(0),
+                    limit: count_arg(args, "limit")?.unwrap_or(DEFAULT_LIST_LIMIT),
+                };
+                Ok(text_response(catalog.list_text(&query)))
+            }
+            MetaKind::Find => {
+                let purpose = string_arg(args, "purpose")?
+                    .ok_or_else(|| ToolError::validation("`purpose` is required."))?;
+                let limit = count_arg(args, "limit")?.unwrap_or(DEFAULT_FIND_LIMIT);
+                Ok(text_response(catalog.find_text(&purpose, limit)))
+            }
+            MetaKind::Describe => {
+                let names: Vec<String> = match args.get("names") {
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|item| {
+                            item.as_str().map(str::to_owned).ok_or_else(|| {
+                                ToolError::validation("`names` must be a list of strings.")
+                            })
+                        })
+                        .collect::<Result<_, _>>()?,
+                    Some(Value::String(name)) => vec![name.clone()],
+                    _ => return Err(ToolError::validation("`names` is required.")),
+                };
+                let description = catalog.describe(&names);
+                if description.tools.is_empty() {
+                    return Ok(ToolResponse::from(ToolResult::<ToolPayload>::failure(
+                        description.text,
+                    )));
+                }
+                let activated: Vec<String> = description
+                    .tools
+                    .iter()
+                    .map(|t| t.name().to_owned())
+                    .collect();
+                context.session.dispatch(CatalogToolsActivated {
+                    catalog: self.shared.id(),
+                    tools: activated,
+                });
+                let path = self.shared.path.clone();
+                Ok(ToolResponse {
+                    result: ToolResult::message(description.text),
+                    expansion: Some(SectionExpansion {
+                        tools: description
+                            .tools
+                            .into_iter()
+                            .map(|tool| (path.clone(), tool))
+                            .collect(),
+                        path,
+                    }),
+                })
+            }
+        }
+    }
+}
+
+fn text_response(text: String) -> ToolResponse {
+    ToolResponse::from(ToolResult::<ToolPayload>::message(text))
+}
+
+fn string_arg(args: &Value, key: &str) -> Result<Option<String>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(ToolError::validation(format!("`{key}` must be a string."))),
+    }
+}
+
+fn count_arg(args: &Value, key: &str) -> Result<Option<usize>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| ToolError::validation(format!("`{key}` must be a whole number ≥ 0."))),
+    }
+}
+
+impl Tool for MetaTool {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn description(&self) -> &str {
+        self.description
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    fn accepts_overrides(&self) -> bool {
+        false
+    }
+
+    fn concurrency(&self) -> ToolConcurrency {
+        match self.kind {
+            MetaKind::List | MetaKind::Find => ToolConcurrency::Parallel,
+            MetaKind::Describe => ToolConcurrency::Sequential,
+        }
+    }
+
+    fn invoke<'a>(&'a self, args: Value, context: &'a mut ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move { self.run(&args, context) })
+    }
+}

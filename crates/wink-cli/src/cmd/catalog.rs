@@ -1,0 +1,210 @@
+//! `wink catalog eval` (retrieval quality of `find_tool`'s search) and `wink catalog tokens`
+//! (the first request's token footprint with and without two-level disclosure).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::json;
+use wink_catalog::{Catalog, Footprint, LineBudget, load_catalog_file};
+use wink_search::{
+    IndexConfig, SearchIndex, evaluate, load_bfcl, load_queries_jsonl, load_tools_jsonl,
+};
+use wink_tokens::TokenCounter;
+
+use crate::exit::usage;
+
+/// Output format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A readable table.
+    #[default]
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// Datasets `--dataset` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Dataset {
+    /// BFCL v4 function docs and answers (pooled): a directory of `BFCL_v4_*.json` files.
+    Bfcl,
+}
+
+/// `wink catalog eval|tokens`
+#[derive(Debug, Args)]
+pub struct CatalogArgs {
+    #[command(subcommand)]
+    pub command: CatalogCommand,
+}
+
+/// Catalog subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Retrieval quality of the catalog search: recall@1/5/10, nDCG@10, MRR.
+    Eval(EvalArgs),
+    /// Tokens of the first request: full schemas vs level-1 listings plus meta-tools.
+    Tokens(TokensArgs),
+}
+
+/// `wink catalog eval --dataset bfcl DIR` or `wink catalog eval --tools T.jsonl --queries Q.jsonl`
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// A known dataset, read from DIR.
+    #[arg(long, value_enum, requires = "dir", conflicts_with_all = ["tools", "queries"])]
+    pub dataset: Option<Dataset>,
+    /// The dataset directory (with `--dataset`).
+    #[arg(requires = "dataset")]
+    pub dir: Option<PathBuf>,
+    /// Tools, one JSON object per line: {"name", "description", "parameters"?, "tags"?}.
+    #[arg(long, requires = "queries")]
+    pub tools: Option<PathBuf>,
+    /// Queries, one JSON object per line: {"query", "relevant": [names]}.
+    #[arg(long, requires = "tools")]
+    pub queries: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// `wink catalog tokens FILE`
+#[derive(Debug, Args)]
+pub struct TokensArgs {
+    /// A JSON tool list (OpenAI, MCP or LiveMCP layout; JSON or JSON lines).
+    pub file: PathBuf,
+    /// Most tokens per listing line (0: no limit).
+    #[arg(long, default_value_t = 20)]
+    pub line_budget: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+pub fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        CatalogCommand::Eval(args) => eval(args),
+        CatalogCommand::Tokens(args) => tokens(args),
+    }
+}
+
+fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let (documents, queries) = match (&args.dataset, &args.dir, &args.tools, &args.queries) {
+        (Some(Dataset::Bfcl), Some(dir), _, _) => {
+            load_bfcl(dir).map_err(|e| usage(e.to_string()))?
+        }
+        (None, None, Some(tools), Some(queries)) => (
+            load_tools_jsonl(tools).map_err(|e| usage(e.to_string()))?,
+            load_queries_jsonl(queries).map_err(|e| usage(e.to_string()))?,
+        ),
+        _ => {
+            return Err(usage(
+                "give `--dataset bfcl DIR`, or `--tools TOOLS.jsonl --queries QUERIES.jsonl`",
+            ));
+        }
+    };
+    let tools = documents.len();
+    let index = SearchIndex::build(documents, IndexConfig::default());
+    let metrics = evaluate(&index, &queries);
+    match args.format {
+        Format::Json => {
+            let out = json!({
+                "recall@1": metrics.recall_at_1,
+                "recall@5": metrics.recall_at_5,
+                "recall@10": metrics.recall_at_10,
+                "ndcg@10": metrics.ndcg_at_10,
+                "mrr": metrics.mrr,
+                "queries": metrics.queries,
+                "tools": tools,
+            });
+            crate::output::println(&serde_json::to_string_pretty(&out)?)?;
+        }
+        Format::Text => {
+            let text = format!(
+                "{} queries over {tools} tools\nrecall@1   {:.3}\nrecall@5   {:.3}\nrecall@10  {:.3}\nndcg@10    {:.3}\nmrr        {:.3}",
+                metrics.queries,
+                metrics.recall_at_1,
+                metrics.recall_at_5,
+                metrics.recall_at_10,
+                metrics.ndcg_at_10,
+                metrics.mrr
+            );
+            crate::output::println(&text)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tokens(args: &TokensArgs) -> anyhow::Result<ExitCode> {
+    let file = load_catalog_file(&args.file).map_err(|e| usage(e.to_string()))?;
+    let budget = match args.line_budget {
+        0 => LineBudget::Unlimited,
+        n => LineBudget::Tokens(n),
+    };
+    let catalog = Catalog::builder()
+        .file(file)
+        .line_budget(budget)
+        .build()
+        .map_err(|e| usage(format!("{}: {e}", args.file.display())))?;
+    let counter = TokenCounter::o200k().context("token counter")?;
+    let footprint = Footprint::measure(&catalog, counter);
+    match args.format {
+        Format::Json => {
+            let mut value = serde_json::to_value(&footprint)?;
+            if let Some(map) = value.as_object_mut() {
+                map.insert(
+                    "reduction_percent".into(),
+                    json!({
+                        "per_tool": round1(footprint.reduction(footprint.per_tool)),
+                        "grouped": round1(footprint.reduction(footprint.grouped)),
+                        "per_namespace": round1(footprint.reduction(footprint.per_namespace)),
+                        "namespaces_only": round1(footprint.reduction(footprint.namespaces_only)),
+                    }),
+                );
+            }
+            crate::output::println(&serde_json::to_string_pretty(&value)?)?;
+        }
+        Format::Text => {
+            let f = &footprint;
+            let row = |label: &str, tokens: usize| {
+                format!("{label:<44}{tokens:>7}  (-{:.1}%)", f.reduction(tokens))
+            };
+            let text = [
+                format!(
+                    "{}: {} tools, {} namespaces; o200k_base tokens of the first request",
+                    args.file.display(),
+                    f.tools,
+                    f.namespaces
+                ),
+                format!(
+                    "{:<44}{:>7}",
+                    "(a) all full schemas as tool specs", f.full_schemas
+                ),
+                row("(b) one line per tool + meta-tools", f.per_tool),
+                row("(b) one line per tool, grouped + meta-tools", f.grouped),
+                row("    one line per namespace + meta-tools", f.per_namespace),
+                row("(c) namespaces only + meta-tools", f.namespaces_only),
+                format!(
+                    "{:<44}{:>7}",
+                    "    the three meta-tools alone", f.meta_tools
+                ),
+                format!(
+                    "tool lines: {} lines, mean {:.1}, p50 {}, p95 {}, max {} tokens; {} over 25",
+                    f.lines.count,
+                    f.lines.mean,
+                    f.lines.p50,
+                    f.lines.p95,
+                    f.lines.max,
+                    f.lines.over_25
+                ),
+            ]
+            .join("\n");
+            crate::output::println(&text)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn round1(value: f64) -> f64 {
+    (value * 10.0).round() / 10.0
+}

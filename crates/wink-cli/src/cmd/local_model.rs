@@ -1,0 +1,160 @@
+//! `wink model fetch` and `--model local[:PATH]`.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+use wink_agent::ProviderAdapter;
+use wink_local::{FetchProgress, LocalAdapter, LocalModelConfig, ModelChoice};
+
+use crate::exit::usage;
+
+/// `wink model ...`
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    #[command(subcommand)]
+    pub command: ModelCommand,
+}
+
+/// Model subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Download and verify the embedded model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M; --small for 0.5B).
+    Fetch(FetchArgs),
+    /// Print where the models are cached and whether they are present.
+    Path,
+}
+
+/// `wink model fetch [--small]`
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// Fetch the 0.5B model (faster, weaker) instead of the 1.5B default.
+    #[arg(long)]
+    pub small: bool,
+}
+
+pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        ModelCommand::Fetch(fetch) => {
+            let which = if fetch.small {
+                ModelChoice::Qwen05B
+            } else {
+                ModelChoice::Qwen15B
+            };
+            let path = fetch_with_progress(which)?;
+            crate::output::println(&path.display().to_string())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        ModelCommand::Path => {
+            let dir = wink_local::default_cache_dir();
+            for which in [ModelChoice::Qwen15B, ModelChoice::Qwen05B] {
+                let path = wink_local::model_path(which, &dir);
+                let state = if path.exists() {
+                    "present"
+                } else {
+                    "missing (wink model fetch)"
+                };
+                crate::output::println(&format!("{}\t{}\t{state}", which.label(), path.display()))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn fetch_with_progress(which: ModelChoice) -> anyhow::Result<PathBuf> {
+    let dir = wink_local::default_cache_dir();
+    eprintln!("wink: fetching {} into {}", which.label(), dir.display());
+    let mut progress = |p: FetchProgress| match p {
+        FetchProgress::AlreadyPresent { .. } => eprintln!("  already present and verified"),
+        FetchProgress::Downloading { part, parts, .. } => {
+            eprintln!("  downloading part {part}/{parts}")
+        }
+        FetchProgress::Extracted {
+            part,
+            parts,
+            bytes,
+            total_bytes,
+        } => {
+            eprintln!(
+                "  extracted part {part}/{parts} ({:.0} of {:.0} MB)",
+                bytes as f64 / 1e6,
+                total_bytes as f64 / 1e6
+            )
+        }
+        FetchProgress::Verifying { .. } => eprintln!("  verifying sha256"),
+        FetchProgress::Ready { .. } => eprintln!("  ready"),
+        _ => {}
+    };
+    wink_local::fetch_model(which, &dir, &mut progress)
+        .map_err(|e| anyhow::anyhow!("model fetch failed: {e}"))
+}
+
+/// Options for the local adapter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LocalOptions {
+    /// Fetch a missing default model without asking.
+    pub yes: bool,
+    /// Print speed per call.
+    pub verbose: bool,
+    /// Threads (0 = all cores).
+    pub threads: usize,
+}
+
+/// `local`, `local:1.5b`, `local:0.5b` or `local:PATH`.
+pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn ProviderAdapter>> {
+    let path = match rest {
+        "" | "1.5b" => ensure_model(ModelChoice::Qwen15B, options.yes)?,
+        "0.5b" | "small" => ensure_model(ModelChoice::Qwen05B, options.yes)?,
+        path => {
+            let p = PathBuf::from(path);
+            if !p.is_file() {
+                return Err(usage(format!("--model local:{path}: no such model file")));
+            }
+            p
+        }
+    };
+    let mut config = LocalModelConfig::default();
+    if options.threads > 0 {
+        config.threads = options.threads;
+    }
+    let adapter =
+        LocalAdapter::load(&path, config).map_err(|e| usage(format!("--model local: {e}")))?;
+    Ok(Arc::new(adapter.verbose(options.verbose)))
+}
+
+fn ensure_model(which: ModelChoice, yes: bool) -> anyhow::Result<PathBuf> {
+    let path = wink_local::model_path(which, &wink_local::default_cache_dir());
+    if path.is_file() {
+        return Ok(path);
+    }
+    let in_ci = std::env::var_os("CI").is_some();
+    let consent = if yes || in_ci {
+        true
+    } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        eprint!(
+            "The local model {} ({:.1} GB) is not downloaded yet. Download it from PyPI now? [y/N] ",
+            which.label(),
+            which.size_bytes() as f64 / 1e9
+        );
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer)?;
+        matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+    } else {
+        false
+    };
+    if !consent {
+        return Err(usage(format!(
+            "the local model is missing at {}; run `wink model fetch{}` (or pass --yes to fetch it now)",
+            path.display(),
+            if which == ModelChoice::Qwen05B {
+                " --small"
+            } else {
+                ""
+            }
+        )));
+    }
+    fetch_with_progress(which)
+}

@@ -1,0 +1,83 @@
+//! `wink mcp serve`.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use wink_mcp::PromptServer;
+
+use super::common::PromptArgs;
+use crate::exit::usage;
+
+/// `wink mcp <command>`
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+/// MCP subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Serve a prompt file's sections and tools to MCP clients (stdio by default).
+    Serve(ServeArgs),
+}
+
+/// `wink mcp serve FILE [--params JSON] [--expand KEY]... [--disclosure MODE] [--http ADDR]`
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub prompt: PromptArgs,
+    /// Serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+}
+
+pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        McpCommand::Serve(serve) => run_serve(serve),
+    }
+}
+
+fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let http = match &args.http {
+        None => None,
+        Some(text) => {
+            let addr: SocketAddr = text.parse().map_err(|e| {
+                usage(format!(
+                    "--http: '{text}' is not a socket address like 127.0.0.1:8765 ({e})"
+                ))
+            })?;
+            wink_mcp::check_loopback(addr).map_err(|e| usage(format!("--http: {e}")))?;
+            Some(addr)
+        }
+    };
+    let prepared = args.prompt.prepare()?;
+    let server =
+        PromptServer::new(prepared.prompt, prepared.session).with_resources(prepared.resources);
+    // Fail before serving when the prompt does not render (bad params, missing fields, ...).
+    server
+        .render()
+        .map_err(|e| usage(format!("{}: {e}", args.prompt.file.display())))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        match http {
+            None => server.serve_stdio().await.map_err(anyhow::Error::from),
+            Some(addr) => {
+                let running = wink_mcp::serve_http(server, addr)
+                    .await
+                    .map_err(|e| usage(format!("--http: {e}")))?;
+                eprintln!("wink mcp: serving on {}", running.url());
+                tokio::select! {
+                    () = running.wait() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+                Ok(())
+            }
+        }
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,153 @@
+//! `wink tools list|describe|search`: the catalog meta-tools over a JSON tool list or an MCP
+//! server started over stdio — exactly the texts a model would get.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+use wink_catalog::{
+    Catalog, DEFAULT_FIND_LIMIT, DEFAULT_LIST_LIMIT, ListQuery, McpServer, load_catalog_file,
+};
+
+use crate::exit::usage;
+
+/// `wink tools list|describe|search`
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    #[command(subcommand)]
+    pub command: ToolsCommand,
+}
+
+/// Tools subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// One line per tool (`tool.list`), paged and filtered.
+    List(ListArgs),
+    /// Full specifications of tools by name (`tool.describe`).
+    Describe(DescribeArgs),
+    /// Tools for a capability, best first (`find_tool`).
+    Search(SearchArgs),
+}
+
+/// Where the tools come from.
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// A JSON tool list (OpenAI, MCP or LiveMCP layout; JSON or JSON lines).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "mcp",
+        conflicts_with = "mcp"
+    )]
+    pub catalog: Option<PathBuf>,
+    /// Start this MCP server over stdio and use its tools, e.g. --mcp "python3 server.py".
+    #[arg(long, value_name = "COMMAND")]
+    pub mcp: Option<String>,
+}
+
+/// `wink tools list`
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Only this namespace.
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Only tools with this tag.
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// Tools to skip.
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// Page size (at most 200).
+    #[arg(long, default_value_t = DEFAULT_LIST_LIMIT)]
+    pub limit: usize,
+}
+
+/// `wink tools describe NAME...`
+#[derive(Debug, Args)]
+pub struct DescribeArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Tool names.
+    #[arg(required = true)]
+    pub names: Vec<String>,
+}
+
+/// `wink tools search PURPOSE`
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The capability needed, in a few words.
+    pub purpose: String,
+    /// Results to show (at most 20).
+    #[arg(long, default_value_t = DEFAULT_FIND_LIMIT)]
+    pub limit: usize,
+}
+
+/// The catalog, and the MCP server behind it (kept alive while the catalog is used).
+struct Loaded {
+    catalog: Catalog,
+    _server: Option<Arc<McpServer>>,
+}
+
+fn load(source: &SourceArgs) -> anyhow::Result<Loaded> {
+    match (&source.catalog, &source.mcp) {
+        (Some(path), None) => {
+            let file = load_catalog_file(path).map_err(|e| usage(e.to_string()))?;
+            let catalog = Catalog::builder()
+                .file(file)
+                .build()
+                .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+            Ok(Loaded {
+                catalog,
+                _server: None,
+            })
+        }
+        (None, Some(command)) => {
+            let server = Arc::new(McpServer::spawn(command).map_err(|e| usage(e.to_string()))?);
+            let catalog = Catalog::builder()
+                .mcp_server(server.clone())
+                .build()
+                .map_err(|e| usage(e.to_string()))?;
+            Ok(Loaded {
+                catalog,
+                _server: Some(server),
+            })
+        }
+        _ => Err(usage("give exactly one of --catalog FILE or --mcp COMMAND")),
+    }
+}
+
+pub fn run(args: &ToolsArgs) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        ToolsCommand::List(args) => {
+            let loaded = load(&args.source)?;
+            let query = ListQuery {
+                namespace: args.namespace.clone(),
+                tag: args.tag.clone(),
+                offset: args.offset,
+                limit: args.limit,
+            };
+            crate::output::println(&loaded.catalog.list_text(&query))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        ToolsCommand::Describe(args) => {
+            let loaded = load(&args.source)?;
+            let description = loaded.catalog.describe(&args.names);
+            crate::output::println(&description.text)?;
+            Ok(if description.tools.is_empty() {
+                ExitCode::from(crate::exit::FAILURE)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        ToolsCommand::Search(args) => {
+            let loaded = load(&args.source)?;
+            crate::output::println(&loaded.catalog.find_text(&args.purpose, args.limit))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

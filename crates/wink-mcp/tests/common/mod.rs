@@ -1,0 +1,71 @@
+//! Shared fixtures: a prompt with a plain section, a summarized section with a child, and a
+//! summarized section holding the `add` tool.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::json;
+use wink_core::{MarkdownSection, Prompt, PromptTemplate, ToolBuilder, ToolError, ToolResult};
+
+pub fn demo_prompt() -> Prompt {
+    let add = ToolBuilder::dynamic(
+        "add",
+        "Add two integers.",
+        json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+               "required": ["a", "b"], "additionalProperties": false}),
+        |args, _ctx| {
+            let a = args["a"]
+                .as_i64()
+                .ok_or_else(|| ToolError::validation("a"))?;
+            let b = args["b"]
+                .as_i64()
+                .ok_or_else(|| ToolError::validation("b"))?;
+            Ok(ToolResult::ok("sum", json!({"sum": a + b})))
+        },
+    )
+    .build()
+    .unwrap();
+    let template = PromptTemplate::builder("demo", "mcp")
+        .section(MarkdownSection::new("Task", "task", "Add 2 and 3."))
+        .section(
+            MarkdownSection::new("Reference", "reference", "Full reference.")
+                .summary("Reference available.")
+                .summarized()
+                .child(MarkdownSection::new("Details", "details", "Deep details.")),
+        )
+        .section(
+            MarkdownSection::new("Math", "math", "Use add for sums.")
+                .summary("Arithmetic tools.")
+                .summarized()
+                .tool(add),
+        )
+        .build()
+        .unwrap();
+    Prompt::new(template)
+}
+
+pub fn python_script(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(name)
+}
+
+/// Whether the official MCP Python SDK is importable. Outside CI a missing SDK skips the test
+/// with a note; in CI (env `CI` set) it is a failure.
+pub fn python_mcp_sdk() -> bool {
+    let available = Command::new("python3")
+        .args(["-c", "import mcp"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but the MCP Python SDK is missing: python3 -m pip install 'mcp==2.3.0'"
+        );
+        eprintln!(
+            "note: skipping: the MCP Python SDK is not installed (python3 -m pip install 'mcp==2.3.0')"
+        );
+    }
+    available
+}
