@@ -27,5 +27,5 @@ fi
 # The official MCP Python SDK: an MCP client this project did not write, for the MCP server tests.
 if ! python3 -c "import mcp" >/dev/null 2>&1; then
   echo "setup: installing the MCP Python SDK"
-  python3 -m pip install --quiet --disable-pip-version-check "mcp${WINK_MCP_PIN:-}"
+  python3 -m pip install --quiet --disable-pip-version-check "mcp==${WINK_MCP_VERSION:-2.3.0}"
 fi

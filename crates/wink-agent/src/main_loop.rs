@@ -3,8 +3,6 @@
 //! and evaluate again — reusing the same budget and resources — up to `max_expansions` times,
 //! with an eager, conservative or batched policy.
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 use wink_core::{
     Prompt, PromptError, Resources, SectionPath, SectionVisibility, VisibilityExpansionRequired,
@@ -186,7 +184,6 @@ impl<'a> MainLoop<'a> {
         };
         let mut evaluations = Vec::new();
         let mut restarts = 0;
-        let mut expanded: BTreeSet<SectionPath> = BTreeSet::new();
         loop {
             let rendered = prompt.render_with(session)?;
             let options = EvaluateOptions {
@@ -227,27 +224,11 @@ impl<'a> MainLoop<'a> {
                     spent: budget.spent(),
                 });
             }
-            let progress = requested_overrides
-                .iter()
-                .any(|(p, _)| !expanded.contains(p));
-            if !progress {
-                let outcome = LoopOutcome::Failed {
-                    message: "The model requested sections that are already expanded; stopping to avoid a restart loop.".into(),
-                    phase: wink_core::EvaluationPhase::Tool,
-                };
-                return Ok(RunResult {
-                    outcome,
-                    evaluations,
-                    restarts,
-                    spent: budget.spent(),
-                });
-            }
             for (path, visibility) in requested_overrides {
                 session.dispatch(SetVisibilityOverride {
                     path: path.clone(),
                     visibility: *visibility,
                 });
-                expanded.insert(path.clone());
             }
             restarts += 1;
         }

@@ -82,6 +82,14 @@ fn eval_prints_the_metrics_as_json() {
     );
     assert_eq!(value["queries"], 6);
     assert_eq!(value["tools"], 5);
+    // By hand: the two single-tool queries without a shared word ("raining", "schedule a
+    // meeting") retrieve nothing; the other three single-tool queries hit at rank 1; the
+    // two-tool query finds both at ranks 1 and 2 (recall@1 = 1/2).
+    assert_eq!(value["recall@1"], 3.5 / 6.0);
+    assert_eq!(value["recall@5"], 4.0 / 6.0);
+    assert_eq!(value["recall@10"], 4.0 / 6.0);
+    assert_eq!(value["ndcg@10"], 4.0 / 6.0);
+    assert_eq!(value["mrr"], 4.0 / 6.0);
     insta::assert_snapshot!("eval_json", text);
 }
 
@@ -130,8 +138,12 @@ fn tokens_reports_the_footprint() {
     assert_eq!(value["tools"], 5);
     assert_eq!(value["namespaces"], 4);
     insta::assert_snapshot!("tokens_json", text);
-    let table = stdout(&wink(&["catalog", "tokens", &tools]));
-    insta::assert_snapshot!("tokens_text", table);
+    let out = Command::new(env!("CARGO_BIN_EXE_wink"))
+        .args(["catalog", "tokens", "tools.jsonl"])
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalog"))
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("tokens_text", stdout(&out));
 }
 
 #[test]

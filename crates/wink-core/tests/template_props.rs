@@ -49,8 +49,12 @@ proptest! {
                 Piece::Literal(s) => { source.push_str(s); expected.push_str(s); }
                 Piece::Placeholder(name, braced) => {
                     // An unbraced placeholder followed by an identifier character would absorb it.
-                    let next_is_ident = matches!(pieces.get(i + 1), Some(Piece::Literal(s)) if s.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
-                        || matches!(pieces.get(i + 1), Some(Piece::Placeholder(..)) if false);
+                    let next_text = pieces[i + 1..].iter().find_map(|p| match p {
+                        Piece::Literal(s) if s.is_empty() => None,
+                        Piece::Literal(s) => Some(s.as_str()),
+                        Piece::Placeholder(..) => Some("$"),
+                    });
+                    let next_is_ident = next_text.is_some_and(|s| s.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
                     if *braced || next_is_ident { source.push_str(&format!("${{{name}}}")); } else { source.push_str(&format!("${name}")); }
                     expected.push('<'); expected.push_str(name); expected.push('>');
                 }

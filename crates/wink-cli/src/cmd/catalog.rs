@@ -167,7 +167,7 @@ fn tokens(args: &TokensArgs) -> anyhow::Result<ExitCode> {
         Format::Text => {
             let f = &footprint;
             let row = |label: &str, tokens: usize| {
-                format!("{label:<44}{tokens:>7}  (-{:.1}%)", f.reduction(tokens))
+                format!("{label:<44}{tokens:>7}  ({:+.1}%)", -f.reduction(tokens))
             };
             let text = [
                 format!(

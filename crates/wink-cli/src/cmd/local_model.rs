@@ -83,7 +83,7 @@ fn fetch_with_progress(which: ModelChoice) -> anyhow::Result<PathBuf> {
                 total_bytes as f64 / 1e6
             )
         }
-        FetchProgress::Verifying { .. } => eprintln!("  verifying sha256"),
+        FetchProgress::Verifying => eprintln!("  verifying sha256"),
         FetchProgress::Ready { .. } => eprintln!("  ready"),
         _ => {}
     };

@@ -34,6 +34,20 @@ pub fn adapter(spec: &str, options: &ModelOptions) -> anyhow::Result<Arc<dyn Pro
             }
             super::local_model::adapter(rest, options.local)
         }
+        "claude-cli" => {
+            if options.base_url.is_some() {
+                return Err(usage(
+                    "--base-url applies to HTTP providers, not to claude-cli",
+                ));
+            }
+            let config = wink_mcp::ClaudeCliConfig {
+                model: (!rest.is_empty()).then(|| rest.to_owned()),
+                ..wink_mcp::ClaudeCliConfig::default()
+            };
+            let adapter = wink_mcp::ClaudeCliAdapter::new(config)
+                .map_err(|e| usage(format!("--model {spec}: {}", e.message)))?;
+            Ok(Arc::new(adapter))
+        }
         "scripted" => {
             if rest.is_empty() {
                 return Err(usage(
@@ -63,7 +77,7 @@ pub fn adapter(spec: &str, options: &ModelOptions) -> anyhow::Result<Arc<dyn Pro
                 .map_err(|e| usage(format!("--model {spec}: {}", e.message)))
         }
         other => Err(usage(format!(
-            "--model: unknown provider '{other}' in '{spec}' (known: local[:PATH], scripted:PATH, openai:MODEL, openai-responses:MODEL, anthropic:MODEL, litellm:MODEL, openai-compat:MODEL)"
+            "--model: unknown provider '{other}' in '{spec}' (known: local[:PATH], scripted:PATH, claude-cli[:MODEL], openai:MODEL, openai-responses:MODEL, anthropic:MODEL, litellm:MODEL, openai-compat:MODEL)"
         ))),
     }
 }

@@ -28,7 +28,7 @@ pub struct RunArgs {
     pub prompt: PromptArgs,
     /// The model: local (default: the embedded Qwen2.5-Coder-1.5B), local:0.5b, local:PATH,
     /// openai:MODEL, openai-responses:MODEL, anthropic:MODEL, litellm:MODEL,
-    /// openai-compat:MODEL (with --base-url), scripted:PATH.
+    /// openai-compat:MODEL (with --base-url), claude-cli[:MODEL] (the `claude` CLI), scripted:PATH.
     #[arg(long, value_name = "SPEC", default_value = "local")]
     pub model: String,
     /// Fetch the local model without asking when it is missing.
@@ -208,8 +208,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let fsync = wink_store::FsyncPolicy::EveryEvent;
     let (session, mut log) = match &args.session {
         Some(path) if path.exists() => {
-            let (session, log, _report) = wink_store::open_session(path, fsync, |_| {})
-                .map_err(|e| usage(format!("--session: {e}")))?;
+            let (session, log, _report) = wink_store::open_session(path, fsync, |s| {
+                s.register_event::<wink_catalog::CatalogToolsActivated>();
+                s.register_event::<wink_agent::SubagentRun>();
+            })
+            .map_err(|e| usage(format!("--session: {e}")))?;
             (session, Some(log))
         }
         _ => (wink_session::Session::new(), None),

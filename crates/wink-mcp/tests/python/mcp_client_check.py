@@ -58,6 +58,10 @@ async def run(args):
 
         if out["modern"]:
             async with client.listen(tools_list_changed=True) as subscription:
+                # Let the subscription reach the server before the change it must observe
+                # (a loaded machine can otherwise process read_section first).
+                await client.list_tools()
+                await asyncio.sleep(0.5)
                 await read_section()
                 event = await asyncio.wait_for(anext(aiter(subscription)), timeout=10)
                 out["list_changed"] = type(event).__name__ == "ToolsListChanged"
