@@ -182,7 +182,8 @@ async fn drive(
     }
     let executor = ToolExecutor {
         session: session.clone(),
-        resources: options.resources.clone(),
+        // Tools can read what the run has spent (`ctx.resource::<BudgetTracker>()`).
+        resources: options.resources.clone().with(options.budget.clone()),
         deadline: options.budget.budget().deadline,
         adapter: adapter.name().to_owned(),
         prompt_name: prompt_name.clone(),

@@ -577,3 +577,23 @@ fn workspace_builtin_and_context_files_mode() {
     );
     std::fs::remove_dir_all(written.parent().unwrap()).unwrap();
 }
+
+#[test]
+fn a_failing_command_tool_leaves_the_workspace_unchanged() {
+    let ws = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ws_failing");
+    let notes = std::fs::read_to_string(ws.join("notes.md")).unwrap();
+    let out = call("failing_tool.json", "scribble", "{}", &[]);
+    assert_eq!(
+        out,
+        json!({"success": false, "message": "Command exited with status 3: disk full", "value": null})
+    );
+    assert!(
+        !ws.join("scribble.txt").exists(),
+        "the file the failed tool created was removed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.md")).unwrap(),
+        notes,
+        "the file it changed was restored"
+    );
+}

@@ -399,6 +399,11 @@ impl ToolContext {
     pub fn resource<T: Any + Send + Sync>(&self) -> Option<&T> {
         self.resources.get::<T>()
     }
+
+    /// The workspace filesystem, when the run has one (resource `Arc<dyn wink_fs::Filesystem>`).
+    pub fn filesystem(&self) -> Option<&Arc<dyn wink_fs::Filesystem>> {
+        self.resources.get::<Arc<dyn wink_fs::Filesystem>>()
+    }
 }
 
 // endregion: --- context
