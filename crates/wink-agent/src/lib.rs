@@ -52,7 +52,9 @@ pub use inner::{
     VisibilityExpansionRequiredData,
 };
 pub use mailbox::{Delivery, InMemoryMailbox, Mailbox, MailboxError, Receipt};
-pub use main_loop::{ExpansionPolicy, MainLoop, MainLoopConfig, RunHooks, RunResult};
+pub use main_loop::{
+    ExpansionPolicy, MainLoop, MainLoopConfig, RunHooks, RunResult, WorkerOptions, WorkerResult,
+};
 pub use metrics::{MetricsSnapshot, metrics};
 pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};
 pub use scripted::{ScriptError, ScriptedProvider};

@@ -14,6 +14,13 @@ pub struct Receipt {
     delivery: u32,
 }
 
+impl Receipt {
+    /// The message's id (the same for every delivery of one message).
+    pub fn message_id(&self) -> u64 {
+        self.id
+    }
+}
+
 /// A received message.
 #[derive(Debug, Clone)]
 pub struct Delivery<T> {

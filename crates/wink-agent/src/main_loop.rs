@@ -234,3 +234,108 @@ impl<'a> MainLoop<'a> {
         }
     }
 }
+
+/// What a worker sends back for one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkerResult {
+    /// The request message's id ([`crate::Receipt::message_id`]).
+    pub request_id: u64,
+    /// How the run ended (`None` when it could not start).
+    pub outcome: Option<LoopOutcome>,
+    /// Why it could not start or failed to render.
+    pub error: Option<String>,
+    /// Restarts made.
+    pub restarts: u32,
+}
+
+impl WorkerResult {
+    /// Whether the run finished with an answer.
+    pub fn success(&self) -> bool {
+        matches!(self.outcome, Some(LoopOutcome::Finished { .. }))
+    }
+}
+
+/// Worker settings.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerOptions {
+    /// Stop after this many receive rounds (`None`: until the request mailbox is empty).
+    pub max_iterations: Option<usize>,
+    /// How long a received request stays hidden from other workers.
+    pub visibility_timeout: std::time::Duration,
+    /// Requests taken per round.
+    pub batch: usize,
+}
+
+impl Default for WorkerOptions {
+    fn default() -> Self {
+        Self {
+            max_iterations: None,
+            visibility_timeout: std::time::Duration::from_secs(300),
+            batch: 1,
+        }
+    }
+}
+
+impl MainLoop<'_> {
+    /// Run as a worker (WINK's `MainLoop.run`): receive requests, build each one's prompt and
+    /// session with `initialize`, execute, send a [`WorkerResult`] and ack the request. A request
+    /// that cannot be initialized or rendered still gets a result with `error` and is acked;
+    /// delivery is at-least-once, so `initialize` should tolerate a request seen twice. Returns
+    /// how many requests were handled.
+    pub async fn run_worker<R, F>(
+        &self,
+        requests: &dyn crate::Mailbox<R>,
+        responses: &dyn crate::Mailbox<WorkerResult>,
+        initialize: F,
+        options: WorkerOptions,
+    ) -> usize
+    where
+        R: Clone + Send,
+        F: Fn(&R) -> Result<(Prompt, Session), String>,
+    {
+        let mut handled = 0;
+        let mut round = 0;
+        loop {
+            if options.max_iterations.is_some_and(|m| round >= m) {
+                return handled;
+            }
+            round += 1;
+            let deliveries = requests.receive(options.batch.max(1), options.visibility_timeout);
+            if deliveries.is_empty() {
+                return handled;
+            }
+            for delivery in deliveries {
+                let request_id = delivery.receipt.message_id();
+                let result = match initialize(&delivery.body) {
+                    Err(error) => WorkerResult {
+                        request_id,
+                        outcome: None,
+                        error: Some(error),
+                        restarts: 0,
+                    },
+                    Ok((prompt, session)) => {
+                        match self.execute(&prompt, &session, RunHooks::default()).await {
+                            Ok(run) => WorkerResult {
+                                request_id,
+                                outcome: Some(run.outcome),
+                                error: None,
+                                restarts: run.restarts,
+                            },
+                            Err(error) => WorkerResult {
+                                request_id,
+                                outcome: None,
+                                error: Some(error.to_string()),
+                                restarts: 0,
+                            },
+                        }
+                    }
+                };
+                responses.send(result);
+                // The receipt can only be stale if the visibility timeout expired during the run;
+                // the request will then be delivered again (at-least-once).
+                let _ = requests.ack(&delivery.receipt);
+                handled += 1;
+            }
+        }
+    }
+}

@@ -787,3 +787,64 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn main_loop_runs_as_a_mailbox_worker() {
+    let provider = script(json!([{"text": "first answer"}, {"text": "second answer"}]));
+    let requests: InMemoryMailbox<String> = InMemoryMailbox::new(3);
+    let responses: InMemoryMailbox<WorkerResult> = InMemoryMailbox::new(3);
+    requests.send("fix bug".into());
+    requests.send("".into());
+    requests.send("write docs".into());
+    let main_loop = MainLoop::new(&provider, MainLoopConfig::default());
+    let handled = block_on(main_loop.run_worker(
+        &requests,
+        &responses,
+        |objective: &String| {
+            if objective.is_empty() {
+                return Err("empty objective".to_owned());
+            }
+            Ok((
+                Prompt::new(template(
+                    DisclosureMode::Unified,
+                    SectionVisibility::Full,
+                    false,
+                ))
+                .bind(Task {
+                    objective: objective.clone(),
+                }),
+                Session::new(),
+            ))
+        },
+        WorkerOptions::default(),
+    ));
+    assert_eq!(handled, 3);
+    assert!(requests.is_empty(), "every request was acked");
+    let results: Vec<WorkerResult> = responses
+        .receive(10, Duration::from_secs(1))
+        .into_iter()
+        .map(|d| d.body)
+        .collect();
+    assert_eq!(results.len(), 3);
+    assert_eq!(
+        results[0].outcome,
+        Some(LoopOutcome::Finished {
+            text: Some("first answer".into()),
+            output: None
+        })
+    );
+    assert!(results[0].success());
+    assert_eq!(results[1].error.as_deref(), Some("empty objective"));
+    assert!(!results[1].success());
+    assert_eq!(
+        results[2].outcome,
+        Some(LoopOutcome::Finished {
+            text: Some("second answer".into()),
+            output: None
+        })
+    );
+    assert_eq!(
+        results.iter().map(|r| r.request_id).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+}
