@@ -100,6 +100,8 @@ pub struct LocalOptions {
     pub verbose: bool,
     /// Threads (0 = all cores).
     pub threads: usize,
+    /// Re-evaluate the whole prompt on every call (benchmarks the KV-cache reuse).
+    pub no_prefix_cache: bool,
 }
 
 /// `local`, `local:1.5b`, `local:0.5b` or `local:PATH`.
@@ -119,6 +121,7 @@ pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn Prov
     if options.threads > 0 {
         config.threads = options.threads;
     }
+    config.reuse_prefix = !options.no_prefix_cache;
     let adapter =
         LocalAdapter::load(&path, config).map_err(|e| usage(format!("--model local: {e}")))?;
     Ok(Arc::new(adapter.verbose(options.verbose)))

@@ -34,6 +34,9 @@ pub struct RunArgs {
     /// Fetch the local model without asking when it is missing.
     #[arg(long)]
     pub yes: bool,
+    /// Local model: do not reuse the KV cache between calls (for benchmarks).
+    #[arg(long)]
+    pub no_prefix_cache: bool,
     /// Threads for the local model (default: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -202,6 +205,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 yes: args.yes,
                 verbose: args.verbose,
                 threads: args.threads,
+                no_prefix_cache: args.no_prefix_cache,
             },
         },
     )?;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Issue 9 benchmark: the local demo (examples/01_local_demo) with and without KV-cache prefix
+# reuse, and with progressive disclosure versus every section expanded up front. Prints a
+# Markdown table: model calls, prompt tokens processed (and served from the cache), output
+# tokens, wall seconds, and whether the answer is correct (status "shipped" and 2026-11-25).
+#
+# Usage: bash bench/local_demo.sh            (needs target/release/wink and the model: scripts/demo.sh)
+#        MODEL=local:0.5b THREADS=2 bash bench/local_demo.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WINK=${WINK:-target/release/wink}
+MODEL=${MODEL:-local}
+THREADS=${THREADS:-0}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "| run | model calls | prompt tokens (cached) | output tokens | seconds | correct |"
+echo "|---|---|---|---|---|---|"
+run() {
+  local label=$1; shift
+  local start end
+  start=$(date +%s.%N)
+  "$WINK" run examples/01_local_demo/prompt.json --model "$MODEL" --threads "$THREADS" --max-model-calls 8 \
+    --transcript "$out/t.json" "$@" > "$out/answer.txt" 2> "$out/err.txt" || true
+  end=$(date +%s.%N)
+  python3 - "$label" "$start" "$end" "$out/t.json" "$out/answer.txt" <<'PY'
+import json, sys
+label, start, end, transcript, answer = sys.argv[1:]
+try:
+    t = json.load(open(transcript))
+except (OSError, ValueError):
+    print(f"| {label} | failed | | | {float(end) - float(start):.1f} | no |")
+    sys.exit(0)
+text = open(answer).read()
+correct = "shipped" in text.lower() and ("2026-11-25" in text or "november 25" in text.lower())
+u = t["usage"]
+print(f"| {label} | {t['model_call_count']} | {u['input_tokens']} ({u['cached_tokens']}) | {u['output_tokens']} | {float(end) - float(start):.1f} | {'yes' if correct else 'no'} |")
+PY
+}
+run "disclosure, prefix cache"
+run "disclosure, no prefix cache" --no-prefix-cache
+run "everything expanded, prefix cache" --expand orders --expand returns
+run "everything expanded, no prefix cache" --expand orders --expand returns --no-prefix-cache
