@@ -597,3 +597,49 @@ fn a_failing_command_tool_leaves_the_workspace_unchanged() {
         "the file it changed was restored"
     );
 }
+
+#[test]
+fn catalog_builtin_in_prompt_files() {
+    let text = render("catalog_prompt.json", &[]);
+    assert!(
+        text.contains(
+            "## 2. Tool Catalog (tools)\n\n6 tools are available here but not yet callable."
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n- math.add: Add two integers and return the sum.\n- file.read: Read a file from disk and return its text."), "{text}");
+    let json: Value = serde_json::from_str(&stdout(&wink(&[
+        "render",
+        &fixture("catalog_prompt.json"),
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let names: Vec<&str> = json["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["tool.list", "tool.describe", "find_tool"]);
+    let out = call(
+        "catalog_prompt.json",
+        "find_tool",
+        r#"{"purpose": "add two numbers"}"#,
+        &[],
+    );
+    assert_eq!(
+        out["message"],
+        "Tools for \"add two numbers\", best first (call `tool.describe` with a name to make it callable):\n- math.add: Add two integers and return the sum."
+    );
+    let err = failure(&[
+        "call",
+        &fixture("catalog_prompt.json"),
+        "math.add",
+        r#"{"a": 1, "b": 2}"#,
+    ]);
+    assert!(
+        err.contains("tool 'math.add' is not offered by the rendered prompt"),
+        "{err}"
+    );
+}

@@ -26,8 +26,8 @@ use std::time::Duration;
 use serde_json::Value;
 use wink_core::{
     DisclosureMode, FieldType, MarkdownSection, OutputSpec, ParamField, ParamsType, PromptError,
-    PromptTemplate, SectionRef, SectionVisibility, ToolBuilder, ToolContext, ToolError, ToolRef,
-    render_json_payload,
+    PromptTemplate, SectionPath, SectionRef, SectionVisibility, ToolBuilder, ToolContext,
+    ToolError, ToolRef, render_json_payload,
 };
 
 pub use command::{CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, parse_stdout};
@@ -318,7 +318,7 @@ impl Converter<'_> {
         };
         self.json_paths.insert(dotted.clone(), at.to_owned());
         if let Some(builtin) = &spec.builtin {
-            return self.builtin(spec, builtin, at);
+            return self.builtin(spec, builtin, at, parent);
         }
         let mut section = MarkdownSection::new(
             spec.title.clone(),
@@ -398,11 +398,70 @@ impl Converter<'_> {
         Ok(Arc::new(section))
     }
 
+    fn catalog_section(
+        &mut self,
+        spec: &SectionSpec,
+        at: &str,
+        parent: Option<&str>,
+    ) -> Result<SectionRef, PromptFileError> {
+        let extra = [
+            ("params", spec.params.is_some()),
+            ("template", spec.template.is_some()),
+            ("children", !spec.children.is_empty()),
+            ("root", spec.root.is_some()),
+        ];
+        if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
+            return Err(self.invalid(
+                format!("{at}.{field}"),
+                "a builtin catalog section takes key, title, tools, catalog, listing and summary",
+            ));
+        }
+        let mut builder = wink_catalog::Catalog::builder();
+        for (i, tool) in spec.tools.iter().enumerate() {
+            builder = builder.tool(self.tool(tool, &format!("{at}.tools[{i}]"))?);
+        }
+        if let Some(file) = &spec.catalog {
+            let path = self.base_dir.join(file);
+            let loaded = wink_catalog::load_catalog_file(&path)
+                .map_err(|e| self.invalid(format!("{at}.catalog"), e))?;
+            builder = builder.file(loaded);
+        }
+        let catalog = builder.build().map_err(|e| self.invalid(at, e))?;
+        let listing = match spec.listing.as_deref() {
+            None | Some("per-tool") => wink_catalog::CatalogListing::PerTool,
+            Some("grouped") => wink_catalog::CatalogListing::Grouped,
+            Some("per-namespace") => wink_catalog::CatalogListing::PerNamespace,
+            Some("namespaces-only") => wink_catalog::CatalogListing::NamespacesOnly,
+            Some(other) => {
+                return Err(self.invalid(format!("{at}.listing"), format!("unknown listing '{other}' (per-tool, grouped, per-namespace, namespaces-only)")));
+            }
+        };
+        let key = spec.key.trim().to_lowercase();
+        let path = match parent {
+            Some(p) => SectionPath::new(
+                p.split('.')
+                    .map(str::to_owned)
+                    .chain(std::iter::once(key))
+                    .collect(),
+            ),
+            None => SectionPath::root(key),
+        };
+        let mut section =
+            wink_catalog::ToolCatalogSection::new(spec.title.clone(), spec.key.clone(), catalog)
+                .listing(listing)
+                .at_path(path);
+        if let Some(summary) = &spec.summary {
+            section = section.summary(summary.clone());
+        }
+        Ok(Arc::new(section))
+    }
+
     fn builtin(
         &mut self,
         spec: &SectionSpec,
         builtin: &str,
         at: &str,
+        parent: Option<&str>,
     ) -> Result<SectionRef, PromptFileError> {
         match builtin {
             "workspace" => {
@@ -446,9 +505,10 @@ impl Converter<'_> {
                 self.workspace = Some((root, fs));
                 Ok(Arc::new(section))
             }
+            "catalog" => self.catalog_section(spec, at, parent),
             other => Err(self.invalid(
                 format!("{at}.builtin"),
-                format!("unknown builtin section '{other}' (known: workspace)"),
+                format!("unknown builtin section '{other}' (known: workspace, catalog)"),
             )),
         }
     }

@@ -101,6 +101,13 @@ pub struct SectionSpec {
     /// Root folder for the `workspace` builtin (relative to the prompt file).
     #[serde(default)]
     pub root: Option<String>,
+    /// For the `catalog` builtin: a JSON tool list (OpenAI, MCP or LiveMCP format) relative to the
+    /// prompt file, whose tools join the section's own `tools`.
+    #[serde(default)]
+    pub catalog: Option<String>,
+    /// For the `catalog` builtin: `per-tool` (default), `grouped`, `per-namespace`, `namespaces-only`.
+    #[serde(default)]
+    pub listing: Option<String>,
 }
 
 /// One tool.

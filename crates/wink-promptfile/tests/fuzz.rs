@@ -45,7 +45,7 @@ fn the_corpus_loads() {
         load_str(
             text,
             *format,
-            Path::new(env!("CARGO_MANIFEST_DIR")),
+            path.parent().unwrap(),
             &path.display().to_string(),
         )
         .unwrap();
