@@ -7,7 +7,6 @@
 
 use crate::chat::{ChatMessage, ChatRequest, Role, ToolSpec};
 use serde_json::Value;
-use std::fmt::Write as _;
 
 /// The marker that identifies a ChatML-family template.
 const CHATML_START: &str = "<|im_start|>";
@@ -174,38 +173,7 @@ pub(crate) fn tool_call_json(name: &str, arguments: &Value) -> String {
 /// templates): `", "` between items and `": "` after keys, keys in their given order.
 #[must_use]
 pub fn python_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_python_json(&mut out, value);
-    out
-}
-
-fn write_python_json(out: &mut String, value: &Value) {
-    match value {
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_python_json(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                let _ = write!(out, "{}: ", Value::String(key.clone()));
-                write_python_json(out, item);
-            }
-            out.push('}');
-        }
-        scalar => {
-            let _ = write!(out, "{scalar}");
-        }
-    }
+    wink_schema::python::dumps(value, false)
 }
 
 /// Finds a literal default system prompt: `<|im_start|>system\n` followed by plain text up to `<|im_end|>`,
