@@ -27,5 +27,8 @@ fi
 # The official MCP Python SDK: an MCP client this project did not write, for the MCP server tests.
 if ! python3 -c "import mcp" >/dev/null 2>&1; then
   echo "setup: installing the MCP Python SDK"
-  python3 -m pip install --quiet --disable-pip-version-check "mcp==${WINK_MCP_VERSION:-2.3.0}"
+  spec="mcp==${WINK_MCP_VERSION:-2.3.0}"
+  # A Debian system Python refuses plain installs (PEP 668); fall back to a user install there.
+  python3 -m pip install --quiet --disable-pip-version-check "$spec" \
+    || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages "$spec"
 fi
