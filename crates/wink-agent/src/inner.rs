@@ -90,6 +90,23 @@ pub enum LoopOutcome {
 }
 
 impl LoopOutcome {
+    /// One line saying how the evaluation ended, for errors and logs.
+    pub fn summary(&self) -> String {
+        match self {
+            Self::Finished { .. } => "finished".to_owned(),
+            Self::ExpansionRequired {
+                section_keys,
+                reason,
+                ..
+            } => format!(
+                "expansion required for [{}]: {reason}",
+                section_keys.join(", ")
+            ),
+            Self::BudgetExceeded { limit } => format!("budget exceeded ({limit})"),
+            Self::Failed { message, phase } => format!("failed ({phase} phase): {message}"),
+        }
+    }
+
     /// The restart request as WINK's error type.
     pub fn expansion(&self) -> Option<VisibilityExpansionRequired> {
         match self {

@@ -53,7 +53,8 @@ pub use inner::{
 };
 pub use mailbox::{Delivery, InMemoryMailbox, Mailbox, MailboxError, Receipt};
 pub use main_loop::{
-    ExpansionPolicy, MainLoop, MainLoopConfig, RunHooks, RunResult, WorkerOptions, WorkerResult,
+    ExpansionPolicy, MainLoop, MainLoopConfig, RunHooks, RunOutputError, RunResult, WorkerOptions,
+    WorkerResult,
 };
 pub use metrics::{MetricsSnapshot, metrics};
 pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};

@@ -3,9 +3,14 @@
 //! and evaluate again — reusing the same budget and resources — up to `max_expansions` times,
 //! with an eager, conservative or batched policy.
 
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use wink_core::{
-    Prompt, PromptError, Resources, SectionPath, SectionVisibility, VisibilityExpansionRequired,
+    OutputError, Prompt, PromptError, Resources, SectionPath, SectionVisibility,
+    VisibilityExpansionRequired,
 };
 use wink_session::{Session, SetVisibilityOverride};
 
@@ -62,9 +67,9 @@ impl Default for MainLoopConfig {
     }
 }
 
-/// The result of a run.
-#[derive(Debug, Clone)]
-pub struct RunResult {
+/// The result of a run of a `Prompt<O>`: [`RunResult::output`] decodes the structured answer
+/// into `O`.
+pub struct RunResult<O = ()> {
     /// How the run ended (never `ExpansionRequired`: those restart, or become a failure past
     /// `max_expansions`).
     pub outcome: LoopOutcome,
@@ -74,6 +79,105 @@ pub struct RunResult {
     pub restarts: u32,
     /// What the run spent.
     pub spent: Spent,
+    output_type: PhantomData<fn() -> O>,
+}
+
+impl<O> Clone for RunResult<O> {
+    fn clone(&self) -> Self {
+        Self {
+            outcome: self.outcome.clone(),
+            evaluations: self.evaluations.clone(),
+            restarts: self.restarts,
+            spent: self.spent,
+            output_type: PhantomData,
+        }
+    }
+}
+
+impl<O> fmt::Debug for RunResult<O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunResult")
+            .field("outcome", &self.outcome)
+            .field("evaluations", &self.evaluations)
+            .field("restarts", &self.restarts)
+            .field("spent", &self.spent)
+            .finish()
+    }
+}
+
+impl<O> RunResult<O> {
+    fn new(
+        outcome: LoopOutcome,
+        evaluations: Vec<Evaluation>,
+        restarts: u32,
+        spent: Spent,
+    ) -> Self {
+        Self {
+            outcome,
+            evaluations,
+            restarts,
+            spent,
+            output_type: PhantomData,
+        }
+    }
+
+    /// The same result without its output type.
+    pub fn erase(self) -> RunResult {
+        RunResult::new(self.outcome, self.evaluations, self.restarts, self.spent)
+    }
+
+    /// The final answer text, when the run finished with text (structured runs finish with
+    /// an output instead, as in WINK).
+    pub fn text(&self) -> Option<&str> {
+        match &self.outcome {
+            LoopOutcome::Finished { text, .. } => text.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+impl<O: DeserializeOwned> RunResult<O> {
+    /// The structured output decoded into `O`.
+    ///
+    /// # Errors
+    /// [`RunOutputError::Unfinished`] when the run did not finish (budget, failure),
+    /// [`RunOutputError::Output`] when it finished without a structured output or the output
+    /// does not fit `O`.
+    pub fn output(&self) -> Result<O, RunOutputError> {
+        match &self.outcome {
+            LoopOutcome::Finished {
+                output: Some(value),
+                ..
+            } => O::deserialize(value).map_err(|source| {
+                RunOutputError::Output(OutputError::Decode {
+                    type_name: std::any::type_name::<O>(),
+                    value: value.clone(),
+                    source,
+                })
+            }),
+            LoopOutcome::Finished { output: None, .. } => Err(RunOutputError::Output(
+                OutputError::Parse(wink_schema::OutputParseError::NotDeclared),
+            )),
+            other => Err(RunOutputError::Unfinished {
+                outcome: other.summary(),
+            }),
+        }
+    }
+}
+
+/// Why [`RunResult::output`] has no value.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum RunOutputError {
+    /// The run ended without an answer.
+    #[error("The run did not finish: {outcome}")]
+    Unfinished {
+        /// How it ended instead.
+        outcome: String,
+    },
+    /// The answer is not a valid output of the prompt's type.
+    #[error(transparent)]
+    Output(#[from] OutputError),
 }
 
 struct PolicyState {
@@ -155,12 +259,12 @@ impl<'a> MainLoop<'a> {
 
     /// Evaluate `prompt` in `session` until it finishes, fails, runs out of budget or exceeds
     /// `max_expansions`. Render errors (bad params, ...) are returned as errors.
-    pub async fn execute(
+    pub async fn execute<O>(
         &self,
-        prompt: &Prompt,
+        prompt: &Prompt<O>,
         session: &Session,
         hooks: RunHooks<'_>,
-    ) -> Result<RunResult, PromptError> {
+    ) -> Result<RunResult<O>, PromptError> {
         self.execute_with(
             prompt,
             session,
@@ -171,13 +275,13 @@ impl<'a> MainLoop<'a> {
     }
 
     /// As [`MainLoop::execute`], spending from an existing tracker (shared budgets).
-    pub async fn execute_with(
+    pub async fn execute_with<O>(
         &self,
-        prompt: &Prompt,
+        prompt: &Prompt<O>,
         session: &Session,
         budget: BudgetTracker,
         hooks: RunHooks<'_>,
-    ) -> Result<RunResult, PromptError> {
+    ) -> Result<RunResult<O>, PromptError> {
         let mut policy = PolicyState {
             policy: self.config.policy,
             pending: Vec::new(),
@@ -202,12 +306,12 @@ impl<'a> MainLoop<'a> {
                 ..
             } = &outcome
             else {
-                return Ok(RunResult {
+                return Ok(RunResult::new(
                     outcome,
                     evaluations,
                     restarts,
-                    spent: budget.spent(),
-                });
+                    budget.spent(),
+                ));
             };
             if restarts >= self.config.max_expansions {
                 let outcome = LoopOutcome::Failed {
@@ -217,12 +321,12 @@ impl<'a> MainLoop<'a> {
                     ),
                     phase: wink_core::EvaluationPhase::Tool,
                 };
-                return Ok(RunResult {
+                return Ok(RunResult::new(
                     outcome,
                     evaluations,
                     restarts,
-                    spent: budget.spent(),
-                });
+                    budget.spent(),
+                ));
             }
             for (path, visibility) in requested_overrides {
                 session.dispatch(SetVisibilityOverride {

@@ -477,15 +477,15 @@ pub enum PromptRegistryError {
 /// can be bound again on the template composed with the tool suite).
 #[derive(Debug, Clone)]
 pub struct ChildPrompt {
-    template: Arc<PromptTemplate>,
+    template: PromptTemplate,
     bindings: Vec<Result<(String, Value), PromptError>>,
 }
 
 impl ChildPrompt {
     /// `template` with nothing bound (section defaults apply).
-    pub fn new(template: impl Into<Arc<PromptTemplate>>) -> Self {
+    pub fn new<O>(template: impl Into<PromptTemplate<O>>) -> Self {
         Self {
-            template: template.into(),
+            template: template.into().erase(),
             bindings: Vec::new(),
         }
     }
@@ -508,11 +508,11 @@ impl ChildPrompt {
     }
 
     /// The template.
-    pub fn template(&self) -> &Arc<PromptTemplate> {
+    pub fn template(&self) -> &PromptTemplate {
         &self.template
     }
 
-    fn into_prompt(self, template: Arc<PromptTemplate>) -> Result<Prompt, PromptError> {
+    fn into_prompt(self, template: PromptTemplate) -> Result<Prompt, PromptError> {
         let mut prompt = Prompt::new(template);
         for binding in self.bindings {
             let (type_name, value) = binding?;
@@ -545,7 +545,7 @@ where
 #[derive(Clone)]
 pub enum PromptSource {
     /// A fixed template, rendered with its section defaults.
-    Template(Arc<PromptTemplate>),
+    Template(PromptTemplate),
     /// A factory called for each dispatch.
     Factory(Arc<dyn PromptFactory>),
 }
@@ -562,7 +562,7 @@ impl fmt::Debug for PromptSource {
 impl PromptSource {
     fn child_prompt(&self, request: &DispatchSubagent) -> Result<ChildPrompt, PromptError> {
         match self {
-            Self::Template(t) => Ok(ChildPrompt::new(Arc::clone(t))),
+            Self::Template(t) => Ok(ChildPrompt::new(t)),
             Self::Factory(f) => f.build(request),
         }
     }
@@ -641,11 +641,11 @@ impl PromptRegistry {
 
     /// Register `template` (enabled) under its own `(ns, key)`; its name, when set, describes it
     /// in the section's list.
-    pub fn register(
+    pub fn register<O>(
         &self,
-        template: impl Into<Arc<PromptTemplate>>,
+        template: impl Into<PromptTemplate<O>>,
     ) -> Result<(), PromptRegistryError> {
-        let template: Arc<PromptTemplate> = template.into();
+        let template: PromptTemplate = template.into().erase();
         let (ns, key) = (template.ns().to_owned(), template.key().to_owned());
         let description = template.name().map(str::to_owned);
         self.insert(&ns, &key, PromptSource::Template(template), description)
@@ -1279,10 +1279,7 @@ fn task_message(request: &DispatchSubagent, preamble: Option<&str>) -> String {
 }
 
 /// `template` with the suite sections it lacks appended (by root key).
-fn compose(
-    template: &Arc<PromptTemplate>,
-    extra: &[SectionRef],
-) -> Result<Arc<PromptTemplate>, PromptError> {
+fn compose(template: &PromptTemplate, extra: &[SectionRef]) -> Result<PromptTemplate, PromptError> {
     let roots: Vec<&wink_core::SectionNode> =
         template.nodes().iter().filter(|n| n.depth == 0).collect();
     let mut seen: BTreeSet<String> = roots.iter().map(|n| n.key.clone()).collect();
@@ -1294,7 +1291,7 @@ fn compose(
         }
     }
     if missing.is_empty() {
-        return Ok(Arc::clone(template));
+        return Ok(template.clone());
     }
     let mut builder =
         PromptTemplate::builder(template.ns(), template.key()).disclosure(template.disclosure());
@@ -1310,7 +1307,7 @@ fn compose(
     for section in missing {
         builder = builder.section_ref(section);
     }
-    builder.build().map(Arc::new)
+    builder.build()
 }
 
 fn push_unique(list: &mut Vec<String>, item: &str) {

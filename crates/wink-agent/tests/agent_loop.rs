@@ -57,7 +57,7 @@ fn template(
     search_visibility: SectionVisibility,
     output: bool,
 ) -> Arc<PromptTemplate> {
-    let mut b = PromptTemplate::builder("demo", "loop")
+    let b = PromptTemplate::builder("demo", "loop")
         .disclosure(mode)
         .section(MarkdownSection::new("Task", "task", "Do: ${objective}").params::<Task>())
         .section(
@@ -72,9 +72,10 @@ fn template(
                 .tool(search_tool()),
         );
     if output {
-        b = b.output_object::<Out>(false);
+        Arc::new(b.output_object::<Out>(false).build().unwrap().erase())
+    } else {
+        Arc::new(b.build().unwrap())
     }
-    Arc::new(b.build().unwrap())
 }
 
 fn prompt(t: Arc<PromptTemplate>) -> Prompt {
@@ -846,5 +847,105 @@ fn main_loop_runs_as_a_mailbox_worker() {
     assert_eq!(
         results.iter().map(|r| r.request_id).collect::<Vec<_>>(),
         [1, 2, 3]
+    );
+}
+
+fn typed_prompt() -> Prompt<Out> {
+    let template: PromptTemplate<Out> = PromptTemplate::builder("demo", "typed")
+        .section(MarkdownSection::new("Task", "task", "Do: ${objective}").params::<Task>())
+        .section(MarkdownSection::new("Search", "search", "Use search.").tool(search_tool()))
+        .output_object::<Out>(false)
+        .build()
+        .unwrap();
+    Prompt::new(template).bind(Task {
+        objective: "judge".into(),
+    })
+}
+
+#[test]
+fn a_typed_prompt_run_decodes_its_output_into_the_type() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "search", "arguments": {"query": "x"}}]},
+        {"text": "Verdict:\n```json\n{\"verdict\": \"ship it\"}\n```"}
+    ]));
+    let prompt = typed_prompt();
+    let result: RunResult<Out> =
+        block_on(MainLoop::new(&provider, MainLoopConfig::default()).execute(
+            &prompt,
+            &Session::new(),
+            RunHooks::default(),
+        ))
+        .unwrap();
+    let out: Out = result.output().unwrap();
+    assert_eq!(out.verdict, "ship it");
+    // As in WINK, a parsed output replaces the text.
+    assert_eq!(result.text(), None);
+    assert_eq!(result.evaluations.len(), 1);
+    // Erasing keeps everything but the type.
+    let erased: RunResult = result.clone().erase();
+    assert_eq!(erased.outcome, result.outcome);
+}
+
+#[test]
+fn typed_output_errors_say_why_there_is_no_value() {
+    // The budget stops the run before an answer: no output, and the error says how it ended.
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "search", "arguments": {"query": "x"}}]},
+        {"text": "{\"verdict\": \"late\"}"}
+    ]));
+    let config = MainLoopConfig {
+        budget: Budget {
+            max_model_calls: Some(1),
+            ..Budget::default()
+        },
+        ..MainLoopConfig::default()
+    };
+    let result = block_on(MainLoop::new(&provider, config).execute(
+        &typed_prompt(),
+        &Session::new(),
+        RunHooks::default(),
+    ))
+    .unwrap();
+    let error = result.output().unwrap_err();
+    assert!(
+        matches!(error, RunOutputError::Unfinished { .. }),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "The run did not finish: budget exceeded (max model calls)"
+    );
+
+    // A prompt without an output declaration finishes with text; asking for output says so.
+    let provider = script(json!([{"text": "plain answer"}]));
+    let plain = prompt(template(
+        DisclosureMode::Wink,
+        SectionVisibility::Full,
+        false,
+    ));
+    let result = run(
+        &provider,
+        &plain,
+        &Session::new(),
+        MainLoopConfig::default(),
+    );
+    assert_eq!(result.text(), Some("plain answer"));
+    assert_eq!(
+        result.output().unwrap_err().to_string(),
+        "Prompt does not declare structured output."
+    );
+
+    // A structured answer that fails the schema fails the run with WINK's message.
+    let provider = script(json!([{"text": "{}"}]));
+    let result = block_on(MainLoop::new(&provider, MainLoopConfig::default()).execute(
+        &typed_prompt(),
+        &Session::new(),
+        RunHooks::default(),
+    ))
+    .unwrap();
+    let error = result.output().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "The run did not finish: failed (response phase): Missing required field: 'verdict'"
     );
 }

@@ -175,3 +175,24 @@ impl fmt::Display for VisibilityExpansionRequired {
 }
 
 impl std::error::Error for VisibilityExpansionRequired {}
+
+/// Why a typed prompt's structured output could not be produced.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The answer text did not yield a valid output (WINK's messages, including
+    /// `Prompt does not declare structured output.`).
+    #[error(transparent)]
+    Parse(#[from] wink_schema::OutputParseError),
+    /// The output passed the schema but does not deserialize into the Rust type.
+    #[error("Structured output does not decode into {type_name}: {source}")]
+    Decode {
+        /// The Rust type asked for.
+        type_name: &'static str,
+        /// The output as parsed.
+        value: serde_json::Value,
+        /// The decoder's complaint.
+        #[source]
+        source: serde_json::Error,
+    },
+}

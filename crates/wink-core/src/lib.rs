@@ -32,6 +32,40 @@
 //! );
 //! assert_eq!(rendered.tool_names(), ["read_section"]);
 //! ```
+//!
+//! ## Typed structured output
+//!
+//! `output_object::<T>()` (or `output_list::<T>()` for a `Vec<T>`) turns the template into a
+//! `PromptTemplate<T>`: the schema is derived from `T`, sent to providers as WINK's
+//! `response_format`, and answers decode into `T` after WINK's parsing and validation.
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use wink_core::{MarkdownSection, Prompt, PromptTemplate};
+//!
+//! #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+//! struct Verdict { approve: bool, reason: String }
+//!
+//! let template: PromptTemplate<Verdict> = PromptTemplate::builder("review", "verdict")
+//!     .section(MarkdownSection::new("Task", "task", "Review the change."))
+//!     .output_object::<Verdict>(false)
+//!     .build()
+//!     .unwrap();
+//! let prompt: Prompt<Verdict> = Prompt::new(template);
+//! let answer = "Done.\n```json\n{\"approve\": true, \"reason\": \"tests pass\"}\n```";
+//! assert_eq!(
+//!     prompt.parse_output(answer).unwrap(),
+//!     Verdict { approve: true, reason: "tests pass".into() }
+//! );
+//! assert_eq!(
+//!     prompt.parse_output("{\"approve\": true}").unwrap_err().to_string(),
+//!     "Missing required field: 'reason'"
+//! );
+//! ```
+//!
+//! `MainLoop::execute` (in `wink-agent`) keeps the type: a `Prompt<T>` run gives a
+//! `RunResult<T>` whose `output()` is a `T`.
 
 mod disclosure;
 mod error;
@@ -50,7 +84,7 @@ pub use disclosure::{
     CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, READ_SECTION, build_custom_suffix,
     build_summary_suffix, expansion_overrides, is_disclosure_tool,
 };
-pub use error::{PromptError, PromptErrorKind, VisibilityExpansionRequired};
+pub use error::{OutputError, PromptError, PromptErrorKind, VisibilityExpansionRequired};
 pub use executor::{
     CallOutcome, EvaluationPhase, PromptEvaluationError, ToolArguments, ToolCall, ToolCallResult,
     ToolExecutor, block_on,

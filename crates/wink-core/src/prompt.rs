@@ -2,13 +2,16 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
 
 use serde_json::Value;
 use wink_session::{SectionPath, Session};
 
 use crate::disclosure::{DisclosureMode, SUFFIX_PLACEHOLDERS};
-use crate::error::PromptError;
+use crate::error::{OutputError, PromptError};
 use crate::key::{normalize_section_key, python_strip};
 use crate::params::{ParamsType, ParamsTypeId, ParamsValue, SectionParams};
 use crate::render::{RenderedPrompt, render_prompt};
@@ -39,9 +42,18 @@ pub struct SectionNode {
 /// Structured output declared by a prompt.
 pub type OutputSpec = wink_schema::OutputSpec;
 
-/// A validated, immutable prompt definition: namespace, key, sections and disclosure mode.
+/// A validated, immutable prompt definition: namespace, key, sections, disclosure mode and, when
+/// `O` is not `()`, the Rust type its structured output decodes into.
+///
+/// A template is a cheap handle (one `Arc`): clone it freely. [`PromptTemplate::erase`] drops the
+/// output type for code that handles templates of any output (renderers, loops, prompt files).
+pub struct PromptTemplate<O = ()> {
+    data: Arc<TemplateData>,
+    output_type: PhantomData<fn() -> O>,
+}
+
 #[derive(Debug)]
-pub struct PromptTemplate {
+struct TemplateData {
     ns: String,
     key: String,
     name: Option<String>,
@@ -52,18 +64,67 @@ pub struct PromptTemplate {
     output: Option<OutputSpec>,
 }
 
-/// Builder for [`PromptTemplate`].
-#[derive(Debug)]
-pub struct PromptTemplateBuilder {
+impl<O> Clone for PromptTemplate<O> {
+    fn clone(&self) -> Self {
+        Self {
+            data: Arc::clone(&self.data),
+            output_type: PhantomData,
+        }
+    }
+}
+
+impl<O> fmt::Debug for PromptTemplate<O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptTemplate")
+            .field("ns", &self.data.ns)
+            .field("key", &self.data.key)
+            .field("name", &self.data.name)
+            .field("disclosure", &self.data.disclosure)
+            .field("sections", &self.data.nodes.len())
+            .field("output", &self.data.output)
+            .field("output_type", &std::any::type_name::<O>())
+            .finish()
+    }
+}
+
+impl<O> From<Arc<PromptTemplate<O>>> for PromptTemplate<O> {
+    fn from(template: Arc<PromptTemplate<O>>) -> Self {
+        (*template).clone()
+    }
+}
+
+impl<O> From<&PromptTemplate<O>> for PromptTemplate<O> {
+    fn from(template: &PromptTemplate<O>) -> Self {
+        template.clone()
+    }
+}
+
+/// Builder for [`PromptTemplate`]; `O` is the structured output type chosen with
+/// [`PromptTemplateBuilder::output_object`] or [`PromptTemplateBuilder::output_list`].
+pub struct PromptTemplateBuilder<O = ()> {
     ns: String,
     key: String,
     name: Option<String>,
     sections: Vec<SectionRef>,
     disclosure: DisclosureMode,
     output: Option<OutputSpec>,
+    output_type: PhantomData<fn() -> O>,
 }
 
-impl PromptTemplateBuilder {
+impl<O> fmt::Debug for PromptTemplateBuilder<O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptTemplateBuilder")
+            .field("ns", &self.ns)
+            .field("key", &self.key)
+            .field("name", &self.name)
+            .field("sections", &self.sections.len())
+            .field("disclosure", &self.disclosure)
+            .field("output", &self.output)
+            .finish()
+    }
+}
+
+impl<O> PromptTemplateBuilder<O> {
     /// A human-readable name.
     #[must_use]
     pub fn name(mut self, name: impl Into<String>) -> Self {
@@ -92,40 +153,66 @@ impl PromptTemplateBuilder {
         self
     }
 
-    /// Declare structured output.
+    /// Declare structured output from a JSON-level spec. The output type stays `O`: use this for
+    /// specs read from files, and [`PromptTemplateBuilder::output_object`] /
+    /// [`PromptTemplateBuilder::output_list`] to tie the output to a Rust type.
     #[must_use]
     pub fn output(mut self, output: OutputSpec) -> Self {
         self.output = Some(output);
         self
     }
 
-    /// Declare structured output of type `T` (an object).
+    /// Declare structured output of type `T`, an object: the template becomes a
+    /// `PromptTemplate<T>` and its answers decode into `T`.
     #[must_use]
-    pub fn output_object<T: schemars::JsonSchema>(self, allow_extra_keys: bool) -> Self {
-        let name = self.name.clone().unwrap_or_else(|| self.key.clone());
-        self.output(OutputSpec {
-            name,
+    pub fn output_object<T>(self, allow_extra_keys: bool) -> PromptTemplateBuilder<T>
+    where
+        T: schemars::JsonSchema + DeserializeOwned,
+    {
+        let spec = OutputSpec {
+            name: self.output_name(),
             schema: crate::tool::params_schema::<T>(),
             container: wink_schema::OutputContainer::Object,
             allow_extra_keys,
-        })
+        };
+        self.with_output_type(spec)
     }
 
-    /// Declare structured output as a list of `T` (wrapped under `"items"` on the wire).
+    /// Declare structured output as a list of `T` (wrapped under `"items"` on the wire): the
+    /// template becomes a `PromptTemplate<Vec<T>>`.
     #[must_use]
-    pub fn output_list<T: schemars::JsonSchema>(self, allow_extra_keys: bool) -> Self {
-        let name = self.name.clone().unwrap_or_else(|| self.key.clone());
-        self.output(OutputSpec {
-            name,
+    pub fn output_list<T>(self, allow_extra_keys: bool) -> PromptTemplateBuilder<Vec<T>>
+    where
+        T: schemars::JsonSchema + DeserializeOwned,
+    {
+        let spec = OutputSpec {
+            name: self.output_name(),
             schema: crate::tool::params_schema::<T>(),
             container: wink_schema::OutputContainer::Array,
             allow_extra_keys,
-        })
+        };
+        self.with_output_type(spec)
+    }
+
+    fn output_name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| self.key.clone())
+    }
+
+    fn with_output_type<T>(self, spec: OutputSpec) -> PromptTemplateBuilder<T> {
+        PromptTemplateBuilder {
+            ns: self.ns,
+            key: self.key,
+            name: self.name,
+            sections: self.sections,
+            disclosure: self.disclosure,
+            output: Some(spec),
+            output_type: PhantomData,
+        }
     }
 
     /// Validate the whole tree and build the template. Every error carries WINK's message and
     /// the path of the offending section.
-    pub fn build(self) -> Result<PromptTemplate, PromptError> {
+    pub fn build(self) -> Result<PromptTemplate<O>, PromptError> {
         if python_strip(&self.ns).is_empty() {
             return Err(PromptError::validation(
                 "Prompt namespace must be a non-empty string.",
@@ -142,14 +229,17 @@ impl PromptTemplateBuilder {
         }
         registry.finish();
         Ok(PromptTemplate {
-            ns: python_strip(&self.ns).to_owned(),
-            key: python_strip(&self.key).to_owned(),
-            name: self.name,
-            disclosure: self.disclosure,
-            nodes: registry.nodes,
-            params_types: registry.params_types,
-            defaults_by_type: registry.defaults_by_type,
-            output: self.output,
+            data: Arc::new(TemplateData {
+                ns: python_strip(&self.ns).to_owned(),
+                key: python_strip(&self.key).to_owned(),
+                name: self.name,
+                disclosure: self.disclosure,
+                nodes: registry.nodes,
+                params_types: registry.params_types,
+                defaults_by_type: registry.defaults_by_type,
+                output: self.output,
+            }),
+            output_type: PhantomData,
         })
     }
 }
@@ -347,87 +437,145 @@ impl PromptTemplate {
             sections: Vec::new(),
             disclosure: DisclosureMode::default(),
             output: None,
+            output_type: PhantomData,
         }
+    }
+}
+
+impl<O> PromptTemplate<O> {
+    /// The same template without its output type (the structured output spec is kept).
+    pub fn erase(&self) -> PromptTemplate {
+        PromptTemplate {
+            data: Arc::clone(&self.data),
+            output_type: PhantomData,
+        }
+    }
+
+    /// Whether `self` and `other` are handles to the same built template.
+    pub fn same_as<P>(&self, other: &PromptTemplate<P>) -> bool {
+        Arc::ptr_eq(&self.data, &other.data)
     }
 
     /// Namespace.
     pub fn ns(&self) -> &str {
-        &self.ns
+        &self.data.ns
     }
 
     /// Key.
     pub fn key(&self) -> &str {
-        &self.key
+        &self.data.key
     }
 
     /// Human-readable name, if given.
     pub fn name(&self) -> Option<&str> {
-        self.name.as_deref()
+        self.data.name.as_deref()
     }
 
     /// `ns:key`, or the name when set — what events and errors call the prompt.
     pub fn display_name(&self) -> String {
-        self.name
+        self.data
+            .name
             .clone()
-            .unwrap_or_else(|| format!("{}:{}", self.ns, self.key))
+            .unwrap_or_else(|| format!("{}:{}", self.data.ns, self.data.key))
     }
 
     /// The disclosure mode.
     pub fn disclosure(&self) -> DisclosureMode {
-        self.disclosure
+        self.data.disclosure
     }
 
     /// The same template with another disclosure mode.
     #[must_use]
     pub fn with_disclosure(&self, mode: DisclosureMode) -> Self {
+        let d = &self.data;
         Self {
-            ns: self.ns.clone(),
-            key: self.key.clone(),
-            name: self.name.clone(),
-            disclosure: mode,
-            nodes: self.nodes.clone(),
-            params_types: self.params_types.clone(),
-            defaults_by_type: self.defaults_by_type.clone(),
-            output: self.output.clone(),
+            data: Arc::new(TemplateData {
+                ns: d.ns.clone(),
+                key: d.key.clone(),
+                name: d.name.clone(),
+                disclosure: mode,
+                nodes: d.nodes.clone(),
+                params_types: d.params_types.clone(),
+                defaults_by_type: d.defaults_by_type.clone(),
+                output: d.output.clone(),
+            }),
+            output_type: PhantomData,
         }
     }
 
     /// The flattened section tree in render order.
     pub fn nodes(&self) -> &[SectionNode] {
-        &self.nodes
+        &self.data.nodes
     }
 
     /// The node at `path`.
     pub fn node(&self, path: &SectionPath) -> Option<&SectionNode> {
-        self.nodes.iter().find(|n| &n.path == path)
+        self.data.nodes.iter().find(|n| &n.path == path)
     }
 
     /// The node whose dotted path is `dotted`.
     pub fn find_section(&self, dotted: &str) -> Option<&SectionNode> {
-        self.nodes.iter().find(|n| n.path.dotted() == dotted)
+        self.data.nodes.iter().find(|n| n.path.dotted() == dotted)
     }
 
     /// Params types the sections bind, in first-use order.
     pub fn params_types(&self) -> &[ParamsType] {
-        &self.params_types
+        &self.data.params_types
     }
 
     /// The params type named `name`.
     pub fn params_type_named(&self, name: &str) -> Option<&ParamsType> {
-        self.params_types.iter().find(|t| t.name() == name)
+        self.data.params_types.iter().find(|t| t.name() == name)
     }
 
     /// Structured output, if declared.
     pub fn output(&self) -> Option<&OutputSpec> {
-        self.output.as_ref()
+        self.data.output.as_ref()
     }
 
     pub(crate) fn default_for_type(&self, id: &ParamsTypeId) -> Option<&ParamsValue> {
-        self.defaults_by_type.get(id)
+        self.data.defaults_by_type.get(id)
     }
 
     pub(crate) fn node_index(&self, path: &SectionPath) -> Option<usize> {
-        self.nodes.iter().position(|n| &n.path == path)
+        self.data.nodes.iter().position(|n| &n.path == path)
+    }
+}
+
+impl<O: DeserializeOwned> PromptTemplate<O> {
+    /// Parse the model's final answer as this template's structured output, in WINK's order
+    /// (fenced ```` ```json ```` block, whole message, first embedded value), check it against the
+    /// schema and decode it into `O`.
+    ///
+    /// # Errors
+    /// [`OutputError::Parse`] with WINK's message, or [`OutputError::Decode`].
+    pub fn parse_output(&self, text: &str) -> Result<O, OutputError> {
+        let value = wink_schema::parse_prompt_output(text, self.output())?;
+        decode_output::<O>(value)
+    }
+
+    /// Decode an output that was already parsed and checked (for instance
+    /// `LoopOutcome::Finished { output, .. }`) into `O`.
+    ///
+    /// # Errors
+    /// [`OutputError::Parse`] (`NotDeclared`) when the template declares no output,
+    /// [`OutputError::Decode`] when the value does not fit `O`.
+    pub fn decode_output(&self, value: Value) -> Result<O, OutputError> {
+        if self.output().is_none() {
+            return Err(wink_schema::OutputParseError::NotDeclared.into());
+        }
+        decode_output::<O>(value)
+    }
+}
+
+fn decode_output<O: DeserializeOwned>(value: Value) -> Result<O, OutputError> {
+    match O::deserialize(&value) {
+        Ok(output) => Ok(output),
+        Err(source) => Err(OutputError::Decode {
+            type_name: std::any::type_name::<O>(),
+            value,
+            source,
+        }),
     }
 }
 
@@ -438,14 +586,22 @@ enum Binding {
     Invalid(PromptError),
 }
 
-/// A template with bound params, ready to render.
-#[derive(Clone)]
-pub struct Prompt {
-    template: Arc<PromptTemplate>,
+/// A template with bound params, ready to render; `O` is the template's output type.
+pub struct Prompt<O = ()> {
+    template: PromptTemplate<O>,
     bindings: Vec<Binding>,
 }
 
-impl fmt::Debug for Prompt {
+impl<O> Clone for Prompt<O> {
+    fn clone(&self) -> Self {
+        Self {
+            template: self.template.clone(),
+            bindings: self.bindings.clone(),
+        }
+    }
+}
+
+impl<O> fmt::Debug for Prompt<O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Prompt")
             .field("template", &self.template.display_name())
@@ -467,9 +623,9 @@ impl ParamLookup {
     }
 }
 
-impl Prompt {
+impl<O> Prompt<O> {
     /// A prompt over `template` with nothing bound.
-    pub fn new(template: impl Into<Arc<PromptTemplate>>) -> Self {
+    pub fn new(template: impl Into<PromptTemplate<O>>) -> Self {
         Self {
             template: template.into(),
             bindings: Vec::new(),
@@ -477,8 +633,16 @@ impl Prompt {
     }
 
     /// The template.
-    pub fn template(&self) -> &Arc<PromptTemplate> {
+    pub fn template(&self) -> &PromptTemplate<O> {
         &self.template
+    }
+
+    /// The same prompt without its output type (bindings and output spec kept).
+    pub fn erase(&self) -> Prompt {
+        Prompt {
+            template: self.template.erase(),
+            bindings: self.bindings.clone(),
+        }
     }
 
     /// Bind a typed params instance (a later binding of the same type is an error at render:
@@ -551,11 +715,21 @@ impl Prompt {
 
     /// Render without a session (no visibility overrides, no session-based selectors).
     pub fn render(&self) -> Result<RenderedPrompt, PromptError> {
-        render_prompt(&self.template, self.param_lookup()?, None)
+        render_prompt(&self.template.erase(), self.param_lookup()?, None)
     }
 
     /// Render with `session`: its `VisibilityOverrides` take precedence over section selectors.
     pub fn render_with(&self, session: &Session) -> Result<RenderedPrompt, PromptError> {
-        render_prompt(&self.template, self.param_lookup()?, Some(session))
+        render_prompt(&self.template.erase(), self.param_lookup()?, Some(session))
+    }
+}
+
+impl<O: DeserializeOwned> Prompt<O> {
+    /// [`PromptTemplate::parse_output`] for this prompt's template.
+    ///
+    /// # Errors
+    /// As [`PromptTemplate::parse_output`].
+    pub fn parse_output(&self, text: &str) -> Result<O, OutputError> {
+        self.template.parse_output(text)
     }
 }

@@ -100,7 +100,7 @@ impl RenderedPrompt {
     }
 
     /// The template rendered.
-    pub fn template(&self) -> &Arc<PromptTemplate> {
+    pub fn template(&self) -> &PromptTemplate {
         &self.state.template
     }
 
@@ -129,7 +129,7 @@ impl RenderedPrompt {
 
 /// Everything the builtin tools need to answer for one render.
 pub(crate) struct RenderState {
-    pub(crate) template: Arc<PromptTemplate>,
+    pub(crate) template: PromptTemplate,
     pub(crate) lookup: ParamLookup,
     pub(crate) session: Option<Session>,
     pub(crate) mode: DisclosureMode,
@@ -539,7 +539,7 @@ impl RenderState {
 
 /// Render `template` with `lookup` (and `session` for overrides and session selectors).
 pub(crate) fn render_prompt(
-    template: &Arc<PromptTemplate>,
+    template: &PromptTemplate,
     lookup: ParamLookup,
     session: Option<&Session>,
 ) -> Result<RenderedPrompt, PromptError> {

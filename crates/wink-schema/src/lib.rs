@@ -48,8 +48,8 @@ pub use coerce::coerce;
 pub use dialect::{SchemaDialect, SchemaError, fits_openai_strict, normalize, strip_strict_nulls};
 pub use names::{NameError, ToolNameAliases, is_provider_safe};
 pub use output::{
-    OutputContainer, OutputParseError, OutputSpec, parse_provider_payload, parse_structured_output,
-    response_format, schema_name,
+    OutputContainer, OutputParseError, OutputSpec, parse_prompt_output, parse_provider_payload,
+    parse_structured_output, response_format, schema_name,
 };
 pub use validate::{
     PathSegment, ValidationError, ValidationErrors, ValidationOptions, validate, validate_with,
