@@ -46,15 +46,7 @@ fn matches_key_pattern(key: &str) -> bool {
         })
 }
 
-/// Python's `str.strip()` with no arguments: removes leading and trailing whitespace as Python
-/// defines it (Unicode whitespace plus the ASCII separators `\x1c`–`\x1f`).
-pub(crate) fn python_strip(text: &str) -> &str {
-    text.trim_matches(is_python_whitespace)
-}
-
-pub(crate) fn is_python_whitespace(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '\u{1c}'..='\u{1f}')
-}
+pub(crate) use wink_schema::python::strip as python_strip;
 
 #[cfg(test)]
 mod tests {

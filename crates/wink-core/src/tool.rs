@@ -470,43 +470,15 @@ pub struct ToolFullSpec {
     pub notes: Vec<String>,
 }
 
-/// The namespace of a dotted tool name (`file.read` → `file`).
+/// The namespace of a dotted tool name (`file.read` → `file`; `a.b.c` → `a.b`); `None` when the
+/// name has no dot. The same rule as the catalog search's documents.
 pub fn namespace_of(name: &str) -> Option<String> {
-    name.rsplit_once('.')
-        .map(|(ns, _)| ns.to_owned())
-        .filter(|ns| !ns.is_empty())
+    wink_search::namespace_of(name).map(str::to_owned)
 }
 
-/// The first sentence (or line) of `text`: up to the first `.`, `!` or `?` followed by
-/// whitespace or the end, or the first line break, whichever comes first.
-pub fn first_sentence(text: &str) -> String {
-    let text = text.trim();
-    let bytes = text.as_bytes();
-    for (i, b) in bytes.iter().enumerate() {
-        match b {
-            b'\n' => return text[..i].trim().to_owned(),
-            b'.' | b'!' | b'?' => {
-                let next = bytes.get(i + 1);
-                if next.is_none_or(|c| c.is_ascii_whitespace()) && !is_abbreviation(&text[..i]) {
-                    return text[..=i].to_owned();
-                }
-            }
-            _ => {}
-        }
-    }
-    text.to_owned()
-}
-
-fn is_abbreviation(before: &str) -> bool {
-    let word = before
-        .rsplit(|c: char| c.is_whitespace())
-        .next()
-        .unwrap_or("");
-    matches!(
-        word.to_ascii_lowercase().as_str(),
-        "e.g" | "i.e" | "etc" | "vs" | "approx" | "incl" | "no"
-    )
-}
+/// The first sentence of a description: a tool's level-1 summary (seed 004). One definition with
+/// the catalog search ([`wink_search::first_sentence`]), so listings and search agree.
+pub use wink_search::first_sentence;
 
 // endregion: --- metadata
 
@@ -1297,7 +1269,7 @@ mod tests {
     }
 
     #[test]
-    fn first_sentence_and_namespace() {
+    fn metadata_summary_and_namespace() {
         assert_eq!(
             first_sentence("Reads a file from the filesystem. Supports line ranges."),
             "Reads a file from the filesystem."
@@ -1305,10 +1277,6 @@ mod tests {
         assert_eq!(
             first_sentence("Use e.g. this. Then that."),
             "Use e.g. this."
-        );
-        assert_eq!(
-            first_sentence("Version 1.2 of it\nsecond"),
-            "Version 1.2 of it"
         );
         assert_eq!(namespace_of("file.read").as_deref(), Some("file"));
         assert_eq!(namespace_of("a.b.c").as_deref(), Some("a.b"));

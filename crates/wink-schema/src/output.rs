@@ -131,7 +131,7 @@ pub enum OutputParseError {
 pub fn schema_name(prompt_name: &str) -> String {
     let mut sanitized = String::with_capacity(prompt_name.len());
     let mut in_run = false;
-    for character in python_strip(prompt_name).chars() {
+    for character in crate::python::strip(prompt_name).chars() {
         if character.is_ascii_alphanumeric() || character == '_' || character == '-' {
             sanitized.push(character);
             in_run = false;
@@ -147,13 +147,6 @@ pub fn schema_name(prompt_name: &str) -> String {
         cleaned
     };
     format!("{cleaned}_schema")
-}
-
-/// Python's `str.strip()` with no argument.
-fn python_strip(text: &str) -> &str {
-    text.trim_matches(|character: char| {
-        character.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&character)
-    })
 }
 
 /// The schema sent to the provider for this output (the `json_schema.schema`
@@ -283,13 +276,13 @@ pub fn parse_provider_payload(
 /// when nothing decodes.
 pub fn extract_json_payload(text: &str) -> Result<Value, OutputParseError> {
     if let Some(block) = first_json_fence(text) {
-        return serde_json::from_str(python_strip(block)).map_err(|error| {
+        return serde_json::from_str(crate::python::strip(block)).map_err(|error| {
             OutputParseError::FencedBlockNotJson {
                 detail: error.to_string(),
             }
         });
     }
-    let stripped = python_strip(text);
+    let stripped = crate::python::strip(text);
     if !stripped.is_empty()
         && let Ok(value) = serde_json::from_str(stripped)
     {

@@ -18,6 +18,23 @@
 use serde_json::{Number, Value};
 use std::fmt::Write as _;
 
+/// Python's `str.strip()` with no argument: removes leading and trailing whitespace as Python
+/// defines it (Unicode whitespace plus the ASCII separators `\x1c`–`\x1f`).
+///
+/// ```
+/// assert_eq!(wink_schema::python::strip("\u{1f} key \n"), "key");
+/// ```
+#[must_use]
+pub fn strip(text: &str) -> &str {
+    text.trim_matches(is_whitespace)
+}
+
+/// Whether Python's `str.isspace()` holds for `c`.
+#[must_use]
+pub fn is_whitespace(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{1c}'..='\u{1f}')
+}
+
 /// Python's `repr()` of the Python object a JSON value decodes to
 /// (`str`, `int`, `float`, `bool`, `None`, `list`, `dict`).
 #[must_use]
