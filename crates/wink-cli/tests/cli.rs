@@ -643,3 +643,56 @@ fn catalog_builtin_in_prompt_files() {
         "{err}"
     );
 }
+
+#[test]
+fn wink_run_uses_the_builtin_workspace() {
+    let dir = std::env::temp_dir().join(format!("wink-run-ws-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("ws")).unwrap();
+    std::fs::write(dir.join("ws/notes.md"), "ship on friday\n").unwrap();
+    std::fs::write(
+        dir.join("prompt.json"),
+        r#"{"ns": "tests", "key": "ws-run",
+            "sections": [
+              {"key": "task", "title": "Task", "template": "Summarize notes.md into summary.md."},
+              {"key": "workspace", "title": "Workspace", "builtin": "workspace", "root": "ws"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("script.json"),
+        r#"[{"tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"file_path": "notes.md"}}]},
+            {"tool_calls": [{"id": "c2", "name": "write_file", "arguments": {"file_path": "summary.md", "content": "Ship Friday."}}]},
+            {"text": "Wrote summary.md."}]"#,
+    )
+    .unwrap();
+    let transcript = dir.join("t.json");
+    let out = wink(&[
+        "run",
+        dir.join("prompt.json").to_str().unwrap(),
+        "--model",
+        &format!("scripted:{}", dir.join("script.json").display()),
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    assert_eq!(stdout(&out), "Wrote summary.md.\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("ws/summary.md")).unwrap(),
+        "Ship Friday."
+    );
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    let calls = t["model_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 3);
+    let tools: Vec<&str> = calls[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"read_file") && tools.contains(&"write_file"),
+        "{tools:?}"
+    );
+    let seen = calls[1]["messages"].to_string();
+    assert!(seen.contains("ship on friday"), "{seen}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

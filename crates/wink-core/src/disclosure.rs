@@ -359,7 +359,7 @@ impl OpenSectionsTool {
         if requested.iter().any(|p| self.state.subtree_has_tools(p)) {
             return Err(expansion());
         }
-        let Some(fs) = context.resources.get::<Arc<dyn wink_fs::Filesystem>>() else {
+        let Some(fs) = context.filesystem() else {
             return Ok(
                 ToolResult::failure("Cannot write context files: no filesystem available.").into(),
             );

@@ -589,7 +589,8 @@ enum Binding {
 /// A template with bound params, ready to render; `O` is the template's output type.
 pub struct Prompt<O = ()> {
     template: PromptTemplate<O>,
-    bindings: Vec<Binding>,
+    /// One group per `bind*` call, in call order (WINK's `bind(*params)`).
+    bindings: Vec<Vec<Binding>>,
 }
 
 impl<O> Clone for Prompt<O> {
@@ -645,72 +646,103 @@ impl<O> Prompt<O> {
         }
     }
 
-    /// Bind a typed params instance (a later binding of the same type is an error at render:
-    /// `Duplicate params type supplied to prompt.`).
+    /// Bind a typed params instance. As WINK's `bind`, a later binding of the same params type
+    /// replaces the earlier one.
     #[must_use]
-    pub fn bind<P: SectionParams>(mut self, params: P) -> Self {
-        self.bindings.push(match ParamsValue::from_typed(params) {
+    pub fn bind<P: SectionParams>(self, params: P) -> Self {
+        let binding = match ParamsValue::from_typed(params) {
             Ok(v) => Binding::Value(v),
             Err(e) => Binding::Invalid(e),
-        });
-        self
+        };
+        self.bind_group(vec![binding])
     }
 
-    /// Bind params given as JSON for the params type named `type_name`.
+    /// Bind several params instances in one call (WINK's `bind(a, b, ...)`): they replace earlier
+    /// bindings of their types, and two of the same type in this one call are an error at render
+    /// (`Duplicate params type supplied to prompt.`).
     #[must_use]
-    pub fn bind_json(mut self, type_name: impl Into<String>, value: Value) -> Self {
-        self.bindings.push(Binding::Json {
+    pub fn bind_values(self, values: impl IntoIterator<Item = ParamsValue>) -> Self {
+        self.bind_group(values.into_iter().map(Binding::Value).collect())
+    }
+
+    /// Bind params given as JSON for the params type named `type_name` (replaces an earlier
+    /// binding of that type).
+    #[must_use]
+    pub fn bind_json(self, type_name: impl Into<String>, value: Value) -> Self {
+        self.bind_group(vec![Binding::Json {
             type_name: type_name.into(),
             value,
-        });
-        self
+        }])
     }
 
-    /// Bind a map of params type name → field values (`{"TaskParams": {"objective": "…"}}`).
-    pub fn bind_all_json(mut self, params: &serde_json::Map<String, Value>) -> Self {
-        for (name, value) in params {
-            self = self.bind_json(name.clone(), value.clone());
-        }
+    /// Bind a map of params type name → field values (`{"TaskParams": {"objective": "…"}}`) in
+    /// one call.
+    #[must_use]
+    pub fn bind_all_json(self, params: &serde_json::Map<String, Value>) -> Self {
+        self.bind_group(
+            params
+                .iter()
+                .map(|(name, value)| Binding::Json {
+                    type_name: name.clone(),
+                    value: value.clone(),
+                })
+                .collect(),
+        )
+    }
+
+    fn bind_group(mut self, group: Vec<Binding>) -> Self {
+        self.bindings.push(group);
         self
     }
 
     /// Resolve the bindings into a lookup, reporting WINK's binding errors.
     pub fn param_lookup(&self) -> Result<ParamLookup, PromptError> {
         let mut lookup = ParamLookup::default();
-        for binding in &self.bindings {
-            let value = match binding {
-                Binding::Invalid(e) => return Err(e.clone()),
-                Binding::Value(v) => v.clone(),
-                Binding::Json { type_name, value } => {
-                    let Some(ty) = self.template.params_type_named(type_name) else {
-                        return Err(PromptError::validation(
-                            "Unexpected params type supplied to prompt.",
-                        )
-                        .with_params_type(type_name.clone()));
-                    };
-                    ty.value_from_json(value.clone())?
+        for group in &self.bindings {
+            let mut resolved: Vec<ParamsValue> = Vec::with_capacity(group.len());
+            for binding in group {
+                let value = self.resolve(binding)?;
+                if resolved.iter().any(|v| v.type_id() == value.type_id()) {
+                    return Err(PromptError::validation(
+                        "Duplicate params type supplied to prompt.",
+                    )
+                    .with_params_type(value.type_name()));
                 }
-            };
-            if !self
-                .template
-                .params_types()
-                .iter()
-                .any(|t| t.id() == value.type_id())
-            {
-                return Err(
-                    PromptError::validation("Unexpected params type supplied to prompt.")
-                        .with_params_type(value.type_name()),
-                );
+                resolved.push(value);
             }
-            if lookup.by_type.contains_key(value.type_id()) {
-                return Err(
-                    PromptError::validation("Duplicate params type supplied to prompt.")
-                        .with_params_type(value.type_name()),
-                );
+            for value in resolved {
+                lookup.by_type.insert(value.type_id().clone(), value);
             }
-            lookup.by_type.insert(value.type_id().clone(), value);
         }
         Ok(lookup)
+    }
+
+    fn resolve(&self, binding: &Binding) -> Result<ParamsValue, PromptError> {
+        let value = match binding {
+            Binding::Invalid(e) => return Err(e.clone()),
+            Binding::Value(v) => v.clone(),
+            Binding::Json { type_name, value } => {
+                let Some(ty) = self.template.params_type_named(type_name) else {
+                    return Err(PromptError::validation(
+                        "Unexpected params type supplied to prompt.",
+                    )
+                    .with_params_type(type_name.clone()));
+                };
+                ty.value_from_json(value.clone())?
+            }
+        };
+        if !self
+            .template
+            .params_types()
+            .iter()
+            .any(|t| t.id() == value.type_id())
+        {
+            return Err(
+                PromptError::validation("Unexpected params type supplied to prompt.")
+                    .with_params_type(value.type_name()),
+            );
+        }
+        Ok(value)
     }
 
     /// Render without a session (no visibility overrides, no session-based selectors).

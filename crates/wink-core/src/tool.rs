@@ -1208,6 +1208,16 @@ fn python_indent(text: &str, prefix: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_context_filesystem_is_the_filesystem_resource() {
+        let mut ctx = ToolContext::new(Session::new());
+        assert!(ctx.filesystem().is_none());
+        let fs: Arc<dyn wink_fs::Filesystem> = Arc::new(wink_fs::InMemoryFilesystem::new());
+        ctx.resources = Resources::new().with(Arc::clone(&fs));
+        let found = ctx.filesystem().map(Arc::clone);
+        assert!(found.is_some_and(|f| Arc::ptr_eq(&f, &fs)));
+    }
+
     use super::*;
     use serde_json::json;
 

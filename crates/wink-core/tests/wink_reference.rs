@@ -788,7 +788,8 @@ fn b17_prompt_validation_errors() {
     let err = Prompt::new(t.clone()).render().unwrap_err();
     assert_eq!(err.message(), "Missing parameters for section.");
     assert_eq!(err.params_type(), Some("TaskParams"));
-    let err = Prompt::new(t.clone())
+    // As WINK's `bind`: a later call replaces the earlier binding of the same type...
+    let rendered = Prompt::new(t.clone())
         .bind(TaskParams {
             objective: "a".into(),
         })
@@ -796,8 +797,21 @@ fn b17_prompt_validation_errors() {
             objective: "b".into(),
         })
         .render()
+        .unwrap();
+    assert_eq!(rendered.text, "## 1. T (t)\n\nb");
+    // ...while two of one type in a single call are an error.
+    let value = |objective: &str| {
+        ParamsValue::from_typed(TaskParams {
+            objective: objective.into(),
+        })
+        .unwrap()
+    };
+    let err = Prompt::new(t.clone())
+        .bind_values([value("a"), value("b")])
+        .render()
         .unwrap_err();
     assert_eq!(err.message(), "Duplicate params type supplied to prompt.");
+    assert_eq!(err.params_type(), Some("TaskParams"));
     let err = Prompt::new(t)
         .bind(P { name: "x".into() })
         .render()

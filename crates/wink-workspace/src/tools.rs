@@ -662,7 +662,7 @@ fn saturate(value: u64) -> usize {
 // region: --- tools
 
 fn filesystem(ctx: &ToolContext) -> Result<Arc<dyn Filesystem>, ToolError> {
-    ctx.resource::<Arc<dyn Filesystem>>()
+    ctx.filesystem()
         .cloned()
         .ok_or_else(|| ToolError::failed(NO_FILESYSTEM))
 }
