@@ -19,9 +19,11 @@ fi
 
 cargo fetch --locked
 
-# The small local model for the real-model tests (skipped when WINK_SKIP_REAL_MODEL=1).
+# The small local model for the real-model tests, and the static embedding model for the hybrid
+# tool search (both skipped when WINK_SKIP_REAL_MODEL=1).
 if [ "${WINK_SKIP_REAL_MODEL:-0}" != "1" ]; then
   bash scripts/fetch-model.sh 0.5b
+  bash scripts/fetch-embeddings.sh
 fi
 
 # The official MCP Python SDK: an MCP client this project did not write, for the MCP server tests.

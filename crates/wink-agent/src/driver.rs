@@ -2,9 +2,6 @@
 //! [`ToolExecutor`], publishing session events on the way.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use serde::{Deserialize, Serialize};
 use wink_core::{
@@ -17,14 +14,15 @@ use wink_session::{
     VisibilityExpanded,
 };
 
-use crate::budget::BudgetTracker;
-use crate::conversation::{Message, ModelTurn, ToolSpec};
+use crate::budget::{BudgetLimit, BudgetTracker};
+use crate::conversation::{Message, ModelRequest, ModelTurn, ToolSpec};
 use crate::inner::{
-    InjectedTool, InnerLoop, LoopConfig, LoopOutcome, Step, ToolOutcome,
-    VisibilityExpansionRequiredData,
+    InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Step,
+    ToolOutcome, VisibilityExpansionRequiredData,
 };
 use crate::metrics;
 use crate::provider::{ProviderAdapter, ProviderError, ProviderErrorKind, StreamSink};
+use crate::timer::{DeadlineExpired, until_deadline};
 
 /// One model call as the transcript records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,7 +51,7 @@ pub trait RunObserver: Send + Sync {
     fn on_tools_injected(&self, section: &str, tools: &[String]) {
         let _ = (section, tools);
     }
-    /// The evaluation restarts with these sections expanded.
+    /// The main loop restarts the evaluation with these sections (dotted paths) expanded.
     fn on_restart(&self, sections: &[String]) {
         let _ = sections;
     }
@@ -103,16 +101,32 @@ pub struct Evaluation {
     pub state: InnerLoop,
 }
 
-fn provider_failure(error: &ProviderError, prompt_name: &str) -> PromptEvaluationError {
+fn provider_failure(
+    error: &ProviderError,
+    prompt_name: &str,
+) -> (PromptEvaluationError, ProviderFailure) {
     let phase = match error.kind {
         ProviderErrorKind::Decode | ProviderErrorKind::TruncatedStream => EvaluationPhase::Response,
         _ => EvaluationPhase::Request,
     };
-    let e = PromptEvaluationError::new(error.to_string(), prompt_name, phase);
-    match &error.raw_body {
+    // WINK reports the adapter's own message (`result.error == "adapter failure"`); the
+    // provider, model, status and body travel beside it.
+    let e = PromptEvaluationError::new(error.message.clone(), prompt_name, phase);
+    let e = match &error.raw_body {
         Some(body) => e.with_payload(body.clone()),
         None => e,
-    }
+    };
+    let failure = ProviderFailure {
+        provider: error.provider.clone(),
+        model: error.model.clone(),
+        status: match error.kind {
+            ProviderErrorKind::Status(status) => Some(status),
+            ProviderErrorKind::RateLimited(_) => Some(429),
+            _ => None,
+        },
+        raw_body: error.raw_body.clone(),
+    };
+    (e, failure)
 }
 
 /// Evaluate `rendered` from the start.
@@ -122,235 +136,320 @@ pub async fn evaluate(
     adapter: &dyn ProviderAdapter,
     options: EvaluateOptions<'_>,
 ) -> Evaluation {
-    let template = rendered.template();
-    let prompt_name = template.display_name();
-    let mut rendered_event = PromptRendered::new(
-        template.ns(),
-        template.key(),
-        adapter.name(),
-        rendered.text.clone(),
-    )
-    .with_session_id(session.id())
-    .with_tool_names(
-        rendered
-            .tool_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect(),
-    );
-    if let Some(name) = template.name() {
-        rendered_event = rendered_event.with_prompt_name(name);
-    }
-    session.dispatch(rendered_event);
-    let mut config = options.config.clone();
-    config.supports_dynamic_tools =
-        config.supports_dynamic_tools && adapter.supports_dynamic_tools();
-    let state = InnerLoop::start(rendered, prompt_name, config);
-    drive(state, rendered, session, adapter, options).await
+    Driver::start(rendered, session, adapter, options)
+        .run()
+        .await
 }
 
-/// Continue a saved evaluation (`state` from [`Evaluation::state`] or a deserialized loop) against
-/// the same rendered prompt.
+/// Continue a saved evaluation (`state` from [`Evaluation::state`], [`Driver::into_state`] or a
+/// deserialized loop) against the same rendered prompt.
 pub async fn resume(
-    mut state: InnerLoop,
+    state: InnerLoop,
     rendered: &RenderedPrompt,
     session: &Session,
     adapter: &dyn ProviderAdapter,
     options: EvaluateOptions<'_>,
 ) -> Evaluation {
-    state.set_output(rendered.output.clone());
-    drive(state, rendered, session, adapter, options).await
+    Driver::resume(state, rendered, session, adapter, options)
+        .run()
+        .await
 }
 
-async fn drive(
-    mut state: InnerLoop,
-    rendered: &RenderedPrompt,
-    session: &Session,
-    adapter: &dyn ProviderAdapter,
-    mut options: EvaluateOptions<'_>,
-) -> Evaluation {
-    let prompt_name = state.prompt_name().to_owned();
-    let mut registry: HashMap<String, ToolRef> = rendered
-        .tools
-        .iter()
-        .map(|t| (t.name().to_owned(), t.clone()))
-        .collect();
-    for injected in state.injected() {
-        if let Some((_, tool)) = rendered.template_tool(&injected.spec.name) {
-            registry.insert(injected.spec.name.clone(), tool);
+/// Runs one evaluation step by step: each [`Driver::advance`] makes one model call or runs the
+/// tool calls of one model turn. Between steps [`Driver::state`] is a consistent, serialisable
+/// save point; [`Driver::into_state`] stops the run there and [`Driver::resume`] continues it.
+///
+/// A wall-clock deadline in the budget is raced against every model call: a provider that
+/// never answers ends the evaluation with [`BudgetLimit::Deadline`] when the deadline passes.
+#[allow(missing_debug_implementations)]
+pub struct Driver<'a, 'o> {
+    state: InnerLoop,
+    rendered: &'a RenderedPrompt,
+    session: &'a Session,
+    adapter: &'a dyn ProviderAdapter,
+    options: EvaluateOptions<'o>,
+    registry: HashMap<String, ToolRef>,
+    executor: ToolExecutor,
+    model_calls: Vec<ModelCallRecord>,
+    announced: bool,
+}
+
+impl<'a, 'o> Driver<'a, 'o> {
+    /// Start evaluating `rendered` (publishes `PromptRendered`).
+    pub fn start(
+        rendered: &'a RenderedPrompt,
+        session: &'a Session,
+        adapter: &'a dyn ProviderAdapter,
+        options: EvaluateOptions<'o>,
+    ) -> Self {
+        let template = rendered.template();
+        let prompt_name = template.display_name();
+        let mut rendered_event = PromptRendered::new(
+            template.ns(),
+            template.key(),
+            adapter.name(),
+            rendered.text.clone(),
+        )
+        .with_session_id(session.id())
+        .with_tool_names(
+            rendered
+                .tool_names()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        );
+        if let Some(name) = template.name() {
+            rendered_event = rendered_event.with_prompt_name(name);
+        }
+        session.dispatch(rendered_event);
+        let mut config = options.config.clone();
+        config.supports_dynamic_tools =
+            config.supports_dynamic_tools && adapter.supports_dynamic_tools();
+        let state = InnerLoop::start(rendered, prompt_name, config);
+        Self::resume(state, rendered, session, adapter, options)
+    }
+
+    /// Continue a saved evaluation against the same rendered prompt.
+    pub fn resume(
+        mut state: InnerLoop,
+        rendered: &'a RenderedPrompt,
+        session: &'a Session,
+        adapter: &'a dyn ProviderAdapter,
+        options: EvaluateOptions<'o>,
+    ) -> Self {
+        state.set_output(rendered.output.clone());
+        let prompt_name = state.prompt_name().to_owned();
+        let mut registry: HashMap<String, ToolRef> = rendered
+            .tools
+            .iter()
+            .map(|t| (t.name().to_owned(), t.clone()))
+            .collect();
+        for injected in state.injected() {
+            if let Some((_, tool)) = rendered.template_tool(&injected.spec.name) {
+                registry.insert(injected.spec.name.clone(), tool);
+            }
+        }
+        let executor = ToolExecutor {
+            session: session.clone(),
+            // Tools can read what the run has spent (`ctx.resource::<BudgetTracker>()`).
+            resources: options.resources.clone().with(options.budget.clone()),
+            deadline: options.budget.budget().deadline,
+            adapter: adapter.name().to_owned(),
+            prompt_name,
+        };
+        Self {
+            state,
+            rendered,
+            session,
+            adapter,
+            options,
+            registry,
+            executor,
+            model_calls: Vec::new(),
+            announced: false,
         }
     }
-    let executor = ToolExecutor {
-        session: session.clone(),
-        // Tools can read what the run has spent (`ctx.resource::<BudgetTracker>()`).
-        resources: options.resources.clone().with(options.budget.clone()),
-        deadline: options.budget.budget().deadline,
-        adapter: adapter.name().to_owned(),
-        prompt_name: prompt_name.clone(),
-    };
-    let mut model_calls = Vec::new();
-    loop {
-        match state.step() {
-            Step::Done(outcome) => {
-                let mut executed = PromptExecuted::new(prompt_name.clone(), adapter.name())
-                    .with_session_id(session.id());
-                if let LoopOutcome::Finished { text, output } = &outcome {
-                    if let Some(t) = text {
-                        executed = executed.with_text(t.clone());
-                    }
-                    if let Some(o) = output {
-                        executed = executed.with_output(o.clone());
-                    }
-                }
-                executed = executed.with_usage(options.budget.spent().usage);
-                session.dispatch(executed);
+
+    /// The loop state: serialize it to save the run.
+    pub fn state(&self) -> &InnerLoop {
+        &self.state
+    }
+
+    /// The model calls this driver made, with the messages and tools each was shown.
+    pub fn model_calls(&self) -> &[ModelCallRecord] {
+        &self.model_calls
+    }
+
+    /// Stop here and keep the loop state (to serialize and [`Driver::resume`] later).
+    pub fn into_state(self) -> InnerLoop {
+        self.state
+    }
+
+    /// Run to the end.
+    pub async fn run(mut self) -> Evaluation {
+        loop {
+            if let Some(outcome) = self.advance().await {
+                let outcome = outcome.clone();
                 return Evaluation {
                     outcome,
-                    model_calls,
-                    state,
+                    model_calls: self.model_calls,
+                    state: self.state,
                 };
             }
-            Step::CallModel(request) => {
-                if let Err(limit) = options.budget.check_model_call() {
-                    state.exhaust(limit);
-                    continue;
-                }
-                if let Some(o) = options.observer {
-                    o.on_model_call(state.model_calls(), request.messages.len(), &request.tools);
-                }
-                model_calls.push(ModelCallRecord {
-                    messages: request.messages.clone(),
-                    tools: request.tools.iter().map(|t| t.name.clone()).collect(),
-                });
-                match adapter.complete(&request, options.stream).await {
-                    Ok(turn) => {
-                        options.budget.record_model_call(turn.usage.as_ref());
-                        if let Some(o) = options.observer {
-                            o.on_model_turn(&turn);
-                        }
-                        state.on_model_turn(turn);
-                        if state.outcome().is_none()
-                            && let Some(limit) = options.budget.exceeded_tokens()
-                        {
-                            state.exhaust(limit);
-                        }
-                    }
-                    Err(error) => state.fail(&provider_failure(&error, &prompt_name)),
-                }
+        }
+    }
+
+    /// Take one step: call the model, or run the calls of the last model turn. Returns the
+    /// outcome once the evaluation has ended (and publishes `PromptExecuted` the first time).
+    pub async fn advance(&mut self) -> Option<&LoopOutcome> {
+        match self.state.step() {
+            Step::Done(_) => {}
+            Step::CallModel(request) => self.call_model(request).await,
+            Step::RunTools(calls) => self.run_tools(&calls).await,
+        }
+        if self.state.outcome().is_some() && !self.announced {
+            self.announced = true;
+            self.announce_end();
+        }
+        self.state.outcome()
+    }
+
+    fn announce_end(&self) {
+        let Some(outcome) = self.state.outcome() else {
+            return;
+        };
+        let mut executed =
+            PromptExecuted::new(self.state.prompt_name().to_owned(), self.adapter.name())
+                .with_session_id(self.session.id());
+        if let LoopOutcome::Finished { text, output } = outcome {
+            if let Some(t) = text {
+                executed = executed.with_text(t.clone());
             }
-            Step::RunTools(calls) => {
-                let outcomes =
-                    match run_calls(&calls, &registry, &executor, rendered, &mut options).await {
-                        Ok(outcomes) => outcomes,
-                        Err(RunCallsError::Budget(limit)) => {
-                            state.exhaust(limit);
-                            continue;
-                        }
-                        Err(RunCallsError::Fatal(e)) => {
-                            state.fail(&e);
-                            continue;
-                        }
-                    };
-                let before = state.injected().len();
-                state.on_tool_outcomes(outcomes.clone());
-                let new: Vec<InjectedTool> = state.injected()[before..].to_vec();
-                if !new.is_empty() {
-                    announce_injection(
-                        &new,
-                        &outcomes,
-                        session,
-                        &mut registry,
-                        rendered,
-                        options.observer,
-                    );
+            if let Some(o) = output {
+                executed = executed.with_output(o.clone());
+            }
+        }
+        executed = executed.with_usage(self.options.budget.spent().usage);
+        self.session.dispatch(executed);
+    }
+
+    async fn call_model(&mut self, request: ModelRequest) {
+        // Copied out: the options themselves (with the `!Sync` decider) are not held across
+        // the await.
+        let budget = self.options.budget.clone();
+        let observer = self.options.observer;
+        let stream = self.options.stream;
+        if let Err(limit) = budget.check_model_call() {
+            self.state.exhaust(limit);
+            return;
+        }
+        if let Some(o) = observer {
+            o.on_model_call(
+                self.state.model_calls(),
+                request.messages.len(),
+                &request.tools,
+            );
+        }
+        self.model_calls.push(ModelCallRecord {
+            messages: request.messages.clone(),
+            tools: request.tools.iter().map(|t| t.name.clone()).collect(),
+        });
+        let call = self.adapter.complete(&request, stream);
+        match until_deadline(call, budget.budget().deadline).await {
+            Err(DeadlineExpired) => self.state.exhaust(BudgetLimit::Deadline),
+            Ok(Ok(turn)) => {
+                budget.record_model_call(turn.usage.as_ref());
+                if let Some(o) = observer {
+                    o.on_model_turn(&turn);
                 }
-                if let Some(LoopOutcome::ExpansionRequired {
-                    section_keys,
-                    reason,
-                    ..
-                }) = state.outcome()
+                self.state.on_model_turn(turn);
+                if self.state.outcome().is_none()
+                    && let Some(limit) = budget.exceeded_tokens()
                 {
-                    session.dispatch(
-                        VisibilityExpanded::new(
-                            section_keys.clone(),
-                            reason.clone(),
-                            ExpansionPath::Restart,
-                        )
-                        .with_session_id(session.id()),
-                    );
-                    if let Some(o) = options.observer {
-                        o.on_restart(section_keys);
-                    }
-                    metrics::record_restart();
+                    self.state.exhaust(limit);
                 }
             }
+            Ok(Err(error)) => {
+                let (error, failure) = provider_failure(&error, self.state.prompt_name());
+                self.state.fail_provider(&error, failure);
+            }
+        }
+    }
+
+    async fn run_tools(&mut self, calls: &[ToolCall]) {
+        let result = run_calls(
+            calls,
+            &self.registry,
+            &self.executor,
+            self.rendered,
+            &mut self.options,
+        )
+        .await;
+        let outcomes = match result {
+            Ok(outcomes) => outcomes,
+            Err(RunCallsError::Budget(limit)) => {
+                self.state.exhaust(limit);
+                return;
+            }
+            // A tool that ran out of time ends the run as the deadline, not as a failure.
+            Err(RunCallsError::Fatal(_))
+                if self
+                    .options
+                    .budget
+                    .budget()
+                    .deadline
+                    .is_some_and(|d| d.is_expired()) =>
+            {
+                self.state.exhaust(BudgetLimit::Deadline);
+                return;
+            }
+            Err(RunCallsError::Fatal(e)) => {
+                self.state.fail(&e);
+                return;
+            }
+        };
+        let injections = self.state.on_tool_outcomes(outcomes);
+        for injection in &injections {
+            announce_injection(
+                injection,
+                self.session,
+                &mut self.registry,
+                self.rendered,
+                self.options.observer,
+            );
         }
     }
 }
 
 fn announce_injection(
-    new: &[InjectedTool],
-    outcomes: &[ToolOutcome],
+    injection: &Injection,
     session: &Session,
     registry: &mut HashMap<String, ToolRef>,
     rendered: &RenderedPrompt,
     observer: Option<&dyn RunObserver>,
 ) {
-    for outcome in outcomes {
-        let ToolOutcome::Result {
-            disclosed,
-            disclosed_section: Some(section),
-            ..
-        } = outcome
-        else {
-            continue;
-        };
-        let names: Vec<String> = disclosed
-            .iter()
-            .filter(|t| new.iter().any(|n| n.spec.name == t.spec.name))
-            .map(|t| t.spec.name.clone())
-            .collect();
-        if names.is_empty() {
-            continue;
-        }
-        let mut paths = vec![section.clone()];
-        for t in disclosed {
-            if !paths.contains(&t.section) {
-                paths.push(t.section.clone());
-            }
-        }
-        for path in &paths {
-            session.dispatch(SetVisibilityOverride {
-                path: path.clone(),
-                visibility: SectionVisibility::Full,
-            });
-        }
-        for name in &names {
-            if let Some((_, tool)) = rendered.template_tool(name) {
-                registry.insert(name.clone(), tool);
-            }
-        }
-        session.dispatch(
-            ToolsInjected::new(names.clone(), section.dotted()).with_session_id(session.id()),
-        );
-        session.dispatch(
-            VisibilityExpanded::new(
-                vec![section.dotted()],
-                "read_section disclosed tools",
-                ExpansionPath::Dynamic,
-            )
-            .with_session_id(session.id()),
-        );
-        metrics::record_injection(names.len());
-        tracing::info!(section_key = %section.dotted(), tool_count = names.len(), tool_names = ?names, "Injected tools from section expansion");
-        if let Some(o) = observer {
-            o.on_tools_injected(&section.dotted(), &names);
+    let section = &injection.section;
+    let names: Vec<String> = injection
+        .tools
+        .iter()
+        .map(|t| t.spec.name.clone())
+        .collect();
+    // The section read and the descendants owning injected tools are full from now on, so a
+    // resumed or re-rendered conversation agrees with what the model saw.
+    let mut paths = vec![section.clone()];
+    for t in &injection.tools {
+        if !paths.contains(&t.section) {
+            paths.push(t.section.clone());
         }
     }
+    for path in &paths {
+        session.dispatch(SetVisibilityOverride {
+            path: path.clone(),
+            visibility: SectionVisibility::Full,
+        });
+    }
+    for name in &names {
+        if let Some((_, tool)) = rendered.template_tool(name) {
+            registry.insert(name.clone(), tool);
+        }
+    }
+    session.dispatch(
+        ToolsInjected::new(names.clone(), section.dotted()).with_session_id(session.id()),
+    );
+    session.dispatch(
+        VisibilityExpanded::new(
+            vec![section.dotted()],
+            "read_section disclosed tools",
+            ExpansionPath::Dynamic,
+        )
+        .with_session_id(session.id()),
+    );
+    metrics::record_injection(names.len());
+    tracing::info!(section_key = %section.dotted(), tool_count = names.len(), tool_names = ?names, "Injected tools from section expansion");
+    if let Some(o) = observer {
+        o.on_tools_injected(&section.dotted(), &names);
+    }
 }
-
-type CallFuture<'a> =
-    Pin<Box<dyn Future<Output = Result<CallOutcome, PromptEvaluationError>> + Send + 'a>>;
 
 enum RunCallsError {
     Budget(crate::budget::BudgetLimit),
@@ -399,14 +498,15 @@ async fn run_calls(
                 .map_err(RunCallsError::Budget)?;
             options.budget.record_tool_call();
         }
-        let futures: Vec<CallFuture<'_>> = batch
-            .iter()
-            .map(|c| {
-                Box::pin(executor.execute(c, &available, Some(rendered)))
-                    as Pin<Box<dyn Future<Output = _> + Send>>
-            })
-            .collect();
-        let results = join_all(futures).await;
+        // Overlapping calls each run in their own transaction (a failed one is undone alone).
+        let results = match batch {
+            [call] => vec![executor.execute(call, &available, Some(rendered)).await],
+            _ => {
+                executor
+                    .execute_concurrently(batch, &available, Some(rendered))
+                    .await
+            }
+        };
         for (call, result) in batch.iter().zip(results) {
             let outcome = result.map_err(RunCallsError::Fatal)?;
             let outcome = match outcome {
@@ -477,42 +577,3 @@ async fn run_calls(
     }
     Ok(outcomes)
 }
-
-/// Poll several futures concurrently on the current task; outputs in input order.
-fn join_all<'a, T>(futures: Vec<Pin<Box<dyn Future<Output = T> + Send + 'a>>>) -> JoinAll<'a, T> {
-    let len = futures.len();
-    JoinAll {
-        futures: futures.into_iter().map(Some).collect(),
-        results: (0..len).map(|_| None).collect(),
-    }
-}
-
-struct JoinAll<'a, T> {
-    futures: Vec<Option<Pin<Box<dyn Future<Output = T> + Send + 'a>>>>,
-    results: Vec<Option<T>>,
-}
-
-impl<T> Future for JoinAll<'_, T> {
-    type Output = Vec<T>;
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<T>> {
-        let this = self.get_mut();
-        let mut pending = false;
-        for (slot, result) in this.futures.iter_mut().zip(this.results.iter_mut()) {
-            if let Some(f) = slot {
-                match f.as_mut().poll(cx) {
-                    Poll::Ready(v) => {
-                        *result = Some(v);
-                        *slot = None;
-                    }
-                    Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            return Poll::Pending;
-        }
-        Poll::Ready(this.results.iter_mut().filter_map(Option::take).collect())
-    }
-}
-
-impl<T> Unpin for JoinAll<'_, T> {}

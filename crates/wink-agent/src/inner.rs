@@ -163,6 +163,33 @@ pub enum ToolOutcome {
     },
 }
 
+/// The provider behind a failed model call. [`LoopOutcome::Failed`] carries the provider's
+/// message alone (WINK's `result.error == "adapter failure"`); who failed and what they sent
+/// back are kept here, beside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderFailure {
+    /// Adapter name (`openai`, `scripted`, ...).
+    pub provider: String,
+    /// The model.
+    pub model: String,
+    /// The HTTP status, when the provider answered with an error status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The provider's raw response body, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_body: Option<String>,
+}
+
+/// Tools injected from one `read_section` result: the section read and the tools added to the
+/// offered set (disclosed tools whose names were taken are skipped and not listed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Injection {
+    /// The section that was read.
+    pub section: SectionPath,
+    /// The tools injected, with the sections that own them.
+    pub tools: Vec<InjectedTool>,
+}
+
 /// Serializable form of [`VisibilityExpansionRequired`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VisibilityExpansionRequiredData {
@@ -223,6 +250,8 @@ pub struct InnerLoop {
     #[serde(skip)]
     output: Option<OutputSpec>,
     model_calls: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    provider_failure: Option<ProviderFailure>,
 }
 
 impl InnerLoop {
@@ -245,6 +274,7 @@ impl InnerLoop {
             config,
             output: rendered.output.clone(),
             model_calls: 0,
+            provider_failure: None,
         }
     }
 
@@ -276,6 +306,11 @@ impl InnerLoop {
     /// Model calls made in this evaluation.
     pub fn model_calls(&self) -> u32 {
         self.model_calls
+    }
+
+    /// The provider behind a failed model call, when the loop ended that way.
+    pub fn provider_failure(&self) -> Option<&ProviderFailure> {
+        self.provider_failure.as_ref()
     }
 
     /// Whether the loop has finished.
@@ -324,6 +359,13 @@ impl InnerLoop {
                 phase: error.phase,
             },
         };
+    }
+
+    /// End the loop because the model call failed: the outcome's message is the provider's
+    /// own message, and `failure` says which provider it was and what it sent back.
+    pub fn fail_provider(&mut self, error: &PromptEvaluationError, failure: ProviderFailure) {
+        self.fail(error);
+        self.provider_failure = Some(failure);
     }
 
     /// Feed the model's turn. Tool calls are checked against the tools that were offered.
@@ -392,10 +434,13 @@ impl InnerLoop {
         }
     }
 
-    /// Feed the outcomes of the calls from [`Step::RunTools`], in call order.
-    pub fn on_tool_outcomes(&mut self, outcomes: Vec<ToolOutcome>) {
+    /// Feed the outcomes of the calls from [`Step::RunTools`], in call order. Returns the tools
+    /// injected for the next model call, per `read_section` result (seed 003: a disclosed tool
+    /// whose name is already offered is skipped with a warning).
+    pub fn on_tool_outcomes(&mut self, outcomes: Vec<ToolOutcome>) -> Vec<Injection> {
+        let mut injections = Vec::new();
         if !matches!(self.phase, Phase::NeedTools { .. }) {
-            return;
+            return injections;
         }
         let mut restart: Option<LoopOutcome> = None;
         for outcome in outcomes {
@@ -418,6 +463,7 @@ impl InnerLoop {
                         continue;
                     }
                     if self.config.supports_dynamic_tools {
+                        let mut added = Vec::new();
                         for tool in disclosed {
                             let taken = self
                                 .base_tools
@@ -428,7 +474,14 @@ impl InnerLoop {
                                 tracing::warn!(tool_name = %tool.spec.name, "Skipping duplicate tool during injection");
                                 continue;
                             }
-                            self.injected.push(tool);
+                            self.injected.push(tool.clone());
+                            added.push(tool);
+                        }
+                        if let (Some(section), false) = (disclosed_section, added.is_empty()) {
+                            injections.push(Injection {
+                                section,
+                                tools: added,
+                            });
                         }
                     } else {
                         let mut overrides: Vec<(SectionPath, wink_core::SectionVisibility)> =
@@ -473,5 +526,6 @@ impl InnerLoop {
             Some(outcome) => Phase::Done { outcome },
             None => Phase::NeedModel,
         };
+        injections
     }
 }

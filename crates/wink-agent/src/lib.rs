@@ -5,9 +5,10 @@
 //!   crates implement;
 //! - [`InnerLoop`], a sans-IO, serialisable state machine (model turn in → "call the model" /
 //!   "run these tools" / "done" out);
-//! - [`evaluate`] / [`resume`], the async driver that runs it against an adapter and the
-//!   transactional [`wink_core::ToolExecutor`], injecting tools disclosed by `read_section`
-//!   (or asking for a restart when the adapter cannot take tools mid-conversation);
+//! - [`evaluate`] / [`resume`] and the step-wise [`Driver`], the async driver that runs it
+//!   against an adapter and the transactional [`wink_core::ToolExecutor`], injecting tools
+//!   disclosed by `read_section` (or asking for a restart when the adapter cannot take tools
+//!   mid-conversation) and racing every model call against the run's wall-clock deadline;
 //! - [`MainLoop`], which restarts evaluations on expansion requests with an eager,
 //!   conservative or batched policy under one budget;
 //! - [`Mailbox`] / [`InMemoryMailbox`] to run the loop as a worker;
@@ -38,18 +39,19 @@ mod metrics;
 mod provider;
 mod scripted;
 mod subagent;
+mod timer;
 
 pub use budget::{Budget, BudgetLimit, BudgetTracker, Spent};
 pub use conversation::{
     FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolChoice, ToolSpec,
 };
 pub use driver::{
-    EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord, RunObserver,
-    evaluate, resume,
+    Driver, EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord,
+    RunObserver, evaluate, resume,
 };
 pub use inner::{
-    InjectedTool, InnerLoop, LoopConfig, LoopOutcome, Step, ToolOutcome,
-    VisibilityExpansionRequiredData,
+    InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Step,
+    ToolOutcome, VisibilityExpansionRequiredData,
 };
 pub use mailbox::{Delivery, InMemoryMailbox, Mailbox, MailboxError, Receipt};
 pub use main_loop::{

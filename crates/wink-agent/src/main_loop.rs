@@ -12,13 +12,14 @@ use wink_core::{
     OutputError, Prompt, PromptError, Resources, SectionPath, SectionVisibility,
     VisibilityExpansionRequired,
 };
-use wink_session::{Session, SetVisibilityOverride};
+use wink_session::{ExpansionPath, Session, SetVisibilityOverride, VisibilityExpanded};
 
 use crate::budget::{Budget, BudgetTracker, Spent};
 use crate::driver::{
     EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, RunObserver, evaluate,
 };
-use crate::inner::{LoopConfig, LoopOutcome};
+use crate::inner::{LoopConfig, LoopOutcome, ProviderFailure};
+use crate::metrics;
 use crate::provider::{ProviderAdapter, StreamSink};
 
 /// How expansion requests are honoured.
@@ -124,6 +125,14 @@ impl<O> RunResult<O> {
     /// The same result without its output type.
     pub fn erase(self) -> RunResult {
         RunResult::new(self.outcome, self.evaluations, self.restarts, self.spent)
+    }
+
+    /// The provider behind the failure, when the run ended because a model call failed
+    /// ([`LoopOutcome::Failed`] then holds the provider's own message).
+    pub fn provider_failure(&self) -> Option<&ProviderFailure> {
+        self.evaluations
+            .last()
+            .and_then(|e| e.state.provider_failure())
     }
 
     /// The final answer text, when the run finished with text (structured runs finish with
@@ -303,6 +312,7 @@ impl<'a> MainLoop<'a> {
             evaluations.push(evaluation);
             let LoopOutcome::ExpansionRequired {
                 requested_overrides,
+                reason,
                 ..
             } = &outcome
             else {
@@ -328,12 +338,26 @@ impl<'a> MainLoop<'a> {
                     budget.spent(),
                 ));
             }
+            // Dispatched after the caller's own overrides, the model's win where both name a
+            // section (seed 000).
             for (path, visibility) in requested_overrides {
                 session.dispatch(SetVisibilityOverride {
                     path: path.clone(),
                     visibility: *visibility,
                 });
             }
+            let expanded: Vec<String> = requested_overrides
+                .iter()
+                .map(|(path, _)| path.dotted())
+                .collect();
+            session.dispatch(
+                VisibilityExpanded::new(expanded.clone(), reason.clone(), ExpansionPath::Restart)
+                    .with_session_id(session.id()),
+            );
+            if let Some(o) = hooks.observer {
+                o.on_restart(&expanded);
+            }
+            metrics::record_restart();
             restarts += 1;
         }
     }

@@ -43,8 +43,11 @@
 //!   panic inside the child — read `Subagent run aborted: …`.
 //!
 //! A failed call is rolled back by the parent's transactional executor, so the parent session's
-//! slices end exactly as they were (the [`SubagentRun`] record stays in the parent's journal and
-//! on its bus). A panic anywhere in the child is caught; dropping the call's future (cancellation)
+//! slices end as they were but for the [`SubagentRun`] record, which is telemetry like
+//! `ToolInvoked`: it goes to the evaluation's session ([`ToolContext::telemetry`]) and stays there
+//! (slice, journal and bus) whatever the outcome. Several dispatches of one model turn run
+//! concurrently, each in its own session transaction and filesystem batch member, so one that
+//! fails is undone without touching what the others did. A panic anywhere in the child is caught; dropping the call's future (cancellation)
 //! drops the child with it and records a `cancelled` run. The child never outlives the call.
 //!
 //! Shared resources stay shared: a filesystem resource is the parent's, so files a child writes
@@ -1395,7 +1398,7 @@ async fn dispatch(
 ) -> Result<DispatchSubagentResult, DispatchSubagentError> {
     let depth = subagent_depth(&ctx.session);
     let request = shared.validate(request, depth)?;
-    let mut recorder = RunRecorder::start(&ctx.session, &request, ctx.call_id.clone());
+    let mut recorder = RunRecorder::start(&ctx.telemetry, &request, ctx.call_id.clone());
     let result = run_child(&shared, &request, &ctx, depth, &mut recorder).await;
     match &result {
         Ok(done) => recorder.finish(

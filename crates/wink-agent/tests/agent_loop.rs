@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wink_agent::*;
 use wink_core::*;
-use wink_session::{SectionPath, SectionVisibility, Session, ToolInvoked, ToolsInjected};
+use wink_session::{
+    SectionPath, SectionVisibility, Session, SetVisibilityOverride, ToolInvoked, ToolsInjected,
+};
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 struct Q {
@@ -290,7 +292,7 @@ impl ProviderAdapter for FailingProvider {
 }
 
 #[test]
-fn b15_adapter_failure_is_reported_with_the_raw_body() {
+fn b15_adapter_failure_is_the_adapters_message_with_the_provider_beside_it() {
     let result = block_on(
         MainLoop::new(&FailingProvider, MainLoopConfig::default()).execute(
             &prompt(template(
@@ -303,16 +305,27 @@ fn b15_adapter_failure_is_reported_with_the_raw_body() {
         ),
     )
     .unwrap();
-    match result.outcome {
-        LoopOutcome::Failed { message, phase } => {
-            assert_eq!(phase, EvaluationPhase::Request);
-            assert_eq!(
-                message,
-                "failing (m): adapter failure\nprovider body: {\"error\": \"boom\"}"
-            );
+    // WINK: `result.error == "adapter failure"`.
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Failed {
+            message: "adapter failure".into(),
+            phase: EvaluationPhase::Request
         }
-        other => panic!("{other:?}"),
-    }
+    );
+    assert_eq!(
+        result.provider_failure(),
+        Some(&ProviderFailure {
+            provider: "failing".into(),
+            model: "m".into(),
+            status: Some(500),
+            raw_body: Some("{\"error\": \"boom\"}".into()),
+        })
+    );
+    // The context survives a save of the loop state.
+    let state = &result.evaluations[0].state;
+    let restored: InnerLoop = serde_json::from_str(&serde_json::to_string(state).unwrap()).unwrap();
+    assert_eq!(restored.provider_failure(), state.provider_failure());
 }
 
 #[test]
@@ -652,54 +665,70 @@ fn budgets_end_the_run_with_a_distinguishable_outcome() {
     );
 }
 
+fn dynamic_options<'a>() -> EvaluateOptions<'a> {
+    EvaluateOptions {
+        config: LoopConfig {
+            supports_dynamic_tools: true,
+            ..LoopConfig::default()
+        },
+        ..EvaluateOptions::default()
+    }
+}
+
 #[test]
-fn a_saved_loop_state_resumes() {
+fn a_run_saved_mid_way_resumes_to_the_same_transcript_as_an_uninterrupted_run() {
     let p = prompt(template(
         DisclosureMode::Unified,
         SectionVisibility::Summary,
         false,
     ));
+    let turns = [
+        json!({"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "search"}}]}),
+        json!({"tool_calls": [{"id": "c2", "name": "search", "arguments": {"query": "x"}}]}),
+        json!({"text": "resumed"}),
+    ];
+
+    // Uninterrupted.
     let session = Session::new();
     let rendered = p.render_with(&session).unwrap();
-    let first = script(
-        json!([{"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "search"}}]}]),
-    );
-    let evaluation = block_on(evaluate(
+    let whole = block_on(evaluate(
         &rendered,
         &session,
-        &first,
-        EvaluateOptions {
-            config: LoopConfig {
-                supports_dynamic_tools: true,
-                ..LoopConfig::default()
-            },
-            ..EvaluateOptions::default()
-        },
+        &script(Value::Array(turns.to_vec())),
+        dynamic_options(),
     ));
-    // The script ran out on the second call: save the state before that failure.
-    assert!(matches!(evaluation.outcome, LoopOutcome::Failed { .. }));
-    let mut saved = serde_json::to_value(&evaluation.state).unwrap();
-    saved["phase"] = json!({"phase": "need_model"});
-    saved["model_calls"] = json!(1);
-    let text = serde_json::to_string(&saved).unwrap();
-    let restored: InnerLoop = serde_json::from_str(&text).unwrap();
-    assert_eq!(restored.injected().len(), 1);
-    let second = script(
-        json!([{"tool_calls": [{"id": "c2", "name": "search", "arguments": {"query": "x"}}]}, {"text": "resumed"}]),
+
+    // The same run, stopped after its first model call and the tool calls of that turn.
+    let session = Session::new();
+    let rendered = p.render_with(&session).unwrap();
+    let first = script(Value::Array(turns[..1].to_vec()));
+    let mut driver = Driver::start(&rendered, &session, &first, dynamic_options());
+    assert_eq!(block_on(driver.advance()), None, "model call 1");
+    assert_eq!(block_on(driver.advance()), None, "tool calls of turn 1");
+    assert_eq!(driver.state().model_calls(), 1);
+    assert!(matches!(driver.state().step(), Step::CallModel(_)));
+    let calls_before = driver.model_calls().to_vec();
+    let saved = serde_json::to_string(&driver.into_state()).unwrap();
+    assert_eq!(
+        first.remaining(),
+        0,
+        "the first provider was never asked again"
     );
+
+    // A new process: a fresh session and render, the state read back from its JSON.
+    let restored: InnerLoop = serde_json::from_str(&saved).unwrap();
+    assert_eq!(restored.injected().len(), 1);
+    let session = Session::new();
+    let rendered = p.render_with(&session).unwrap();
+    let second = script(Value::Array(turns[1..].to_vec()));
     let resumed = block_on(resume(
         restored,
         &rendered,
         &session,
         &second,
-        EvaluateOptions {
-            config: LoopConfig {
-                supports_dynamic_tools: true,
-                ..LoopConfig::default()
-            },
-            ..EvaluateOptions::default()
-        },
+        dynamic_options(),
     ));
+
     assert_eq!(
         resumed.outcome,
         LoopOutcome::Finished {
@@ -707,6 +736,11 @@ fn a_saved_loop_state_resumes() {
             output: None
         }
     );
+    assert_eq!(resumed.outcome, whole.outcome);
+    assert_eq!(resumed.state.messages(), whole.state.messages());
+    let mut calls = calls_before;
+    calls.extend(resumed.model_calls.iter().cloned());
+    assert_eq!(calls, whole.model_calls);
     assert_eq!(
         second.requests()[0]
             .tools
@@ -714,6 +748,13 @@ fn a_saved_loop_state_resumes() {
             .map(|t| t.name.as_str())
             .collect::<Vec<_>>(),
         ["read_section", "search"]
+    );
+    assert_eq!(
+        tool_messages(resumed.state.messages()),
+        [
+            "Content of section 'search':\n\n## 3. Search (search)\n\nUse search.",
+            "Search done.\n\nanswer=X"
+        ]
     );
 }
 
@@ -948,4 +989,525 @@ fn typed_output_errors_say_why_there_is_no_value() {
         error.to_string(),
         "The run did not finish: failed (response phase): Missing required field: 'verdict'"
     );
+}
+
+/// Answers from a script while it has turns, then never answers.
+#[derive(Debug)]
+struct StallingProvider(ScriptedProvider);
+impl ProviderAdapter for StallingProvider {
+    fn name(&self) -> &str {
+        "stalling"
+    }
+    fn model(&self) -> &str {
+        "m"
+    }
+    fn supports_dynamic_tools(&self) -> bool {
+        true
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        stream: Option<&'a dyn StreamSink>,
+    ) -> ProviderFuture<'a> {
+        if self.0.remaining() == 0 {
+            return Box::pin(std::future::pending());
+        }
+        self.0.complete(request, stream)
+    }
+}
+
+#[test]
+fn a_model_call_that_never_answers_ends_at_the_deadline_with_the_partial_transcript() {
+    let p = prompt(template(
+        DisclosureMode::Unified,
+        SectionVisibility::Full,
+        false,
+    ));
+    let config = |millis| MainLoopConfig {
+        budget: Budget {
+            deadline: Some(Deadline::after(Duration::from_millis(millis))),
+            ..Budget::default()
+        },
+        ..MainLoopConfig::default()
+    };
+
+    // The very first call hangs.
+    let provider = StallingProvider(script(json!([])));
+    let result = block_on(MainLoop::new(&provider, config(50)).execute(
+        &p,
+        &Session::new(),
+        RunHooks::default(),
+    ))
+    .unwrap();
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::BudgetExceeded {
+            limit: BudgetLimit::Deadline
+        }
+    );
+    let evaluation = &result.evaluations[0];
+    assert_eq!(evaluation.model_calls.len(), 1, "the call that was sent");
+    assert_eq!(
+        evaluation.state.messages().len(),
+        1,
+        "only the system prompt"
+    );
+    assert_eq!(result.spent.model_calls, 0, "no call completed");
+
+    // The second call hangs: the first turn and its tool result are kept.
+    let provider = StallingProvider(script(json!([
+        {"tool_calls": [{"id": "c1", "name": "search", "arguments": {"query": "a"}}]}
+    ])));
+    let result = block_on(MainLoop::new(&provider, config(50)).execute(
+        &p,
+        &Session::new(),
+        RunHooks::default(),
+    ))
+    .unwrap();
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::BudgetExceeded {
+            limit: BudgetLimit::Deadline
+        }
+    );
+    let state = &result.evaluations[0].state;
+    assert_eq!(
+        tool_messages(state.messages()),
+        ["Search done.\n\nanswer=A"]
+    );
+    assert_eq!(result.evaluations[0].model_calls.len(), 2);
+    assert_eq!(result.spent.model_calls, 1);
+    assert_eq!(result.spent.tool_calls, 1);
+}
+
+#[test]
+fn running_out_of_output_tokens_ends_the_run() {
+    let looping = || {
+        script(json!([
+            {"tool_calls": [{"id": "c1", "name": "search", "arguments": {"query": "a"}}], "usage": {"input_tokens": 100, "output_tokens": 10, "cached_tokens": 0}},
+            {"tool_calls": [{"id": "c2", "name": "search", "arguments": {"query": "b"}}], "usage": {"input_tokens": 100, "output_tokens": 10, "cached_tokens": 0}},
+            {"text": "never"}
+        ]))
+    };
+    let p = prompt(template(
+        DisclosureMode::Unified,
+        SectionVisibility::Full,
+        false,
+    ));
+    // 15: the second turn takes the total to 20 > 15 (checked after the call).
+    // 10: the first turn uses it all up; the next call is refused before it starts.
+    for (max, model_calls, tool_calls) in [(15, 2, 1), (10, 1, 1)] {
+        let provider = looping();
+        let result = run(
+            &provider,
+            &p,
+            &Session::new(),
+            MainLoopConfig {
+                budget: Budget {
+                    max_output_tokens: Some(max),
+                    ..Budget::default()
+                },
+                ..MainLoopConfig::default()
+            },
+        );
+        assert_eq!(
+            result.outcome,
+            LoopOutcome::BudgetExceeded {
+                limit: BudgetLimit::OutputTokens
+            },
+            "max_output_tokens {max}"
+        );
+        assert_eq!(result.spent.model_calls, model_calls, "max {max}");
+        assert_eq!(result.spent.tool_calls, tool_calls, "max {max}");
+        assert_eq!(
+            result.spent.usage.output_tokens,
+            10 * u64::from(model_calls)
+        );
+        assert_eq!(provider.requests().len(), model_calls as usize);
+    }
+}
+
+/// A resource the probe tool sees: it records the address of the resource it was given.
+#[derive(Debug, Default)]
+struct Probe(Mutex<Vec<usize>>);
+
+fn probe_tool() -> ToolRef {
+    ToolBuilder::dynamic(
+        "probe",
+        "Record the resources seen.",
+        empty_params_schema(),
+        |_args, ctx: &mut ToolContext| {
+            let probe = ctx.resource::<Arc<Probe>>().unwrap();
+            assert_eq!(ctx.resource::<u32>(), Some(&42));
+            probe.0.lock().unwrap().push(Arc::as_ptr(probe) as usize);
+            Ok(ToolResult::message("probed"))
+        },
+    )
+    .build()
+    .unwrap()
+}
+
+fn plain_tool(name: &str) -> ToolRef {
+    ToolBuilder::dynamic(name, "A tool.", empty_params_schema(), |_args, _ctx| {
+        Ok(ToolResult::message("ok"))
+    })
+    .build()
+    .unwrap()
+}
+
+#[test]
+fn b15_two_expansions_make_three_model_calls_with_the_same_resources() {
+    let template = PromptTemplate::builder("demo", "retry")
+        .disclosure(DisclosureMode::Wink)
+        .section(MarkdownSection::new("Task", "task", "Probe.").tool(probe_tool()))
+        .section(
+            MarkdownSection::new("One", "section1", "One body.")
+                .summary("One.")
+                .summarized()
+                .tool(plain_tool("one")),
+        )
+        .section(
+            MarkdownSection::new("Two", "section2", "Two body.")
+                .summary("Two.")
+                .summarized()
+                .tool(plain_tool("two")),
+        )
+        .build()
+        .unwrap();
+    let provider = script(json!([
+        {"tool_calls": [
+            {"id": "c1", "name": "probe", "arguments": {}},
+            {"id": "c2", "name": "open_sections", "arguments": {"section_keys": ["section1"], "reason": "r"}}]},
+        {"tool_calls": [
+            {"id": "c3", "name": "probe", "arguments": {}},
+            {"id": "c4", "name": "open_sections", "arguments": {"section_keys": ["section2"], "reason": "r"}}]},
+        {"text": "done"}
+    ]));
+    let probe = Arc::new(Probe::default());
+    let config = MainLoopConfig {
+        resources: Resources::new().with(42_u32).with(probe.clone()),
+        ..MainLoopConfig::default()
+    };
+    let session = Session::new();
+    let result = run(&provider, &Prompt::new(template), &session, config);
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: Some("done".into()),
+            output: None
+        }
+    );
+    assert_eq!(result.restarts, 2);
+    assert_eq!(result.evaluations.len(), 3);
+    assert_eq!(provider.requests().len(), 3, "2 expansions → 3 calls");
+    assert_eq!(
+        provider
+            .requests()
+            .iter()
+            .map(|r| r
+                .tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(","))
+            .collect::<Vec<_>>(),
+        [
+            "probe,open_sections",
+            "probe,one,open_sections",
+            "probe,one,two"
+        ]
+    );
+    let expected = Arc::as_ptr(&probe) as usize;
+    assert_eq!(*probe.0.lock().unwrap(), [expected, expected]);
+    // The overrides accumulate in the session.
+    let overrides = session.visibility_overrides();
+    assert_eq!(
+        overrides.get(&SectionPath::root("section1")),
+        Some(SectionVisibility::Full)
+    );
+    assert_eq!(
+        overrides.get(&SectionPath::root("section2")),
+        Some(SectionVisibility::Full)
+    );
+}
+
+#[test]
+fn model_overrides_merge_with_the_callers_and_take_precedence() {
+    let session = Session::new();
+    // The caller opens `reference` and pins `search` to its summary.
+    session.dispatch(SetVisibilityOverride {
+        path: SectionPath::root("reference"),
+        visibility: SectionVisibility::Full,
+    });
+    session.dispatch(SetVisibilityOverride {
+        path: SectionPath::root("search"),
+        visibility: SectionVisibility::Summary,
+    });
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["search"], "reason": "need tools"}}]},
+        {"text": "done"}
+    ]));
+    let result = run(
+        &provider,
+        &prompt(template(
+            DisclosureMode::OpenSections,
+            SectionVisibility::Full,
+            false,
+        )),
+        &session,
+        MainLoopConfig::default(),
+    );
+    assert_eq!(result.restarts, 1);
+    let overrides = session.visibility_overrides();
+    assert_eq!(
+        overrides.get(&SectionPath::root("reference")),
+        Some(SectionVisibility::Full),
+        "the caller's override is kept"
+    );
+    assert_eq!(
+        overrides.get(&SectionPath::root("search")),
+        Some(SectionVisibility::Full),
+        "the model's override wins"
+    );
+    let requests = provider.requests();
+    let system = |i: usize| match &requests[i].messages[0] {
+        Message::System { content } => content.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(system(0).contains("## 2. Reference (reference)\n\nFull reference."));
+    assert!(system(0).contains("## 3. Search (search)\n\nSearch tools available."));
+    assert_eq!(
+        system(1),
+        "## 1. Task (task)\n\nDo: fix bug\n\n## 2. Reference (reference)\n\nFull reference.\n\n## 3. Search (search)\n\nUse search."
+    );
+    assert_eq!(
+        requests[1]
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["search"]
+    );
+}
+
+#[test]
+fn disclosure_tools_are_absent_when_overrides_make_everything_full_in_every_mode() {
+    for mode in [
+        DisclosureMode::Wink,
+        DisclosureMode::Unified,
+        DisclosureMode::OpenSections,
+        DisclosureMode::ContextFiles,
+    ] {
+        let session = Session::new();
+        for key in ["reference", "search"] {
+            session.dispatch(SetVisibilityOverride {
+                path: SectionPath::root(key),
+                visibility: SectionVisibility::Full,
+            });
+        }
+        let provider = script(json!([{"text": "ok"}]));
+        let result = run(
+            &provider,
+            &prompt(template(mode, SectionVisibility::Summary, false)),
+            &session,
+            MainLoopConfig::default(),
+        );
+        assert_eq!(
+            result.outcome,
+            LoopOutcome::Finished {
+                text: Some("ok".into()),
+                output: None
+            }
+        );
+        let request = &provider.requests()[0];
+        assert_eq!(
+            request
+                .tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>(),
+            ["search"],
+            "{mode:?}"
+        );
+        let Message::System { content } = &request.messages[0] else {
+            panic!()
+        };
+        assert_eq!(
+            content,
+            "## 1. Task (task)\n\nDo: fix bug\n\n## 2. Reference (reference)\n\nFull reference.\n\n## 3. Search (search)\n\nUse search.",
+            "{mode:?}"
+        );
+    }
+}
+
+/// Collects what `tracing` prints while `f` runs on this thread.
+fn captured_logs(f: impl FnOnce()) -> String {
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Buffer {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .without_time()
+        .finish();
+    tracing::subscriber::with_default(subscriber, f);
+    let bytes = buffer.0.lock().unwrap().clone();
+    String::from_utf8(bytes).unwrap()
+}
+
+#[test]
+fn a_disclosed_tool_whose_name_is_taken_is_skipped_with_a_warning() {
+    // Sans-IO: `search` is already offered, so disclosing it again injects nothing.
+    let p = prompt(template(
+        DisclosureMode::Unified,
+        SectionVisibility::Full,
+        false,
+    ));
+    let rendered = p.render().unwrap();
+    let mut state = InnerLoop::start(&rendered, "demo", LoopConfig::default());
+    let offered = |s: &InnerLoop| {
+        s.offered_tools()
+            .into_iter()
+            .map(|t| t.name)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(offered(&state), ["search", "read_section"]);
+    state.on_model_turn(ModelTurn {
+        tool_calls: vec![ToolCall {
+            id: "c1".into(),
+            name: "read_section".into(),
+            arguments: ToolArguments::Json(json!({"section_key": "reference"})),
+        }],
+        ..ModelTurn::default()
+    });
+    let search_spec = ToolSpec::of(&search_tool());
+    let mut injections = Vec::new();
+    let logs = captured_logs(|| {
+        injections = state.on_tool_outcomes(vec![ToolOutcome::Result {
+            call_id: "c1".into(),
+            name: "read_section".into(),
+            content: "Content of section 'reference':".into(),
+            is_error: false,
+            disclosed: vec![InjectedTool {
+                spec: search_spec.clone(),
+                section: SectionPath::root("reference"),
+            }],
+            disclosed_section: Some(SectionPath::root("reference")),
+        }]);
+    });
+    assert_eq!(injections, []);
+    assert_eq!(offered(&state), ["search", "read_section"]);
+    assert!(state.injected().is_empty());
+    assert!(
+        logs.contains("WARN") && logs.contains("Skipping duplicate tool during injection"),
+        "{logs}"
+    );
+    assert!(logs.contains("tool_name=search"), "{logs}");
+}
+
+#[test]
+fn overlapping_reads_in_one_turn_inject_each_tool_once() {
+    let nested = PromptTemplate::builder("demo", "nested")
+        .disclosure(DisclosureMode::Unified)
+        .section(
+            MarkdownSection::new("Tools", "tools", "Tools body.")
+                .summary("Tools.")
+                .summarized()
+                .child(
+                    MarkdownSection::new("Web", "web", "Web body.")
+                        .summary("Web.")
+                        .summarized()
+                        .tool(search_tool()),
+                ),
+        )
+        .build()
+        .unwrap();
+    let provider = script(json!([
+        {"tool_calls": [
+            {"id": "c1", "name": "read_section", "arguments": {"section_key": "tools"}},
+            {"id": "c2", "name": "read_section", "arguments": {"section_key": "tools.web"}}]},
+        {"tool_calls": [{"id": "c3", "name": "search", "arguments": {"query": "q"}}]},
+        {"text": "ok"}
+    ]));
+    let session = Session::new();
+    let result = run(
+        &provider,
+        &Prompt::new(nested),
+        &session,
+        MainLoopConfig::default(),
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: Some("ok".into()),
+            output: None
+        }
+    );
+    assert_eq!(
+        provider.requests()[1]
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["read_section", "search"]
+    );
+    let injected = session.slice::<ToolsInjected>().all();
+    assert_eq!(injected.len(), 1, "the second read injected nothing new");
+    assert_eq!(injected[0].tool_names, ["search"]);
+    assert_eq!(injected[0].section_key, "tools");
+}
+
+#[test]
+fn a_tool_that_runs_out_of_time_ends_the_run_at_the_deadline_not_as_a_failure() {
+    let waits_out_the_deadline = ToolBuilder::dynamic(
+        "wait",
+        "Wait for the deadline.",
+        empty_params_schema(),
+        |_args, ctx: &mut ToolContext| {
+            let deadline = ctx.deadline.unwrap();
+            while !deadline.is_expired() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(ToolError::DeadlineExceeded)
+        },
+    )
+    .build()
+    .unwrap();
+    let template = PromptTemplate::builder("demo", "slow")
+        .section(MarkdownSection::new("Task", "task", "Wait.").tool(waits_out_the_deadline))
+        .build()
+        .unwrap();
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "wait", "arguments": {}}]},
+        {"text": "never"}
+    ]));
+    let result = run(
+        &provider,
+        &Prompt::new(template),
+        &Session::new(),
+        MainLoopConfig {
+            budget: Budget {
+                deadline: Some(Deadline::after(Duration::from_millis(30))),
+                ..Budget::default()
+            },
+            ..MainLoopConfig::default()
+        },
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::BudgetExceeded {
+            limit: BudgetLimit::Deadline
+        }
+    );
+    assert_eq!(provider.requests().len(), 1);
 }

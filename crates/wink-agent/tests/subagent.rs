@@ -90,6 +90,18 @@ fn workspace_section() -> SectionRef {
             })
             .build()
             .unwrap();
+    let save = ToolBuilder::<WriteParams, String>::new("save", "Save a file in the workspace.")
+        .handler(|p: WriteParams, ctx: &mut ToolContext| {
+            let fs = ctx
+                .filesystem()
+                .cloned()
+                .ok_or_else(|| ToolError::failed("no workspace"))?;
+            fs.write(&p.file_path, &p.content, wink_fs::WriteMode::Overwrite)
+                .map_err(|e| ToolError::failed(e.to_string()))?;
+            Ok(ToolResult::message(format!("Saved {}.", p.file_path)))
+        })
+        .build()
+        .unwrap();
     let crash = ToolBuilder::<(), String>::new("crash", "Fail fatally.")
         .handler(|(), _ctx: &mut ToolContext| Err(ToolError::Fatal("disk on fire".into())))
         .build()
@@ -103,6 +115,7 @@ fn workspace_section() -> SectionRef {
             add_note,
             count_notes,
             write_file,
+            save,
             report,
             crash,
             explode,
@@ -265,6 +278,7 @@ type SlicesJson = BTreeMap<&'static str, Vec<Value>>;
 fn state_without_telemetry(session: &Session) -> SlicesJson {
     let mut slices = session.slices_json().unwrap();
     slices.remove("ToolInvoked");
+    slices.remove("SubagentRun");
     slices
 }
 
@@ -785,7 +799,7 @@ fn model_errors_abort_the_run() {
     );
     assert_eq!(
         case.invoked.message,
-        "Subagent run aborted: the model call failed: scripted (script): the script has no turn 2 (it has 1 turns)"
+        "Subagent run aborted: the model call failed: the script has no turn 2 (it has 1 turns)"
     );
     let run = &case.runs[0];
     assert!(run.child_session_id.is_some());
@@ -794,7 +808,7 @@ fn model_errors_abort_the_run() {
     assert_eq!(
         run.outcome,
         SubagentOutcome::Aborted {
-            message: "the model call failed: scripted (script): the script has no turn 2 (it has 1 turns)".into()
+            message: "the model call failed: the script has no turn 2 (it has 1 turns)".into()
         }
     );
 }
@@ -1039,8 +1053,9 @@ fn a_shared_budget_caps_every_child_and_the_parent() {
             message: "the budget ran out (max model calls)".into()
         }
     );
-    // The failed dispatch was rolled back by the parent's executor; the completed one stays.
-    assert_eq!(session.slice::<SubagentRun>().len(), 1);
+    // Both runs are on record (telemetry survives a failed call); the failed one's other
+    // changes were undone.
+    assert_eq!(session.slice::<SubagentRun>().len(), 2);
 }
 
 /// Never answers.
@@ -1287,4 +1302,63 @@ proptest! {
             other => prop_assert!(false, "unexpected {other:?}"),
         }
     }
+}
+
+#[test]
+fn a_failed_dispatch_is_undone_without_touching_a_concurrent_one() {
+    let fixture = fixture();
+    let session = Session::new();
+    let fs: Arc<dyn wink_fs::Filesystem> = Arc::new(wink_fs::InMemoryFilesystem::new());
+    let provider = scripted(json!([
+        {"tool_calls": [
+            {"id": "a", "name": "dispatch_subagent", "arguments": dispatch_args("investigate", "Task A.")},
+            {"id": "b", "name": "dispatch_subagent", "arguments": dispatch_args("investigate", "Task B.")}
+        ]},
+        {"tool_calls": [{"id": "s1", "name": "save", "arguments": {"file_path": "a.md", "content": "from A"}}]},
+        {"text": "A done."},
+        {"tool_calls": [{"id": "s2", "name": "save", "arguments": {"file_path": "b.md", "content": "from B"}}]},
+        {"tool_calls": [{"id": "x", "name": "crash", "arguments": {}}]},
+        {"text": "A worked, B failed."}
+    ]));
+    let adapter: Arc<dyn ProviderAdapter> = provider.clone();
+    let tracker = BudgetTracker::default();
+    let config = MainLoopConfig {
+        resources: resources(adapter.clone(), &tracker, &Files::default()).with(Arc::clone(&fs)),
+        ..MainLoopConfig::default()
+    };
+    let run = block_on(MainLoop::new(adapter.as_ref(), config).execute_with(
+        &Prompt::new(fixture.parent.clone()),
+        &session,
+        tracker,
+        RunHooks::default(),
+    ))
+    .unwrap();
+    assert_eq!(
+        run.outcome,
+        LoopOutcome::Finished {
+            text: Some("A worked, B failed.".into()),
+            output: None
+        }
+    );
+    let results = tool_messages(provider.requests().last().unwrap());
+    assert_eq!(
+        results[0],
+        (
+            "dispatch_subagent".to_owned(),
+            "A done.\n\nTools used: save".to_owned(),
+            false
+        )
+    );
+    assert!(results[1].2, "{results:?}");
+    // A's file stays; B's is undone with B.
+    assert_eq!(fs.read_to_string("a.md").unwrap(), "from A");
+    assert!(!fs.exists("b.md"));
+    // Both runs are on record.
+    let outcomes: Vec<bool> = session
+        .slice::<SubagentRun>()
+        .all()
+        .iter()
+        .map(|r| r.outcome == SubagentOutcome::Completed)
+        .collect();
+    assert_eq!(outcomes, [true, false]);
 }

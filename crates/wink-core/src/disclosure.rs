@@ -451,7 +451,7 @@ pub(crate) fn disclosure_telemetry(
     Some(DisclosureTelemetry {
         requested_sections,
         reason,
-        visibility_state: state.visibility_state(Some(session)),
+        current_visibility_state: state.visibility_state(Some(session)),
     })
 }
 

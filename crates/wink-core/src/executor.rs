@@ -7,12 +7,14 @@
 
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wink_session::{Session, ToolInvoked};
+use wink_fs::FsBatch;
+use wink_session::{Session, SessionTransaction, ToolInvoked};
 
 use crate::error::VisibilityExpansionRequired;
 use crate::render::RenderedPrompt;
@@ -167,12 +169,110 @@ impl ToolExecutor {
         PromptEvaluationError::new(message, self.prompt_name.clone(), EvaluationPhase::Tool)
     }
 
-    /// Execute `call` against the tools the model was shown (`available`).
+    /// Execute `call` against the tools the model was shown (`available`). Session and
+    /// filesystem are snapshotted first and restored if the call fails.
     pub async fn execute(
         &self,
         call: &ToolCall,
         available: &[ToolRef],
         rendered: Option<&RenderedPrompt>,
+    ) -> Result<CallOutcome, PromptEvaluationError> {
+        let (outcome, transaction) = self
+            .execute_in(call, available, rendered, Isolation::Snapshot)
+            .await;
+        debug_assert!(transaction.is_none());
+        outcome
+    }
+
+    /// Execute calls that overlap in time (the [`ToolConcurrency::Parallel`] calls of one model
+    /// turn), each still transactional without undoing the others: every call works in its own
+    /// session transaction (committed to the session in call order once all are done, dropped if
+    /// the call fails) and writes the filesystem through an [`FsBatch`] member (a failed call's
+    /// changes are undone alone). Outcomes come back in call order.
+    ///
+    /// [`ToolConcurrency::Parallel`]: crate::ToolConcurrency::Parallel
+    pub async fn execute_concurrently(
+        &self,
+        calls: &[ToolCall],
+        available: &[ToolRef],
+        rendered: Option<&RenderedPrompt>,
+    ) -> Vec<Result<CallOutcome, PromptEvaluationError>> {
+        let batch = match self.resources.get::<Arc<dyn wink_fs::Filesystem>>() {
+            Some(fs) => match FsBatch::begin(Arc::clone(fs)) {
+                Ok(batch) => Some(batch),
+                Err(e) => {
+                    let error = self.fatal(format!(
+                        "Could not snapshot the filesystem before running {} calls: {e}",
+                        calls.len()
+                    ));
+                    return calls.iter().map(|_| Err(error.clone())).collect();
+                }
+            },
+            None => None,
+        };
+        type Finished = (
+            Result<CallOutcome, PromptEvaluationError>,
+            Option<SessionTransaction>,
+        );
+        let futures: Vec<Pin<Box<dyn Future<Output = Finished> + Send + '_>>> = calls
+            .iter()
+            .enumerate()
+            .map(|(index, call)| {
+                let isolation = Isolation::Transaction {
+                    session: self.session.begin(),
+                    filesystem: batch.as_ref().map(|b| (Arc::clone(b), index)),
+                };
+                Box::pin(self.execute_in(call, available, rendered, isolation))
+                    as Pin<Box<dyn Future<Output = Finished> + Send + '_>>
+            })
+            .collect();
+        let finished = join_all(futures).await;
+        let mut outcomes = Vec::with_capacity(finished.len());
+        for ((outcome, transaction), call) in finished.into_iter().zip(calls) {
+            let outcome = match (outcome, transaction) {
+                (Ok(outcome), Some(transaction)) => match transaction.commit() {
+                    Ok(_) => Ok(outcome),
+                    Err(e) => Err(self.fatal(format!(
+                        "Could not commit the session changes of '{}': {e}",
+                        call.name
+                    ))),
+                },
+                (outcome, _) => outcome,
+            };
+            outcomes.push(outcome);
+        }
+        outcomes
+    }
+
+    /// Runs one call; with a transaction, returns it (to commit) when the call succeeded.
+    async fn execute_in(
+        &self,
+        call: &ToolCall,
+        available: &[ToolRef],
+        rendered: Option<&RenderedPrompt>,
+        isolation: Isolation,
+    ) -> (
+        Result<CallOutcome, PromptEvaluationError>,
+        Option<SessionTransaction>,
+    ) {
+        let mut isolation = Some(isolation);
+        let outcome = self
+            .run_call(call, available, rendered, &mut isolation)
+            .await;
+        match isolation {
+            Some(Isolation::Transaction { session, .. }) => (outcome, Some(session)),
+            _ => (outcome, None),
+        }
+    }
+
+    /// The call itself. On failure, undoes its changes and takes the isolation (so that a
+    /// transaction is dropped, not committed).
+    async fn run_call(
+        &self,
+        call: &ToolCall,
+        available: &[ToolRef],
+        rendered: Option<&RenderedPrompt>,
+        isolation: &mut Option<Isolation>,
     ) -> Result<CallOutcome, PromptEvaluationError> {
         let Some(tool) = available.iter().find(|t| t.name() == call.name) else {
             return Err(self.fatal(format!(
@@ -226,40 +326,51 @@ impl ToolExecutor {
                 None,
             )));
         }
-        let session_snapshot = self.session.snapshot();
-        let filesystem = self
-            .resources
-            .get::<Arc<dyn wink_fs::Filesystem>>()
-            .cloned();
-        let fs_snapshot = match &filesystem {
-            Some(fs) => Some(fs.snapshot().map_err(|e| {
-                self.fatal(format!(
-                    "Could not snapshot the filesystem before '{}': {e}",
-                    call.name
-                ))
-            })?),
-            None => None,
+        let undo = match isolation.as_ref() {
+            Some(Isolation::Transaction { .. }) => None,
+            _ => Some(self.snapshot_before(call)?),
         };
-        let rollback = || -> Result<(), PromptEvaluationError> {
-            self.session.restore(&session_snapshot).map_err(|e| {
-                self.fatal(format!(
-                    "Could not restore session state after '{}': {e}",
-                    call.name
-                ))
-            })?;
-            if let (Some(fs), Some(snap)) = (&filesystem, &fs_snapshot) {
-                fs.restore(snap).map_err(|e| {
-                    self.fatal(format!(
-                        "Could not restore the filesystem after '{}': {e}",
-                        call.name
-                    ))
-                })?;
+        let (session, resources) = match isolation.as_ref() {
+            Some(Isolation::Transaction {
+                session,
+                filesystem,
+            }) => {
+                let resources = match filesystem {
+                    Some((batch, index)) => self.resources.clone().with(batch.member(*index)),
+                    None => self.resources.clone(),
+                };
+                (session.session().clone(), resources)
             }
-            Ok(())
+            _ => (self.session.clone(), self.resources.clone()),
+        };
+        let mut rollback = || -> Result<(), PromptEvaluationError> {
+            match (&undo, isolation.take()) {
+                (Some(undo), _) => self.restore_after(call, undo),
+                (None, Some(Isolation::Transaction { filesystem, .. })) => {
+                    if let Some((batch, index)) = filesystem {
+                        let skipped = batch.discard(index).map_err(|e| {
+                            self.fatal(format!(
+                                "Could not undo the filesystem changes of '{}': {e}",
+                                call.name
+                            ))
+                        })?;
+                        if !skipped.is_empty() {
+                            tracing::warn!(
+                                tool = %call.name,
+                                skipped = ?skipped,
+                                "Undoing a failed call dropped concurrent changes that depended on it."
+                            );
+                        }
+                    }
+                    Ok(())
+                }
+                (None, _) => Ok(()),
+            }
         };
         let mut context = ToolContext {
-            session: self.session.clone(),
-            resources: self.resources.clone(),
+            session,
+            telemetry: self.session.clone(),
+            resources,
             deadline: self.deadline,
             call_id: Some(call.id.clone()),
             prompt_name: Some(self.prompt_name.clone()),
@@ -310,6 +421,44 @@ impl ToolExecutor {
         }
     }
 
+    fn snapshot_before(&self, call: &ToolCall) -> Result<Undo, PromptEvaluationError> {
+        let session = self.session.snapshot();
+        let filesystem = match self.resources.get::<Arc<dyn wink_fs::Filesystem>>() {
+            Some(fs) => Some((
+                Arc::clone(fs),
+                fs.snapshot().map_err(|e| {
+                    self.fatal(format!(
+                        "Could not snapshot the filesystem before '{}': {e}",
+                        call.name
+                    ))
+                })?,
+            )),
+            None => None,
+        };
+        Ok(Undo {
+            session,
+            filesystem,
+        })
+    }
+
+    fn restore_after(&self, call: &ToolCall, undo: &Undo) -> Result<(), PromptEvaluationError> {
+        self.session.restore(&undo.session).map_err(|e| {
+            self.fatal(format!(
+                "Could not restore session state after '{}': {e}",
+                call.name
+            ))
+        })?;
+        if let Some((fs, snapshot)) = &undo.filesystem {
+            fs.restore(snapshot).map_err(|e| {
+                self.fatal(format!(
+                    "Could not restore the filesystem after '{}': {e}",
+                    call.name
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
     fn publish(
         &self,
         outcome: &ToolCallResult,
@@ -335,6 +484,67 @@ impl ToolExecutor {
         let _ = self.session.dispatch(event);
     }
 }
+
+/// How a call's changes are undone when it fails.
+enum Isolation {
+    /// Snapshot the shared session and filesystem; restore them on failure.
+    Snapshot,
+    /// Work in a session transaction and an [`FsBatch`] member; drop / discard them on failure.
+    Transaction {
+        session: SessionTransaction,
+        filesystem: Option<(Arc<FsBatch>, usize)>,
+    },
+}
+
+/// What [`Isolation::Snapshot`] restores.
+struct Undo {
+    session: wink_session::Snapshot,
+    filesystem: Option<(Arc<dyn wink_fs::Filesystem>, wink_fs::FsSnapshot)>,
+}
+
+/// Poll several futures concurrently on the current task; outputs in input order.
+pub fn join_all<'a, T>(
+    futures: Vec<Pin<Box<dyn Future<Output = T> + Send + 'a>>>,
+) -> impl Future<Output = Vec<T>> + Send + 'a
+where
+    T: Send + 'a,
+{
+    let len = futures.len();
+    JoinAll {
+        futures: futures.into_iter().map(Some).collect(),
+        results: (0..len).map(|_| None).collect(),
+    }
+}
+
+struct JoinAll<'a, T> {
+    futures: Vec<Option<Pin<Box<dyn Future<Output = T> + Send + 'a>>>>,
+    results: Vec<Option<T>>,
+}
+
+impl<T> Future for JoinAll<'_, T> {
+    type Output = Vec<T>;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<T>> {
+        let this = self.get_mut();
+        let mut pending = false;
+        for (slot, result) in this.futures.iter_mut().zip(this.results.iter_mut()) {
+            if let Some(f) = slot {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(v) => {
+                        *result = Some(v);
+                        *slot = None;
+                    }
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            return Poll::Pending;
+        }
+        Poll::Ready(this.results.iter_mut().filter_map(Option::take).collect())
+    }
+}
+
+impl<T> Unpin for JoinAll<'_, T> {}
 
 /// Run a future to completion on the current thread (for synchronous callers such as
 /// `wink call`; no runtime needed, tools that wait on I/O simply park the thread).

@@ -368,8 +368,13 @@ impl Resources {
 /// Everything a tool handler may use.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
-    /// The session the evaluation runs in.
+    /// The session the call works in: the evaluation's session, or — for calls that run
+    /// concurrently — a transaction over it that is committed only if the call succeeds.
     pub session: Session,
+    /// The evaluation's session itself, for records that must survive a failed call (telemetry
+    /// such as `SubagentRun`, like the `ToolInvoked` the executor publishes). The same session as
+    /// [`ToolContext::session`] for calls that run alone.
+    pub telemetry: Session,
     /// Shared resources (filesystem, clients, ...).
     pub resources: Resources,
     /// The evaluation deadline.
@@ -386,6 +391,7 @@ impl ToolContext {
     /// A context over `session` with no resources.
     pub fn new(session: Session) -> Self {
         Self {
+            telemetry: session.clone(),
             session,
             resources: Resources::new(),
             deadline: None,
@@ -497,11 +503,13 @@ pub struct ToolExample {
 
 /// Whether a tool may run at the same time as other calls of the same model turn.
 ///
-/// Each call is transactional: session and filesystem are snapshotted before it and restored
-/// when it fails. Calls of one batch of [`ToolConcurrency::Parallel`] tools overlap, so a
-/// failing call's restore also undoes state committed meanwhile by its siblings (their results
-/// still reach the model). Tools are sequential by default; mark a tool parallel when its state
-/// changes are either absent or safe to lose on a sibling's failure.
+/// Every call is transactional. A call that runs alone snapshots session and filesystem and
+/// restores them when it fails. Consecutive [`ToolConcurrency::Parallel`] calls overlap, so each
+/// works in its own session transaction (committed in call order once the batch is done, dropped
+/// if the call fails) and writes the filesystem through an [`wink_fs::FsBatch`] member (a failed
+/// call's file changes are undone alone, the others' replayed): one call's failure never undoes a
+/// sibling's work, and siblings do not see each other's session changes while they run. Tools are
+/// sequential by default.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolConcurrency {
@@ -895,6 +903,7 @@ impl ToolBuilder<Value, Value> {
             handler: Arc::new(handler),
             examples: Vec::new(),
             strict_names: true,
+            concurrency: ToolConcurrency::Sequential,
         }
     }
 }
@@ -907,6 +916,7 @@ pub struct DynamicToolBuilder {
     handler: Arc<DynamicHandler>,
     examples: Vec<ToolExample>,
     strict_names: bool,
+    concurrency: ToolConcurrency,
 }
 
 impl fmt::Debug for DynamicToolBuilder {
@@ -931,6 +941,14 @@ impl DynamicToolBuilder {
             input,
             output: output.into(),
         });
+        self
+    }
+
+    /// Allow the tool to run concurrently with other parallel calls of the same model turn (see
+    /// [`ToolConcurrency`]).
+    #[must_use]
+    pub fn parallel(mut self) -> Self {
+        self.concurrency = ToolConcurrency::Parallel;
         self
     }
 
@@ -986,6 +1004,7 @@ impl DynamicToolBuilder {
             parameters: self.parameters,
             examples,
             handler: self.handler,
+            concurrency: self.concurrency,
         }))
     }
 }
@@ -1101,6 +1120,7 @@ struct DynamicTool {
     parameters: Value,
     examples: Vec<ToolExample>,
     handler: Arc<DynamicHandler>,
+    concurrency: ToolConcurrency,
 }
 
 impl fmt::Debug for DynamicTool {
@@ -1123,6 +1143,9 @@ impl Tool for DynamicTool {
     }
     fn examples(&self) -> &[ToolExample] {
         &self.examples
+    }
+    fn concurrency(&self) -> ToolConcurrency {
+        self.concurrency
     }
     fn invoke<'a>(&'a self, args: Value, context: &'a mut ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {

@@ -204,11 +204,11 @@ fn tool_invoked_records_disclosure_telemetry() {
     assert_eq!(telemetry.requested_sections, ["guide"]);
     assert_eq!(telemetry.reason.as_deref(), Some("need it"));
     assert_eq!(
-        telemetry.visibility_state.get("guide"),
+        telemetry.current_visibility_state.get("guide"),
         Some(&SectionVisibility::Summary)
     );
     assert_eq!(
-        telemetry.visibility_state.get("parent.child-a"),
+        telemetry.current_visibility_state.get("parent.child-a"),
         Some(&SectionVisibility::Full)
     );
 }

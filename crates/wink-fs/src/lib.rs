@@ -34,6 +34,7 @@
 //! # Ok::<(), wink_fs::FsError>(())
 //! ```
 
+mod batch;
 pub mod conformance;
 mod error;
 mod filesystem;
@@ -44,6 +45,7 @@ mod snapshot;
 pub mod text;
 mod types;
 
+pub use batch::FsBatch;
 pub use error::FsError;
 pub use filesystem::Filesystem;
 pub use glob::GlobPattern;

@@ -212,15 +212,35 @@ impl Converter<'_> {
         }
     }
 
+    /// A template error at the key path of its section: `sections` for a section the file does not
+    /// name directly, the document itself for an error outside every section.
     fn prompt_error(&self, error: &PromptError) -> PromptFileError {
-        let key_path = error
-            .section_path()
-            .and_then(|p| self.json_paths.get(&p.dotted()).cloned())
-            .unwrap_or_else(|| "sections".to_owned());
+        let key_path = match error.section_path() {
+            Some(path) => self
+                .json_paths
+                .get(&path.dotted())
+                .cloned()
+                .unwrap_or_else(|| "sections".to_owned()),
+            None => display_key_path(""),
+        };
         self.invalid(key_path, error)
     }
 
+    /// Validates `ns` and `key` one at a time (wink-core owns the rules and WINK's messages), so that
+    /// an error names the field it is about rather than the whole template.
+    fn check_identity(&self, file: &PromptFile) -> Result<(), PromptFileError> {
+        let alone = [
+            ("ns", PromptTemplate::builder(file.ns.clone(), "key")),
+            ("key", PromptTemplate::builder("ns", file.key.clone())),
+        ];
+        for (field, bare) in alone {
+            bare.build().map_err(|error| self.invalid(field, error))?;
+        }
+        Ok(())
+    }
+
     fn convert(mut self, file: PromptFile) -> Result<LoadedPrompt, PromptFileError> {
+        self.check_identity(&file)?;
         let mut types: HashMap<String, ParamsType> = HashMap::new();
         for (type_name, fields) in &file.params {
             let mut params = Vec::new();
@@ -361,6 +381,16 @@ impl Converter<'_> {
         }
         match spec.visibility.as_deref() {
             None | Some("full") => {}
+            Some("summary") if spec.summary.is_none() => {
+                // WINK reports this when rendering (wink-core's `effective_visibility`); a file's
+                // visibility is a constant, so the file is wrong whatever the params: say so now.
+                let path = SectionPath::new(dotted.split('.').map(str::to_owned).collect());
+                let error = PromptError::validation(format!(
+                    "SUMMARY visibility requested for section '{normalized}' but no summary template is defined."
+                ))
+                .with_section_path(&path);
+                return Err(self.invalid(format!("{at}.visibility"), error));
+            }
             Some("summary") => section = section.visibility(SectionVisibility::Summary),
             Some(other) => {
                 return Err(self.invalid(

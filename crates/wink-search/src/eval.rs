@@ -18,7 +18,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::index::SearchIndex;
+use crate::index::{SearchHit, SearchIndex};
 
 /// A labelled query.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,7 +107,11 @@ impl Judgement {
 
 /// Ranks every query against `index` and judges the full ranking.
 pub fn judge(index: &SearchIndex, query: &Query) -> Judgement {
-    let hits = index.search(&query.query, index.len());
+    judge_hits(query, &index.search(&query.query, index.len()))
+}
+
+/// Judges a ranking (best first) of `query` produced by any ranker.
+pub fn judge_hits(query: &Query, hits: &[SearchHit]) -> Judgement {
     match &query.relevant_documents {
         Some(documents) => {
             let relevant: HashSet<usize> = documents.iter().copied().collect();
@@ -138,7 +142,27 @@ pub fn judge(index: &SearchIndex, query: &Query) -> Judgement {
 
 /// Evaluates `queries` against `index`.
 pub fn evaluate(index: &SearchIndex, queries: &[Query]) -> Metrics {
-    let judgements: Vec<Judgement> = queries.iter().map(|query| judge(index, query)).collect();
+    evaluate_ranking(queries, |text| index.search(text, index.len()))
+}
+
+/// Evaluates any ranker: `rank` returns the full ranking (best first) for a query text.
+///
+/// ```
+/// use wink_search::{IndexConfig, Query, SearchIndex, ToolDocument, eval::evaluate_ranking};
+/// let index = SearchIndex::build(vec![ToolDocument::new("a", "alpha"), ToolDocument::new("b", "beta")], IndexConfig::default());
+/// let queries = [Query::new("beta", ["b"])];
+/// let reversed = evaluate_ranking(&queries, |text| {
+///     let mut hits = index.search(text, 2);
+///     hits.reverse();
+///     hits
+/// });
+/// assert_eq!(reversed.recall_at_1, 1.0); // only "b" matches "beta"
+/// ```
+pub fn evaluate_ranking(queries: &[Query], rank: impl Fn(&str) -> Vec<SearchHit>) -> Metrics {
+    let judgements: Vec<Judgement> = queries
+        .iter()
+        .map(|query| judge_hits(query, &rank(&query.query)))
+        .collect();
     Metrics::from_judgements(&judgements)
 }
 

@@ -34,6 +34,8 @@ mod dataset;
 mod document;
 mod error;
 pub mod eval;
+#[cfg(feature = "embeddings")]
+pub mod hybrid;
 mod index;
 pub mod synthetic;
 mod tokenize;

@@ -46,6 +46,7 @@ mod slice;
 mod snapshot;
 mod telemetry;
 mod time;
+mod transaction;
 mod visibility;
 
 pub use bus::{
@@ -64,6 +65,7 @@ pub use telemetry::{
     ToolInvoked, ToolsInjected, VisibilityExpanded,
 };
 pub use time::{Timestamp, TimestampParseError};
+pub use transaction::SessionTransaction;
 pub use visibility::{
     ClearAllVisibilityOverrides, ClearVisibilityOverride, SetVisibilityOverride,
     VisibilityOverrides,

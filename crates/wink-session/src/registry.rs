@@ -13,7 +13,8 @@ use crate::reducer::{ErasedReducer, Registration};
 use crate::session::{DispatchMode, Session};
 use crate::slice::{ErasedSlice, TypeMap, decode_slice};
 
-pub(crate) type ReplayEventFn = fn(&Session, Value) -> Result<DispatchResult, serde_json::Error>;
+pub(crate) type ReplayEventFn =
+    fn(&Session, Value, DispatchMode) -> Result<DispatchResult, serde_json::Error>;
 pub(crate) type DecodeSliceFn = fn(Vec<Value>) -> Result<Box<dyn ErasedSlice>, serde_json::Error>;
 
 #[derive(Clone)]
@@ -39,12 +40,35 @@ pub(crate) struct Registry {
 fn replay_event<E: Event>(
     session: &Session,
     value: Value,
+    mode: DispatchMode,
 ) -> Result<DispatchResult, serde_json::Error> {
     let event: E = serde_json::from_value(value)?;
-    Ok(session.dispatch_with(event, DispatchMode::Replay))
+    Ok(session.dispatch_with(event, mode))
 }
 
 impl Registry {
+    /// This registry plus what `other` registered that this one lacks (types and their reducers);
+    /// on a type both know, this registry's entry wins.
+    pub(crate) fn merged_with(&self, other: &Registry) -> Registry {
+        let mut merged = self.clone();
+        for (type_id, entry) in &other.events {
+            merged
+                .events
+                .entry(*type_id)
+                .or_insert_with(|| entry.clone());
+        }
+        for (name, replay) in &other.event_names {
+            merged.event_names.entry(name).or_insert(*replay);
+        }
+        for (type_id, name) in &other.slices {
+            merged.slices.entry(*type_id).or_insert(name);
+        }
+        for (name, entry) in &other.slice_names {
+            merged.slice_names.entry(name).or_insert(*entry);
+        }
+        merged
+    }
+
     pub(crate) fn register_event<E: Event>(&mut self) {
         let type_id = TypeId::of::<E>();
         if self.events.contains_key(&type_id) {

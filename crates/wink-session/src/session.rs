@@ -52,6 +52,14 @@ pub enum ReplayError {
         /// Why.
         source: SnapshotRestoreError,
     },
+    /// Committing a record to a session whose journal refused it.
+    #[error("record of type {type_name}: the journal refused it: {source}")]
+    Journal {
+        /// The record type.
+        type_name: String,
+        /// The journal's error.
+        source: JournalError,
+    },
 }
 
 struct SessionCore {
@@ -62,12 +70,12 @@ struct SessionCore {
     state: Mutex<SessionState>,
 }
 
-struct SessionState {
-    registry: Arc<Registry>,
-    slices: Arc<SliceMap>,
+pub(crate) struct SessionState {
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) slices: Arc<SliceMap>,
     tags: Arc<BTreeMap<String, String>>,
     children_ids: Arc<Vec<SessionId>>,
-    journal: Option<Arc<dyn Journal>>,
+    pub(crate) journal: Option<Arc<dyn Journal>>,
     /// True once anything changed the slices after construction (decides whether attaching a journal writes a
     /// baseline `wink.restored` record).
     changed: bool,
@@ -174,7 +182,7 @@ impl Session {
         SessionBuilder::default()
     }
 
-    fn from_parts(
+    pub(crate) fn from_parts(
         id: SessionId,
         parent_id: Option<SessionId>,
         created_at: Timestamp,
@@ -201,7 +209,7 @@ impl Session {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, SessionState> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, SessionState> {
         self.core
             .state
             .lock()
@@ -281,6 +289,39 @@ impl Session {
     /// Is a slice type with this name registered?
     pub fn is_slice_type_registered(&self, type_name: &str) -> bool {
         self.lock().registry.slice_names.contains_key(type_name)
+    }
+
+    /// The slices an event type reduces into: the slice of every reducer registered for it, in registration
+    /// order (a slice once even when several reducers target it), or its own ledger slice when it has no
+    /// reducer. `None` when no event type of that name is registered.
+    ///
+    /// ```
+    /// let session = wink_session::Session::new();
+    /// assert_eq!(
+    ///     session.slices_reduced_by("SetVisibilityOverride"),
+    ///     Some(vec!["VisibilityOverrides"])
+    /// );
+    /// assert_eq!(session.slices_reduced_by("PromptRendered"), Some(vec!["PromptRendered"]));
+    /// assert_eq!(session.slices_reduced_by("Nope"), None);
+    /// ```
+    pub fn slices_reduced_by(&self, event_type: &str) -> Option<Vec<&'static str>> {
+        let state = self.lock();
+        let registry = &state.registry;
+        // An event type's slice name is its event type name (`SliceItem` for events delegates to `Event`).
+        let (ledger, entry) = registry.events.iter().find_map(|(type_id, entry)| {
+            let name = registry.slices.get(type_id).copied()?;
+            (name == event_type).then_some((name, entry))
+        })?;
+        if entry.reducers.is_empty() {
+            return Some(vec![ledger]);
+        }
+        let mut targets: Vec<&'static str> = Vec::new();
+        for reducer in &entry.reducers {
+            if !targets.contains(&reducer.slice_name()) {
+                targets.push(reducer.slice_name());
+            }
+        }
+        Some(targets)
     }
 
     /// Dispatches an event: journal, reducers (or the default ledger), then the bus. Failures of reducers,
@@ -534,24 +575,64 @@ impl Session {
         Ok(())
     }
 
-    /// A child session started from a snapshot of this one: same registrations, same slices, a fresh id, this
-    /// session as parent, a copy of the tags, and its own (empty) bus and no journal. Nothing the child does
-    /// reaches this session.
+    /// A child session started from a snapshot of this one taken now: same registrations, same slices, a
+    /// fresh id, this session as parent, a copy of the tags, and its own (empty) bus and no journal. Nothing the
+    /// child does reaches this session. [`Session::fork_from`] starts a child from an earlier snapshot.
     pub fn fork(&self) -> Session {
         let snapshot = self.snapshot();
         let registry = Arc::clone(&self.lock().registry);
+        self.adopt_child(registry, &snapshot)
+    }
+
+    /// A child session started from `snapshot`, normally one this session took earlier: the child holds the
+    /// slices and tags as they were in the snapshot (changes this session made since are not in it), this
+    /// session's registrations, a fresh id, this session as parent (the child is added to
+    /// [`Session::children_ids`]), its own empty bus and no journal. Nothing the child does reaches this session.
+    ///
+    /// Fails like [`Session::restore`], creating no child, when the snapshot holds a slice type this session
+    /// has not registered (`Slice types not registered: Note`).
+    ///
+    /// ```
+    /// use wink_session::{Event, Session};
+    /// #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    /// struct Note(String);
+    /// impl Event for Note {}
+    ///
+    /// let parent = Session::new();
+    /// parent.dispatch(Note("before".into()));
+    /// let earlier = parent.snapshot();
+    /// parent.dispatch(Note("after".into()));
+    ///
+    /// let child = parent.fork_from(&earlier)?;
+    /// assert_eq!(child.slice::<Note>().all(), [Note("before".into())]);
+    /// assert_eq!(child.parent_id(), Some(parent.id()));
+    /// assert_eq!(parent.children_ids(), [child.id()]);
+    /// # Ok::<(), wink_session::SnapshotRestoreError>(())
+    /// ```
+    pub fn fork_from(&self, snapshot: &Snapshot) -> Result<Session, SnapshotRestoreError> {
+        let registry = Arc::clone(&self.lock().registry);
+        let mut missing: Vec<String> = snapshot
+            .slices
+            .type_ids()
+            .filter(|(type_id, _)| !registry.slices.contains_key(type_id))
+            .map(|(_, name)| name.to_owned())
+            .collect();
+        if !missing.is_empty() {
+            missing.sort();
+            return Err(SnapshotRestoreError::UnregisteredSliceTypes(missing));
+        }
+        Ok(self.adopt_child(registry, snapshot))
+    }
+
+    fn adopt_child(&self, registry: Arc<Registry>, snapshot: &Snapshot) -> Session {
         let child = Session::from_parts(
             SessionId::new(),
             Some(self.core.id),
             Timestamp::now(),
             registry,
-            Arc::new(SliceMap::default()),
+            Arc::clone(&snapshot.slices),
             Arc::clone(&snapshot.tags),
         );
-        {
-            let mut child_state = child.lock();
-            child_state.slices = Arc::clone(&snapshot.slices);
-        }
         let mut state = self.lock();
         Arc::make_mut(&mut state.children_ids).push(child.id());
         child
@@ -586,7 +667,29 @@ impl Session {
 
     /// Applies one log record (an event or a reserved `wink.*` record) without journaling or publishing it.
     pub fn replay_record(&self, record: &LogRecord) -> Result<DispatchResult, ReplayError> {
+        self.apply_record(record, DispatchMode::Replay)
+    }
+
+    /// Applies one log record; `Live` journals it (and publishes events) as a fresh change would.
+    pub(crate) fn apply_record(
+        &self,
+        record: &LogRecord,
+        mode: DispatchMode,
+    ) -> Result<DispatchResult, ReplayError> {
         let type_name = record.type_name.as_str();
+        if mode == DispatchMode::Live
+            && let Some(reserved) = crate::transaction::reserved_record(record)
+        {
+            let journal = self.lock().journal.clone();
+            if let Some(journal) = journal {
+                journal
+                    .append(crate::ErasedEvent::event_type_name(&reserved), &reserved)
+                    .map_err(|source| ReplayError::Journal {
+                        type_name: record.type_name.clone(),
+                        source,
+                    })?;
+            }
+        }
         let restore_error = |source| ReplayError::Restore {
             type_name: record.type_name.clone(),
             source,
@@ -648,7 +751,7 @@ impl Session {
                     .get(type_name)
                     .copied()
                     .ok_or_else(|| ReplayError::UnknownEventType(record.type_name.clone()))?;
-                replay(self, record.event.clone()).map_err(|source| ReplayError::Decode {
+                replay(self, record.event.clone(), mode).map_err(|source| ReplayError::Decode {
                     type_name: record.type_name.clone(),
                     source,
                 })

@@ -1,8 +1,9 @@
 //! Telemetry events published while prompts are rendered and evaluated (see `EVENTS.md` of WINK v0.12):
 //! [`PromptRendered`], [`PromptExecuted`], [`ToolInvoked`], [`ToolsInjected`] and [`VisibilityExpanded`].
 //!
-//! Each carries an `event_id` (UUID v4) and a `created_at` [`Timestamp`], both filled by its `new`
-//! constructor; optional fields are set with the `with_*` methods.
+//! Each carries an `event_id` (UUID v4) and a creation [`Timestamp`] (`created_at`; seed 003 names
+//! it `timestamp` on [`ToolsInjected`]), both filled by its `new` constructor; optional fields are
+//! set with the `with_*` methods.
 
 use std::collections::BTreeMap;
 
@@ -43,6 +44,9 @@ pub trait TelemetryEvent: Event {
 
 macro_rules! telemetry_event {
     ($type:ident) => {
+        telemetry_event!($type, created_at);
+    };
+    ($type:ident, $time:ident) => {
         impl Event for $type {
             fn type_name() -> &'static str {
                 stringify!($type)
@@ -55,7 +59,7 @@ macro_rules! telemetry_event {
             }
 
             fn created_at(&self) -> Timestamp {
-                self.created_at
+                self.$time
             }
         }
     };
@@ -194,8 +198,10 @@ pub struct DisclosureTelemetry {
     pub requested_sections: Vec<String>,
     /// The model's stated reason.
     pub reason: Option<String>,
-    /// Visibility of every section at invocation time, by dotted path.
-    pub visibility_state: BTreeMap<String, SectionVisibility>,
+    /// Visibility of every section at invocation time, by dotted path (seed 000's
+    /// `current_visibility_state`; logs written before the rename used `visibility_state`).
+    #[serde(alias = "visibility_state")]
+    pub current_visibility_state: BTreeMap<String, SectionVisibility>,
 }
 
 /// A tool handler ran.
@@ -303,8 +309,10 @@ telemetry_event!(ToolInvoked);
 pub struct ToolsInjected {
     /// Unique id.
     pub event_id: Uuid,
-    /// When the tools were injected (seed 003's `timestamp`).
-    pub created_at: Timestamp,
+    /// When the tools were injected (seed 003's name; logs written before the rename used
+    /// `created_at`).
+    #[serde(alias = "created_at")]
+    pub timestamp: Timestamp,
     /// Names of the injected tools.
     pub tool_names: Vec<String>,
     /// Key of the expanded section.
@@ -318,7 +326,7 @@ impl ToolsInjected {
     pub fn new(tool_names: Vec<String>, section_key: impl Into<String>) -> Self {
         Self {
             event_id: Uuid::new_v4(),
-            created_at: Timestamp::now(),
+            timestamp: Timestamp::now(),
             tool_names,
             section_key: section_key.into(),
             session_id: None,
@@ -330,13 +338,8 @@ impl ToolsInjected {
         self.session_id = Some(session_id);
         self
     }
-
-    /// Seed 003's name for `created_at`.
-    pub fn timestamp(&self) -> Timestamp {
-        self.created_at
-    }
 }
-telemetry_event!(ToolsInjected);
+telemetry_event!(ToolsInjected, timestamp);
 
 /// How an expansion reached the model.
 #[non_exhaustive]
@@ -456,6 +459,63 @@ mod tests {
             VisibilityExpanded::new(vec!["a.b".into()], "need it", ExpansionPath::Restart);
         assert_eq!(serde_json::to_value(expanded.path).unwrap(), "restart");
         let injected = ToolsInjected::new(vec!["t".into()], "s");
-        assert_eq!(injected.timestamp(), injected.created_at);
+        assert_eq!(injected.created_at(), injected.timestamp);
+    }
+
+    #[test]
+    fn tools_injected_wire_json_uses_seed_003_field_names() {
+        let mut event = ToolsInjected::new(vec!["search".into(), "fetch".into()], "tools.web");
+        event.event_id = Uuid::nil();
+        event.timestamp = Timestamp::from_unix_micros(1_795_319_259_123_456);
+        insta::assert_json_snapshot!(event, @r#"
+        {
+          "event_id": "00000000-0000-0000-0000-000000000000",
+          "timestamp": "2026-11-22T03:47:39.123456Z",
+          "tool_names": [
+            "search",
+            "fetch"
+          ],
+          "section_key": "tools.web",
+          "session_id": null
+        }
+        "#);
+        // Logs written before the rename still load.
+        let mut old = serde_json::to_value(&event).unwrap();
+        let time = old.as_object_mut().unwrap().remove("timestamp").unwrap();
+        old["created_at"] = time;
+        assert_eq!(serde_json::from_value::<ToolsInjected>(old).unwrap(), event);
+    }
+
+    #[test]
+    fn disclosure_telemetry_wire_json_uses_seed_000_field_names() {
+        let telemetry = DisclosureTelemetry {
+            requested_sections: vec!["context".into()],
+            reason: Some("need it".into()),
+            current_visibility_state: BTreeMap::from([
+                ("context".to_owned(), SectionVisibility::Summary),
+                ("task".to_owned(), SectionVisibility::Full),
+            ]),
+        };
+        insta::assert_json_snapshot!(telemetry, @r#"
+        {
+          "requested_sections": [
+            "context"
+          ],
+          "reason": "need it",
+          "current_visibility_state": {
+            "context": "summary",
+            "task": "full"
+          }
+        }
+        "#);
+        let old = serde_json::json!({
+            "requested_sections": ["context"],
+            "reason": "need it",
+            "visibility_state": {"context": "summary", "task": "full"}
+        });
+        assert_eq!(
+            serde_json::from_value::<DisclosureTelemetry>(old).unwrap(),
+            telemetry
+        );
     }
 }

@@ -57,8 +57,11 @@
 //!
 //! A dropped torn line adds `  dropped torn last line: line N (B bytes)` after `records`. JSON (pretty
 //! printed): `{"header": {...}, "events": [{"seq", "type", "event"}, ...], "slices": {"<type>": [items...]}}`,
-//! plus `"dropped_torn_line": N` when one was dropped. With `--slice TYPE` only that slice and the events of
-//! type `TYPE` are shown.
+//! plus `"dropped_torn_line": N` when one was dropped. With `--slice TYPE` only that slice is shown, with the
+//! records that reduced into it: events whose reducers target it (for a ledger, the events of its own type),
+//! `wink.slice_*` records naming it, and `wink.restored` / `wink.reset` records (they set every slice). So
+//! `--slice VisibilityOverrides` lists the `SetVisibilityOverride`, `ClearVisibilityOverride` and
+//! `ClearAllVisibilityOverrides` events that built the overrides.
 //!
 //! # Example
 //!
@@ -103,7 +106,7 @@ use std::sync::Arc;
 pub use error::StoreError;
 pub use log::{FsyncPolicy, SessionLog};
 pub use read::{LogContents, ReplayReport, TornTail, read_header, read_log, repair_log, replay};
-pub use show::{ShowFormat, show};
+pub use show::{ShowFormat, show, show_with};
 pub use wink_session::LOG_SCHEMA_VERSION;
 use wink_session::{Session, SessionBuilder};
 

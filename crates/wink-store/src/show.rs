@@ -51,12 +51,42 @@ fn items_of(value: &Value) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// Which slices a record changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Reach {
+    /// Every slice (`wink.restored`, `wink.reset` set the whole state).
+    All,
+    /// These slices: the targets of the event type's reducers, its own ledger, or the slice a
+    /// `wink.slice_*` record names.
+    Slices(Vec<String>),
+}
+
+impl Reach {
+    fn includes(&self, slice: &str) -> bool {
+        match self {
+            Reach::All => true,
+            Reach::Slices(names) => names.iter().any(|name| name == slice),
+        }
+    }
+}
+
+/// The slices replay yields, and for each record (in order) the slices it reduced into.
+struct Folded {
+    slices: BTreeMap<String, Vec<Value>>,
+    reach: Vec<Reach>,
+}
+
 /// Replays what the session knows and folds the rest as ledgers.
-fn fold(path: &Path, contents: &LogContents) -> Result<BTreeMap<String, Vec<Value>>, StoreError> {
+fn fold(
+    path: &Path,
+    contents: &LogContents,
+    configure: impl FnOnce(&Session),
+) -> Result<Folded, StoreError> {
     let session = Session::builder()
         .id(contents.header.session_id)
         .created_at(contents.header.created_at)
         .build();
+    configure(&session);
     let mut raw = RawSlices::default();
     let replay = |record: &LogRecord| {
         session
@@ -68,6 +98,7 @@ fn fold(path: &Path, contents: &LogContents) -> Result<BTreeMap<String, Vec<Valu
                 source,
             })
     };
+    let mut reach = Vec::with_capacity(contents.records.len());
     for record in &contents.records {
         match record.type_name.as_str() {
             SLICE_REPLACED | SLICE_EXTENDED => {
@@ -76,6 +107,7 @@ fn fold(path: &Path, contents: &LogContents) -> Result<BTreeMap<String, Vec<Valu
                     .get("slice")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
+                reach.push(Reach::Slices(vec![slice.to_owned()]));
                 if session.is_slice_type_registered(slice) {
                     replay(record)?;
                 } else {
@@ -87,6 +119,7 @@ fn fold(path: &Path, contents: &LogContents) -> Result<BTreeMap<String, Vec<Valu
                 }
             }
             RESTORED => {
+                reach.push(Reach::All);
                 let slices = record
                     .event
                     .get("slices")
@@ -116,15 +149,25 @@ fn fold(path: &Path, contents: &LogContents) -> Result<BTreeMap<String, Vec<Valu
                     .collect();
             }
             RESET => {
+                reach.push(Reach::All);
                 replay(record)?;
                 raw.slices.clear();
             }
-            name if session.is_event_type_registered(name) => replay(record)?,
-            name => raw
-                .slices
-                .entry(name.to_owned())
-                .or_default()
-                .push(record.event.clone()),
+            name => match session.slices_reduced_by(name) {
+                Some(targets) => {
+                    reach.push(Reach::Slices(
+                        targets.into_iter().map(str::to_owned).collect(),
+                    ));
+                    replay(record)?;
+                }
+                None => {
+                    reach.push(Reach::Slices(vec![name.to_owned()]));
+                    raw.slices
+                        .entry(name.to_owned())
+                        .or_default()
+                        .push(record.event.clone());
+                }
+            },
         }
     }
     let mut slices: BTreeMap<String, Vec<Value>> = session
@@ -139,7 +182,7 @@ fn fold(path: &Path, contents: &LogContents) -> Result<BTreeMap<String, Vec<Valu
     for (name, items) in raw.slices {
         slices.entry(name).or_default().extend(items);
     }
-    Ok(slices)
+    Ok(Folded { slices, reach })
 }
 
 fn compact(value: &Value) -> String {
@@ -153,17 +196,30 @@ fn compact(value: &Value) -> String {
 /// type is shown as a ledger (its events in order, as in a session without a reducer for it), and direct
 /// slice changes (`wink.slice_*`, `wink.restored`, `wink.reset`) are applied to those ledgers too.
 ///
-/// With `slice`, only that slice is shown, and only the events whose type has that name. A torn last line is
-/// dropped (with a warning) and mentioned; the file is not modified. See the crate documentation for both
-/// output formats.
+/// With `slice`, only that slice is shown, with the records that reduced into it: the events whose reducers
+/// target it (for a ledger, the events of its own type), the `wink.slice_*` records that name it, and the
+/// `wink.restored` / `wink.reset` records (they set every slice). A torn last line is dropped (with a warning)
+/// and mentioned; the file is not modified. See the crate documentation for both output formats.
 pub fn show(
     path: impl AsRef<Path>,
     slice: Option<&str>,
     format: ShowFormat,
 ) -> Result<String, StoreError> {
+    show_with(path, slice, format, |_| {})
+}
+
+/// [`show`] for a program that knows its own event types and reducers: `configure` registers them (as for
+/// [`open_session`](crate::open_session)) before the log is replayed, so their slices are folded by their
+/// reducers instead of as ledgers, and `--slice` finds the events that reduced into them.
+pub fn show_with(
+    path: impl AsRef<Path>,
+    slice: Option<&str>,
+    format: ShowFormat,
+    configure: impl FnOnce(&Session),
+) -> Result<String, StoreError> {
     let path = path.as_ref();
     let contents = read_log(path)?;
-    let mut slices = fold(path, &contents)?;
+    let Folded { mut slices, reach } = fold(path, &contents, configure)?;
     let mut events: Vec<&LogRecord> = contents.records.iter().collect();
     if let Some(name) = slice {
         if !slices.contains_key(name) {
@@ -174,7 +230,13 @@ pub fn show(
             });
         }
         slices.retain(|key, _| key == name);
-        events.retain(|record| record.type_name == name);
+        events = contents
+            .records
+            .iter()
+            .zip(&reach)
+            .filter(|(_, reach)| reach.includes(name))
+            .map(|(record, _)| record)
+            .collect();
     }
     match format {
         ShowFormat::Json => {

@@ -1,0 +1,147 @@
+//! Errors of prompt files name the file, the key path and the problem — including errors about
+//! the template's own fields (`ns`, `key`, `disclosure`, `output`, ...), which belong to no section.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+
+use wink_promptfile::{FileFormat, load, load_str};
+
+fn json_error(text: &str) -> String {
+    load_str(text, FileFormat::Json, Path::new("."), "prompt.json")
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn a_blank_namespace_names_ns() {
+    assert_eq!(
+        json_error(r#"{"ns": " ", "key": "k", "sections": []}"#),
+        "prompt.json: ns: Prompt namespace must be a non-empty string."
+    );
+    assert_eq!(
+        json_error(r#"{"ns": "", "key": "k"}"#),
+        "prompt.json: ns: Prompt namespace must be a non-empty string."
+    );
+}
+
+#[test]
+fn a_blank_key_names_key() {
+    assert_eq!(
+        json_error(r#"{"ns": "demo", "key": "\t\n", "sections": []}"#),
+        "prompt.json: key: Prompt key must be a non-empty string."
+    );
+}
+
+#[test]
+fn namespace_and_key_are_checked_before_params_and_sections() {
+    // WINK checks the namespace, then the key, then the sections.
+    assert_eq!(
+        json_error(r#"{"ns": " ", "key": " "}"#),
+        "prompt.json: ns: Prompt namespace must be a non-empty string."
+    );
+    assert_eq!(
+        json_error(
+            r#"{"ns": "demo", "key": "", "sections": [{"key": "Bad Key", "title": "T"}],
+                "params": {"P": {"x": {"type": "nope"}}}}"#
+        ),
+        "prompt.json: key: Prompt key must be a non-empty string."
+    );
+}
+
+#[test]
+fn toml_and_yaml_files_name_the_field_too() {
+    let toml = load_str(
+        "ns = \"  \"\nkey = \"k\"\n",
+        FileFormat::Toml,
+        Path::new("."),
+        "prompt.toml",
+    )
+    .unwrap_err();
+    assert_eq!(
+        toml.to_string(),
+        "prompt.toml: ns: Prompt namespace must be a non-empty string."
+    );
+    let yaml = load_str(
+        "ns: demo\nkey: ' '\n",
+        FileFormat::Yaml,
+        Path::new("."),
+        "prompt.yaml",
+    )
+    .unwrap_err();
+    assert_eq!(
+        yaml.to_string(),
+        "prompt.yaml: key: Prompt key must be a non-empty string."
+    );
+}
+
+#[test]
+fn a_file_on_disk_is_named_by_its_path() {
+    let dir = std::env::temp_dir().join(format!("wink-promptfile-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("blank-ns.json");
+    std::fs::write(&path, r#"{"ns": " ", "key": "k"}"#).unwrap();
+    assert_eq!(
+        load(&path).unwrap_err().to_string(),
+        format!(
+            "{}: ns: Prompt namespace must be a non-empty string.",
+            path.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn other_top_level_fields_are_named() {
+    assert_eq!(
+        json_error(r#"{"ns": "demo", "key": "k", "disclosure": "bogus"}"#),
+        "prompt.json: disclosure: unknown disclosure mode 'bogus' (expected one of: unified, wink, open-sections, context-files)"
+    );
+    assert_eq!(
+        json_error(r#"{"ns": "demo", "key": "k", "output": "text"}"#),
+        "prompt.json: output: output must be a JSON Schema object"
+    );
+    assert_eq!(
+        json_error(r#"{"ns": "demo", "key": "k", "output": {"type": "array"}}"#),
+        "prompt.json: output.items: an array output needs an `items` schema"
+    );
+    assert_eq!(
+        json_error(r#"{"ns": "demo", "key": "k", "name": 3}"#),
+        "prompt.json: name: invalid type: integer `3`, expected a string"
+    );
+    assert_eq!(
+        json_error(r#"{"ns": "demo", "key": "k", "allow_extra_keys": "yes"}"#),
+        "prompt.json: allow_extra_keys: invalid type: string \"yes\", expected a boolean"
+    );
+    assert_eq!(
+        json_error(r#"{"key": "k"}"#),
+        "prompt.json: (document): missing field `ns`"
+    );
+    assert_eq!(
+        json_error(r#"{"ns": 1, "key": "k"}"#),
+        "prompt.json: ns: invalid type: integer `1`, expected a string"
+    );
+}
+
+#[test]
+fn section_errors_keep_their_section_key_path() {
+    assert_eq!(
+        json_error(
+            r#"{"ns": "demo", "key": "k", "sections": [
+                {"key": "a", "title": "A"},
+                {"key": "b", "title": "B", "children": [{"key": "Bad Key", "title": "C"}]}]}"#
+        ),
+        "prompt.json: sections[1].children[0]: Section key must match ^[a-z0-9][a-z0-9._-]{0,63}$. (section 'b.bad key', placeholder 'bad key')"
+    );
+}
+
+#[test]
+fn a_summarized_section_without_summary_is_refused_at_its_visibility() {
+    assert_eq!(
+        json_error(
+            r#"{"ns": "demo", "key": "k", "sections": [
+                {"key": "guide", "title": "Guide", "summary": "Short.", "visibility": "summary",
+                 "children": [{"key": " No-Summary ", "title": "NoSummary", "template": "Full.", "visibility": "summary"}]}]}"#
+        ),
+        "prompt.json: sections[0].children[0].visibility: SUMMARY visibility requested for section 'no-summary' but no summary template is defined. (section 'guide.no-summary')"
+    );
+}
