@@ -848,6 +848,16 @@ impl Catalog {
     /// The `find_tool` text. An empty result says the search found nothing — never that no
     /// such tool exists — and points at `tool.list`.
     pub fn find_text(&self, purpose: &str, limit: usize) -> String {
+        self.find_text_noted(
+            purpose,
+            limit,
+            "call `tool.describe` with a name to make it callable",
+        )
+    }
+
+    /// [`Catalog::find_text`] with `note` in the heading's parentheses (native mode: the provider
+    /// has loaded the tools found).
+    pub(crate) fn find_text_noted(&self, purpose: &str, limit: usize, note: &str) -> String {
         let limit = limit.clamp(1, MAX_FIND_LIMIT);
         let found = self.find(purpose, limit);
         let quoted = purpose.trim();
@@ -865,9 +875,7 @@ impl Catalog {
                 "The search found no tool for \"{quoted}\". That does not mean the catalog lacks one: the search only matches words of tool names and descriptions. Describe the capability in other words, or {browse}."
             );
         }
-        let mut out = format!(
-            "Tools for \"{quoted}\", best first (call `tool.describe` with a name to make it callable):"
-        );
+        let mut out = format!("Tools for \"{quoted}\", best first ({note}):");
         for hit in found {
             out.push('\n');
             out.push_str(&self.entries[hit.entry].line);

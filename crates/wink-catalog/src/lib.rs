@@ -15,6 +15,11 @@
 //! * `find_tool(purpose, limit?)` — BM25 search ([`wink_search`]); an empty result never claims
 //!   that a tool does not exist.
 //!
+//! For providers that load tools natively (Anthropic `defer_loading` + `tool_reference`, OpenAI
+//! Responses `tool_search`), [`CatalogNativeSearch`] in the session makes the section offer every
+//! catalog tool, for the adapter to send deferred ([`native_search_tools`] names them); `find_tool`
+//! is then the search that loads them.
+//!
 //! ```
 //! use serde_json::json;
 //! use wink_catalog::{Catalog, ToolCatalogSection, ToolRecord};
@@ -65,7 +70,8 @@ pub use record::{
     CatalogFile, ToolRecord, empty_object_schema, load_catalog_file, namespace_key, parse_catalog,
 };
 pub use section::{
-    CatalogListing, CatalogToolsActivated, FIND_TOOL_DESCRIPTION, TOOL_DESCRIBE_DESCRIPTION,
-    TOOL_LIST_DESCRIPTION, ToolCatalogSection, listing_body,
+    CatalogListing, CatalogNativeSearch, CatalogToolsActivated, FIND_TOOL_DESCRIPTION,
+    NATIVE_FIND_NOTE, TOOL_DESCRIBE_DESCRIPTION, TOOL_LIST_DESCRIPTION, ToolCatalogSection,
+    listing_body, native_search_enabled, native_search_tools,
 };
 pub use tool::{CatalogTool, RecordHandler};

@@ -1,16 +1,16 @@
 //! [`ToolCatalogSection`]: a prompt section that lists a catalog (level-1 metadata only) and
 //! offers the meta-tools; tools described with `tool.describe` become callable.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wink_core::{
-    ParamsValue, PromptError, Section, SectionExpansion, SectionPath, SectionVisibility, Tool,
-    ToolConcurrency, ToolContext, ToolError, ToolFuture, ToolPayload, ToolRef, ToolResponse,
-    ToolResult,
+    ParamsValue, PromptError, PromptTemplate, Section, SectionExpansion, SectionPath,
+    SectionVisibility, Tool, ToolConcurrency, ToolContext, ToolError, ToolFuture, ToolPayload,
+    ToolRef, ToolResponse, ToolResult,
 };
 use wink_session::{Event, Session};
 
@@ -32,15 +32,73 @@ pub struct CatalogToolsActivated {
 
 impl Event for CatalogToolsActivated {}
 
+/// Switches the catalog's native fast path on or off for a session (the latest event wins).
+///
+/// While it is on, every [`ToolCatalogSection`] that renders in full offers *all* of its tools
+/// (after the meta-tools), so the agent loop can run any of them, and the provider adapter sends
+/// them deferred: Anthropic `defer_loading` with `tool_reference` blocks in `find_tool` results,
+/// OpenAI Responses `defer_loading` with `find_tool` as the client-executed `tool_search`. The
+/// model then sees only the listing and the tools its searches load, as with the meta-tools, but
+/// the tool list (and the provider's prompt cache) never changes.
+///
+/// Turn it on only for an adapter configured with those deferred tools
+/// ([`native_search_tools`] names them): any other adapter would receive the whole catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogNativeSearch {
+    /// Whether catalog sections offer all of their tools for native deferred loading.
+    pub enabled: bool,
+}
+
+impl Event for CatalogNativeSearch {}
+
+/// Whether the session's latest [`CatalogNativeSearch`] turned the native fast path on.
+pub fn native_search_enabled(session: &Session) -> bool {
+    session
+        .slice::<CatalogNativeSearch>()
+        .latest()
+        .is_some_and(|event| event.enabled)
+}
+
+/// The tools the catalog sections of `template` offer in native mode (see
+/// [`CatalogNativeSearch`]): what a provider adapter should send deferred, with
+/// [`crate::FIND_TOOL`] as the search that loads them. Empty when the template holds no catalog
+/// section (or only empty catalogs).
+///
+/// A section counts when its session tools grow once native mode is on, so any section that
+/// honours [`CatalogNativeSearch`] is covered, nested ones included.
+pub fn native_search_tools<O>(template: &PromptTemplate<O>) -> BTreeSet<String> {
+    let plain = Session::new();
+    let native = Session::new();
+    native.dispatch(CatalogNativeSearch { enabled: true });
+    let mut names = BTreeSet::new();
+    for node in template.nodes() {
+        let offered: HashSet<String> = node
+            .section
+            .session_tools(Some(&plain))
+            .iter()
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        names.extend(
+            node.section
+                .session_tools(Some(&native))
+                .iter()
+                .map(|tool| tool.name().to_owned())
+                .filter(|name| !offered.contains(name)),
+        );
+    }
+    names
+}
+
 /// What the catalog section shows of its tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CatalogListing {
-    /// One line per tool: `- name: summary` (the default).
-    #[default]
+    /// One line per tool: `- name: summary`.
     PerTool,
     /// One line per tool under a `[namespace]` heading, names without the repeated
-    /// `namespace.` prefix (the leanest per-tool listing for namespaced catalogs).
+    /// `namespace.` prefix (the default: the leanest per-tool listing; tools without a namespace
+    /// are listed as with `PerTool`).
+    #[default]
     Grouped,
     /// One line per namespace: `- name (N tools): description`; tools without a namespace get
     /// their own line.
@@ -56,6 +114,9 @@ pub enum CatalogListing {
 /// `tool.describe`. Describing a tool returns its full specification and a
 /// [`SectionExpansion`] listing it, so the agent loop injects it into the running conversation
 /// (or restarts with it offered, for adapters without dynamic tools).
+///
+/// With the native fast path on ([`CatalogNativeSearch`] in the session) it offers every catalog
+/// tool after the meta-tools, for an adapter that sends them deferred.
 ///
 /// The section must sit at the path given by [`ToolCatalogSection::at_path`] (default: its key
 /// at the top level), and a prompt holds one catalog section (the meta-tool names are fixed).
@@ -287,6 +348,15 @@ impl Section for ToolCatalogSection {
         let Some(session) = session else {
             return Vec::new();
         };
+        if native_search_enabled(session) {
+            return self
+                .shared
+                .catalog
+                .entries()
+                .iter()
+                .map(|entry| entry.tool().clone())
+                .collect();
+        }
         self.shared
             .activated(session)
             .iter()
@@ -341,6 +411,9 @@ impl fmt::Debug for MetaTool {
 /// Description of `find_tool`: it tells the model to describe the capability, not to paste the
 /// user's words.
 pub const FIND_TOOL_DESCRIPTION: &str = "Search the tool catalog by capability. Describe the capability you need in a few words (e.g. \"convert currency\", \"create calendar event\"); do not paste the user's request. Returns matching tools, best first.";
+/// What a `find_tool` result says of the tools it found in native mode ([`CatalogNativeSearch`]):
+/// the provider loads them from the result, so they can be called directly.
+pub const NATIVE_FIND_NOTE: &str = "loaded: call them directly";
 /// Description of `tool.list`.
 pub const TOOL_LIST_DESCRIPTION: &str =
     "List catalog tools (name and one-line summary) in pages, optionally by namespace or tag.";
@@ -419,6 +492,13 @@ impl MetaTool {
                 let purpose = string_arg(args, "purpose")?
                     .ok_or_else(|| ToolError::validation("`purpose` is required."))?;
                 let limit = count_arg(args, "limit")?.unwrap_or(DEFAULT_FIND_LIMIT);
+                if native_search_enabled(&context.session) {
+                    return Ok(text_response(catalog.find_text_noted(
+                        &purpose,
+                        limit,
+                        NATIVE_FIND_NOTE,
+                    )));
+                }
                 Ok(text_response(catalog.find_text(&purpose, limit)))
             }
             MetaKind::Describe => {

@@ -77,7 +77,8 @@ fn eval_prints_the_metrics_as_json() {
             "ndcg@10",
             "mrr",
             "queries",
-            "tools"
+            "tools",
+            "ranker"
         ]
     );
     assert_eq!(value["queries"], 6);
@@ -106,6 +107,106 @@ fn eval_prints_a_table() {
         &queries,
     ]));
     insta::assert_snapshot!("eval_text", text);
+}
+
+fn shared_data(path: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data")
+        .join(path);
+    assert!(
+        dir.exists(),
+        "{} is missing: the tests need ../shared beside the checkout",
+        dir.display()
+    );
+    dir.display().to_string()
+}
+
+fn eval_json(args: &[&str]) -> Value {
+    let mut all = vec!["catalog", "eval"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    serde_json::from_str(&stdout(&wink(&all))).unwrap()
+}
+
+#[test]
+fn bfcl_pooled_beats_the_published_bm25_baseline() {
+    let bfcl = shared_data("bfcl");
+    let value = eval_json(&["--dataset", "bfcl", &bfcl]);
+    assert_eq!(value["queries"], 2135);
+    assert_eq!(value["tools"], 1883);
+    assert_eq!(value["ranker"], "bm25");
+    // ../shared/data/README.md: BM25 baseline R@5 .691, nDCG@10 .602.
+    assert!(value["recall@5"].as_f64().unwrap() > 0.691, "{value}");
+    assert!(value["ndcg@10"].as_f64().unwrap() > 0.602, "{value}");
+}
+
+/// The embedding model, when this machine has it (`scripts/fetch-embeddings.sh`); required when
+/// `WINK_REQUIRE_EMBED_MODEL` is set (CI sets it).
+fn embedding_model() -> Option<String> {
+    let dir = std::env::var_os("WINK_EMBED_MODEL")
+        .map(PathBuf::from)
+        .or_else(wink_embed::StaticModel::default_dir)?;
+    if dir.join(wink_embed::WEIGHTS_FILE).exists() {
+        return Some(dir.display().to_string());
+    }
+    assert!(
+        std::env::var_os("WINK_REQUIRE_EMBED_MODEL").is_none(),
+        "WINK_REQUIRE_EMBED_MODEL is set but {} has no model",
+        dir.display()
+    );
+    eprintln!("note: no embedding model at {}; skipped", dir.display());
+    None
+}
+
+#[test]
+fn hybrid_reranking_beats_bm25_on_bfcl() {
+    let Some(model) = embedding_model() else {
+        return;
+    };
+    let bfcl = shared_data("bfcl");
+    let bm25 = eval_json(&["--dataset", "bfcl", &bfcl]);
+    let hybrid = eval_json(&[
+        "--dataset",
+        "bfcl",
+        &bfcl,
+        "--rerank",
+        "hybrid",
+        "--embedding-model",
+        &model,
+    ]);
+    assert_eq!(hybrid["ranker"], "hybrid");
+    for key in ["recall@5", "ndcg@10", "mrr"] {
+        assert!(
+            hybrid[key].as_f64().unwrap() > bm25[key].as_f64().unwrap(),
+            "{key}: hybrid {} vs bm25 {}",
+            hybrid[key],
+            bm25[key]
+        );
+    }
+}
+
+#[test]
+fn a_missing_embedding_model_is_a_usage_error() {
+    let tools = fixture("tools.jsonl");
+    let queries = fixture("queries.jsonl");
+    let err = usage_error(&[
+        "catalog",
+        "eval",
+        "--tools",
+        &tools,
+        "--queries",
+        &queries,
+        "--rerank",
+        "dense",
+        "--embedding-model",
+        "/nonexistent/model",
+    ]);
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains("/nonexistent/model"), "{err}");
+    assert!(
+        err.ends_with("fetch the embedding model with `bash scripts/fetch-embeddings.sh`, or pass --embedding-model DIR\n"),
+        "{err}"
+    );
 }
 
 #[test]

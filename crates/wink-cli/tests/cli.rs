@@ -607,7 +607,8 @@ fn catalog_builtin_in_prompt_files() {
         ),
         "{text}"
     );
-    assert!(text.contains("\n- math.add: Add two integers and return the sum.\n- file.read: Read a file from disk and return its text."), "{text}");
+    // The default listing groups tools under their namespace.
+    assert!(text.contains("\n[math]\n- add: Add two integers and return the sum.\n[file]\n- read: Read a file from disk and return its text."), "{text}");
     let json: Value = serde_json::from_str(&stdout(&wink(&[
         "render",
         &fixture("catalog_prompt.json"),
@@ -694,5 +695,41 @@ fn wink_run_uses_the_builtin_workspace() {
     );
     let seen = calls[1]["messages"].to_string();
     assert!(seen.contains("ship on friday"), "{seen}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_provider_failure_names_the_provider_and_model() {
+    let dir = std::env::temp_dir().join(format!("wink-run-fail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("script.json");
+    std::fs::write(
+        &script,
+        r#"[{"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "math"}}]}]"#,
+    )
+    .unwrap();
+    let transcript = dir.join("t.json");
+    let out = wink(&[
+        "run",
+        &fixture("unified.json"),
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "--params",
+        r#"{"TaskParams": {"objective": "add"}}"#,
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.ends_with("error: run failed (request): the script has no turn 2 (it has 1 turns)\n  provider: scripted, model: script\n"),
+        "{err}"
+    );
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    assert_eq!(
+        t["provider_failure"],
+        json!({"provider": "scripted", "model": "script"})
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -458,8 +458,8 @@ impl Converter<'_> {
         }
         let catalog = builder.build().map_err(|e| self.invalid(at, e))?;
         let listing = match spec.listing.as_deref() {
-            None | Some("per-tool") => wink_catalog::CatalogListing::PerTool,
-            Some("grouped") => wink_catalog::CatalogListing::Grouped,
+            Some("per-tool") => wink_catalog::CatalogListing::PerTool,
+            None | Some("grouped") => wink_catalog::CatalogListing::Grouped,
             Some("per-namespace") => wink_catalog::CatalogListing::PerNamespace,
             Some("namespaces-only") => wink_catalog::CatalogListing::NamespacesOnly,
             Some(other) => {

@@ -105,7 +105,7 @@ pub struct SectionSpec {
     /// prompt file, whose tools join the section's own `tools`.
     #[serde(default)]
     pub catalog: Option<String>,
-    /// For the `catalog` builtin: `per-tool` (default), `grouped`, `per-namespace`, `namespaces-only`.
+    /// For the `catalog` builtin: `grouped` (default), `per-tool`, `per-namespace`, `namespaces-only`.
     #[serde(default)]
     pub listing: Option<String>,
 }

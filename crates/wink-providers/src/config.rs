@@ -111,6 +111,17 @@ pub struct DeferredTools {
     pub namespace: Option<Namespace>,
 }
 
+impl DeferredTools {
+    /// `tools` deferred, `search_tool` loading them, no namespace.
+    pub fn new(tools: impl IntoIterator<Item = String>, search_tool: impl Into<String>) -> Self {
+        Self {
+            tools: tools.into_iter().collect(),
+            search_tool: search_tool.into(),
+            namespace: None,
+        }
+    }
+}
+
 /// An OpenAI Responses tool namespace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Namespace {

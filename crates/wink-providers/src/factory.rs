@@ -18,6 +18,18 @@ pub const PROVIDERS: [&str; 5] = [
     "openai-compat",
 ];
 
+/// The providers with a native tool-catalog fast path ([`DeferredTools`]): Anthropic Messages
+/// (`defer_loading` + `tool_reference`) and OpenAI Responses (`defer_loading` + `tool_search`).
+/// `litellm` is not among them even in Anthropic format: a proxy may not pass the fields on.
+pub const NATIVE_TOOL_SEARCH_PROVIDERS: [&str; 2] = ["anthropic", "openai-responses"];
+
+/// Whether the provider of `spec` (`PROVIDER:MODEL`, or just `PROVIDER`) maps
+/// [`AdapterOptions::deferred_tools`] onto the wire; the others ignore it.
+pub fn supports_native_tool_search(spec: &str) -> bool {
+    let provider = spec.split_once(':').map_or(spec, |(provider, _)| provider);
+    NATIVE_TOOL_SEARCH_PROVIDERS.contains(&provider)
+}
+
 /// Settings that apply on top of a spec's defaults (CLI flags).
 #[derive(Debug, Clone, Default)]
 pub struct AdapterOptions {
@@ -25,6 +37,9 @@ pub struct AdapterOptions {
     pub base_url: Option<String>,
     /// API key, instead of the provider's environment variable.
     pub api_key: Option<ApiKey>,
+    /// Read the API key from this environment variable instead of the provider's own
+    /// (`OPENAI_API_KEY`, ...); it must be set. Ignored when [`AdapterOptions::api_key`] is given.
+    pub api_key_env: Option<String>,
     /// Stream responses (SSE).
     pub stream: bool,
     /// Answer `false` to `supports_dynamic_tools` (the loop then restarts on expansions).
@@ -35,7 +50,7 @@ pub struct AdapterOptions {
     pub max_retries: Option<u32>,
     /// Wire format of a `litellm` proxy: Chat Completions (default) or Anthropic Messages.
     pub litellm_format: Option<WireFormat>,
-    /// Native tool-catalog fast path (Anthropic, OpenAI Responses).
+    /// Native tool-catalog fast path ([`NATIVE_TOOL_SEARCH_PROVIDERS`]; ignored by the others).
     pub deferred_tools: Option<DeferredTools>,
     /// A client to share (one connection pool for several adapters).
     pub client: Option<reqwest::Client>,
@@ -79,13 +94,16 @@ pub fn adapter_from_spec_with_env(
 
 /// The configuration [`adapter_from_spec_with_env`] would use.
 ///
-/// Precedence: `options` first, then the environment (`OPENAI_API_KEY` / `OPENAI_BASE_URL`,
-/// `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`, `LITELLM_API_KEY` / `LITELLM_BASE_URL`), then the
-/// provider's public endpoint. `openai-compat` reads no environment variable: its base URL and
-/// optional key come from `options` only, so a real OpenAI key never reaches another server.
+/// Precedence: `options` first (`api_key`, then the variable `api_key_env` names), then the
+/// environment (`OPENAI_API_KEY` / `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`,
+/// `LITELLM_API_KEY` / `LITELLM_BASE_URL`, `OPENAI_COMPAT_API_KEY`), then the provider's public
+/// endpoint. `openai-compat` never reads `OPENAI_API_KEY` or `OPENAI_BASE_URL`, so a real OpenAI
+/// key never reaches another server: its base URL comes from `options` only and its optional key
+/// from `options` or `OPENAI_COMPAT_API_KEY`.
 ///
 /// # Errors
-/// As [`adapter_from_spec`].
+/// As [`adapter_from_spec`], and [`ProviderErrorKind::Config`] when the variable `api_key_env`
+/// names is unset or empty.
 pub fn config_from_spec(
     spec: &str,
     options: &AdapterOptions,
@@ -112,9 +130,19 @@ pub fn config_from_spec(
         ));
     }
     let env_value = |name: &str| env(name).filter(|value| !value.trim().is_empty());
+    let explicit_key = match (&options.api_key, &options.api_key_env) {
+        (Some(key), _) => Some(key.clone()),
+        (None, Some(variable)) => Some(env_value(variable).map(ApiKey::new).ok_or_else(|| {
+            config_error(
+                provider,
+                model,
+                format!("The API key variable {variable} is not set."),
+            )
+        })?),
+        (None, None) => None,
+    };
     let key_from = |variable: &str| {
-        options
-            .api_key
+        explicit_key
             .clone()
             .or_else(|| env_value(variable).map(ApiKey::new))
     };
@@ -180,7 +208,7 @@ pub fn config_from_spec(
                 ));
             };
             let mut config = AdapterConfig::openai_compat(model, base);
-            config.api_key = options.api_key.clone();
+            config.api_key = key_from("OPENAI_COMPAT_API_KEY");
             config
         }
         other => {
@@ -202,7 +230,7 @@ pub fn config_from_spec(
     if let Some(retries) = options.max_retries {
         config.retry.max_attempts = retries.saturating_add(1);
     }
-    if provider != "litellm" && provider != "openai-compat" {
+    if supports_native_tool_search(provider) {
         config.deferred_tools.clone_from(&options.deferred_tools);
     }
     Ok(config)
@@ -239,6 +267,105 @@ mod tests {
         let config = config_from_spec("openai-responses:gpt-5", &options, &env).unwrap();
         assert_eq!(config.api_key, Some(ApiKey::new("sk-flag")));
         assert_eq!(config.endpoint(), "http://flag/v1/responses");
+    }
+
+    #[test]
+    fn anthropic_reads_key_and_base_url_from_the_environment() {
+        let env = env_of(&[
+            ("ANTHROPIC_API_KEY", "sk-ant-env"),
+            ("ANTHROPIC_BASE_URL", "http://gateway:8080/"),
+            ("OPENAI_BASE_URL", "http://not-this/v1"),
+        ]);
+        let config = config_from_spec(
+            "anthropic:claude-sonnet-4-5",
+            &AdapterOptions::default(),
+            &env,
+        )
+        .unwrap();
+        assert_eq!(config.api_key, Some(ApiKey::new("sk-ant-env")));
+        assert_eq!(config.endpoint(), "http://gateway:8080/v1/messages");
+        let options = AdapterOptions {
+            base_url: Some("http://flag".into()),
+            ..AdapterOptions::default()
+        };
+        let config = config_from_spec("anthropic:claude-sonnet-4-5", &options, &env).unwrap();
+        assert_eq!(config.endpoint(), "http://flag/v1/messages");
+        let blank = env_of(&[("ANTHROPIC_API_KEY", "k"), ("ANTHROPIC_BASE_URL", "  ")]);
+        let config =
+            config_from_spec("anthropic:claude", &AdapterOptions::default(), &blank).unwrap();
+        assert_eq!(config.endpoint(), "https://api.anthropic.com/v1/messages");
+    }
+
+    #[test]
+    fn api_key_env_names_the_variable_to_read() {
+        let env = env_of(&[
+            ("OPENAI_API_KEY", "sk-default"),
+            ("TEAM_KEY", "sk-team"),
+            ("OPENAI_COMPAT_API_KEY", "sk-compat"),
+        ]);
+        let options = AdapterOptions {
+            api_key_env: Some("TEAM_KEY".into()),
+            base_url: Some("http://127.0.0.1:8080/v1".into()),
+            ..AdapterOptions::default()
+        };
+        for spec in ["openai:gpt-4.1", "openai-compat:qwen", "litellm:m"] {
+            let config = config_from_spec(spec, &options, &env).unwrap();
+            assert_eq!(config.api_key, Some(ApiKey::new("sk-team")), "{spec}");
+        }
+        let explicit = AdapterOptions {
+            api_key: Some(ApiKey::new("sk-explicit")),
+            ..options.clone()
+        };
+        let config = config_from_spec("openai:gpt-4.1", &explicit, &env).unwrap();
+        assert_eq!(config.api_key, Some(ApiKey::new("sk-explicit")));
+        let missing = AdapterOptions {
+            api_key_env: Some("NOT_SET".into()),
+            ..options
+        };
+        let error = config_from_spec("openai:gpt-4.1", &missing, &env).unwrap_err();
+        assert_eq!(error.kind, ProviderErrorKind::Config);
+        assert_eq!(
+            error.to_string(),
+            "openai (gpt-4.1): The API key variable NOT_SET is not set."
+        );
+    }
+
+    #[test]
+    fn compat_key_comes_from_its_own_variable() {
+        let options = AdapterOptions {
+            base_url: Some("http://127.0.0.1:8080/v1".into()),
+            ..AdapterOptions::default()
+        };
+        let env = env_of(&[
+            ("OPENAI_API_KEY", "sk-real"),
+            ("OPENAI_COMPAT_API_KEY", "sk-local"),
+        ]);
+        let config = config_from_spec("openai-compat:qwen", &options, &env).unwrap();
+        assert_eq!(config.api_key, Some(ApiKey::new("sk-local")));
+    }
+
+    #[test]
+    fn deferred_tools_reach_only_native_providers() {
+        let deferred = DeferredTools::new(["a.b".to_owned()], "find_tool");
+        let options = AdapterOptions {
+            deferred_tools: Some(deferred.clone()),
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+            ..AdapterOptions::default()
+        };
+        let env = env_of(&[("OPENAI_API_KEY", "k"), ("ANTHROPIC_API_KEY", "k")]);
+        for spec in PROVIDERS.map(|p| format!("{p}:m")) {
+            let config = config_from_spec(&spec, &options, &env).unwrap();
+            let native = supports_native_tool_search(&spec);
+            assert_eq!(
+                config.deferred_tools.is_some(),
+                native,
+                "{spec}: native={native}"
+            );
+        }
+        assert!(supports_native_tool_search("anthropic"));
+        assert!(supports_native_tool_search("openai-responses:gpt-5"));
+        assert!(!supports_native_tool_search("litellm:claude"));
+        assert!(!supports_native_tool_search("openai"));
     }
 
     #[test]

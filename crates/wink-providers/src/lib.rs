@@ -59,7 +59,8 @@ pub use config::{
     WireFormat,
 };
 pub use factory::{
-    AdapterOptions, PROVIDERS, adapter_from_spec, adapter_from_spec_with_env, config_from_spec,
+    AdapterOptions, NATIVE_TOOL_SEARCH_PROVIDERS, PROVIDERS, adapter_from_spec,
+    adapter_from_spec_with_env, config_from_spec, supports_native_tool_search,
 };
 pub use mapping::RequestMapping;
 pub use sse::{SseEvent, SseParser};

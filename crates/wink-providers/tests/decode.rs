@@ -13,7 +13,7 @@ use wink_agent::{
 };
 use wink_core::{ToolArguments, ToolCall};
 use wink_providers::{
-    AdapterConfig, RequestMapping, SseParser, StreamDecoder, anthropic, openai_chat,
+    AdapterConfig, DeferredTools, RequestMapping, SseParser, StreamDecoder, anthropic, openai_chat,
     openai_responses,
 };
 use wink_session::TokenUsage;
@@ -528,4 +528,106 @@ fn stream_error_events() {
         .0
         .unwrap_err();
     assert_eq!(error.message, "server_error: The server had an error");
+}
+
+/// `find_tool` (the search) with `search` deferred, as a catalog in native mode sends them.
+fn tool_search_setting() -> (ModelRequest, AdapterConfig) {
+    let mut request = simple_request();
+    request.tools.push(wink_agent::ToolSpec {
+        name: "find_tool".into(),
+        description: "Search the tool catalog.".into(),
+        parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
+    });
+    let mut config = AdapterConfig::openai_responses("gpt-5.4");
+    config.deferred_tools = Some(DeferredTools::new(["search".to_owned()], "find_tool"));
+    (request, config)
+}
+
+#[test]
+fn responses_tool_search_call_is_a_call_of_the_search_tool() {
+    let (request, deferred) = tool_search_setting();
+    let mapping = RequestMapping::new(&request, &deferred).unwrap();
+    let body = fixture("responses_tool_search.json");
+    let turn = openai_responses::decode_response(&body, &mapping, &deferred).unwrap();
+    assert_eq!(
+        turn,
+        ModelTurn {
+            text: None,
+            tool_calls: vec![
+                ToolCall {
+                    id: "call_S".into(),
+                    name: "find_tool".into(),
+                    arguments: ToolArguments::Json(json!({"query": "current weather"})),
+                },
+                ToolCall {
+                    id: "call_T".into(),
+                    name: "file.read".into(),
+                    arguments: ToolArguments::Text("{\"path\":\"b.txt\"}".into()),
+                },
+            ],
+            usage: Some(TokenUsage {
+                input_tokens: 420,
+                output_tokens: 31,
+                cached_tokens: 256
+            }),
+            finish_reason: FinishReason::ToolCalls,
+            output: None,
+        }
+    );
+    // Without the deferred setting the call keeps the provider's name (the loop reports it).
+    let plain = config(Format::Responses);
+    let mapping = RequestMapping::new(&request, &plain).unwrap();
+    let turn = openai_responses::decode_response(&body, &mapping, &plain).unwrap();
+    assert_eq!(turn.tool_calls[0].name, "tool_search");
+    assert_eq!(turn.tool_calls[0].id, "call_S");
+}
+
+#[test]
+fn responses_streamed_tool_search_call() {
+    let (request, config) = tool_search_setting();
+    let bytes = fixture("responses_stream_tool_search.sse");
+    for chunk in [7, 64, bytes.len()] {
+        let mapping = RequestMapping::new(&request, &config).unwrap();
+        let mut decoder: Box<dyn StreamDecoder> = Box::new(openai_responses::ResponsesStream::new(
+            mapping,
+            config.clone(),
+        ));
+        let recorder = Recorder::default();
+        let mut parser = SseParser::new();
+        for piece in bytes.chunks(chunk) {
+            for event in parser.push(piece) {
+                decoder.on_event(&event, Some(&recorder)).unwrap();
+            }
+        }
+        assert!(decoder.is_complete());
+        let turn = decoder.finish().unwrap();
+        assert_eq!(
+            turn,
+            ModelTurn {
+                text: None,
+                tool_calls: vec![ToolCall {
+                    id: "call_S".into(),
+                    name: "find_tool".into(),
+                    arguments: ToolArguments::Json(json!({"query": "current weather"})),
+                }],
+                usage: Some(TokenUsage {
+                    input_tokens: 400,
+                    output_tokens: 9,
+                    cached_tokens: 384
+                }),
+                finish_reason: FinishReason::ToolCalls,
+                output: None,
+            },
+            "chunk {chunk}"
+        );
+        assert_eq!(
+            recorder.0.into_inner().unwrap(),
+            vec![StreamDelta::ToolCallStart {
+                index: 0,
+                id: "call_S".into(),
+                name: "find_tool".into()
+            }],
+            "chunk {chunk}"
+        );
+    }
 }

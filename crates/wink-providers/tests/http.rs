@@ -14,7 +14,9 @@ use wink_agent::{
     StreamDelta, StreamSink,
 };
 use wink_core::{ToolArguments, ToolCall};
-use wink_providers::{AdapterOptions, Timeouts, adapter_from_spec_with_env};
+use wink_providers::{
+    AdapterOptions, DeferredTools, Timeouts, WireFormat, adapter_from_spec_with_env,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Adapter {
@@ -650,4 +652,269 @@ async fn cancellation_token_stops_a_call() {
         .unwrap_err();
     cancel.await.unwrap();
     assert_eq!(error.kind, ProviderErrorKind::Cancelled);
+}
+
+#[tokio::test]
+async fn litellm_speaks_anthropic_messages_when_asked() {
+    for stream in [false, true] {
+        let reply = if stream {
+            Reply::sse(fixture("anthropic_stream_text.sse"))
+        } else {
+            Reply::json(200, fixture("anthropic_text.json"))
+        };
+        let server = Loopback::start(vec![reply]).await;
+        let options = AdapterOptions {
+            base_url: Some(server.base_url.clone()),
+            litellm_format: Some(WireFormat::AnthropicMessages),
+            stream,
+            ..AdapterOptions::default()
+        };
+        let env = |name: &str| (name == "LITELLM_API_KEY").then(|| LITELLM_KEY.to_owned());
+        let provider =
+            adapter_from_spec_with_env("litellm:claude-sonnet-4-5", &options, &env).unwrap();
+        assert_eq!(provider.name(), "litellm");
+        let turn = provider.complete(&simple_request(), None).await.unwrap();
+        assert_eq!(turn, expected_text(), "stream={stream}");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1);
+        let request = &requests[0];
+        assert_eq!(request.path, "/v1/messages");
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {LITELLM_KEY}").as_str())
+        );
+        assert_eq!(request.header("x-api-key"), None);
+        assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
+        let expected = if stream {
+            expected_stream_body(Adapter::Anthropic)
+        } else {
+            expected_body(Adapter::Anthropic)
+        };
+        assert_eq!(request.json(), expected, "stream={stream}");
+    }
+}
+
+#[tokio::test]
+async fn anthropic_base_url_comes_from_the_environment() {
+    let server = Loopback::start(vec![Reply::json(200, fixture("anthropic_text.json"))]).await;
+    let base = server.base_url.clone();
+    let env = move |name: &str| match name {
+        "ANTHROPIC_API_KEY" => Some(ANTHROPIC_KEY.to_owned()),
+        "ANTHROPIC_BASE_URL" => Some(base.clone()),
+        _ => None,
+    };
+    let provider = adapter_from_spec_with_env(
+        "anthropic:claude-sonnet-4-5",
+        &AdapterOptions::default(),
+        &env,
+    )
+    .unwrap();
+    let turn = provider.complete(&simple_request(), None).await.unwrap();
+    assert_eq!(turn, expected_text());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    Adapter::Anthropic.assert_headers(&requests[0]);
+    assert_eq!(requests[0].json(), expected_body(Adapter::Anthropic));
+}
+
+#[tokio::test]
+async fn openai_compat_sends_an_optional_key_and_never_shows_it() {
+    let key = "sk-compat-env-5555";
+    for (options_key_env, env_pairs) in [
+        (None, vec![("OPENAI_COMPAT_API_KEY", key)]),
+        (
+            Some("LOCAL_LLM_KEY"),
+            vec![("LOCAL_LLM_KEY", key), ("OPENAI_COMPAT_API_KEY", "other")],
+        ),
+    ] {
+        let server = Loopback::start(vec![
+            Reply::json(200, fixture("chat_text.json")),
+            Reply::json(401, format!("{{\"error\":{{\"message\":\"Incorrect API key provided: {key}\",\"type\":\"invalid_request_error\"}}}}")),
+        ])
+        .await;
+        let options = AdapterOptions {
+            base_url: Some(format!("{}/v1", server.base_url)),
+            api_key_env: options_key_env.map(str::to_owned),
+            max_retries: Some(0),
+            ..AdapterOptions::default()
+        };
+        let env = move |name: &str| {
+            env_pairs
+                .iter()
+                .find(|(variable, _)| *variable == name)
+                .map(|(_, value)| (*value).to_owned())
+        };
+        let provider = adapter_from_spec_with_env("openai-compat:qwen3", &options, &env).unwrap();
+        let turn = provider.complete(&simple_request(), None).await.unwrap();
+        assert_eq!(turn, expected_text());
+        let error = provider
+            .complete(&simple_request(), None)
+            .await
+            .unwrap_err();
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        for request in &requests {
+            assert_eq!(
+                request.header("authorization"),
+                Some(format!("Bearer {key}").as_str())
+            );
+        }
+        assert_eq!(requests[0].json(), expected_body(Adapter::OpenAiCompat));
+        assert_eq!(error.kind, ProviderErrorKind::Status(401));
+        assert_eq!(
+            error.message,
+            "HTTP 401 Unauthorized: invalid_request_error: Incorrect API key provided: [REDACTED]"
+        );
+        let shown = format!("{provider:?} {error} {error:?}");
+        assert!(!shown.contains(key), "{shown}");
+        assert!(shown.contains("ApiKey([REDACTED])"), "{shown}");
+    }
+}
+
+/// Resolves every host to 127.0.0.2 (nothing listens there: refused) for the first `refused`
+/// lookups, then to 127.0.0.1; counts the lookups (one per attempt).
+#[derive(Debug)]
+struct FlakyResolver {
+    refused: usize,
+    lookups: Arc<Mutex<usize>>,
+}
+
+impl reqwest::dns::Resolve for FlakyResolver {
+    fn resolve(&self, _name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let mut lookups = self.lookups.lock().unwrap();
+        *lookups += 1;
+        let host = if *lookups <= self.refused {
+            [127, 0, 0, 2]
+        } else {
+            [127, 0, 0, 1]
+        };
+        let address = std::net::SocketAddr::from((host, 0));
+        Box::pin(async move {
+            let addresses: reqwest::dns::Addrs = Box::new(std::iter::once(address));
+            Ok(addresses)
+        })
+    }
+}
+
+#[tokio::test]
+async fn refused_connections_are_retried() {
+    for (retries, refused) in [(2, 2), (1, 2), (0, 1)] {
+        let server = Loopback::start(vec![Reply::json(200, fixture("chat_text.json"))]).await;
+        let port = server.base_url.rsplit(':').next().unwrap().to_owned();
+        let lookups = Arc::new(Mutex::new(0));
+        wink_providers::install_crypto_provider();
+        let client = reqwest::Client::builder()
+            .dns_resolver(FlakyResolver {
+                refused,
+                lookups: Arc::clone(&lookups),
+            })
+            .build()
+            .unwrap();
+        let options = AdapterOptions {
+            base_url: Some(format!("http://model-host.test:{port}/v1")),
+            max_retries: Some(retries),
+            client: Some(client),
+            ..AdapterOptions::default()
+        };
+        let provider =
+            adapter_from_spec_with_env("openai-compat:qwen3", &options, &|_| None).unwrap();
+        let result = provider.complete(&simple_request(), None).await;
+        let attempts = *lookups.lock().unwrap();
+        if retries >= refused as u32 {
+            assert_eq!(result.unwrap(), expected_text());
+            assert_eq!(attempts, refused + 1, "retries={retries}");
+            assert_eq!(server.requests().len(), 1);
+        } else {
+            let error = result.unwrap_err();
+            assert_eq!(
+                error.kind,
+                ProviderErrorKind::Connection,
+                "retries={retries}"
+            );
+            assert!(
+                error.message.starts_with("Request failed: "),
+                "{}",
+                error.message
+            );
+            assert_eq!(attempts, retries as usize + 1, "retries={retries}");
+            assert!(server.requests().is_empty());
+        }
+    }
+}
+
+/// A catalog in native mode: `find_tool` searches, `search` is deferred.
+fn native_request() -> ModelRequest {
+    let mut request = simple_request();
+    request.tools.push(wink_agent::ToolSpec {
+        name: "find_tool".into(),
+        description: "Search the tool catalog.".into(),
+        parameters: json!({"type": "object", "properties": {"purpose": {"type": "string"}}, "required": ["purpose"]}),
+    });
+    request
+}
+
+#[tokio::test]
+async fn responses_tool_search_round_trip() {
+    let server = Loopback::start(vec![
+        Reply::json(200, fixture("responses_tool_search.json")),
+        Reply::json(200, fixture("responses_text.json")),
+    ])
+    .await;
+    let options = AdapterOptions {
+        base_url: Some(format!("{}/v1", server.base_url)),
+        deferred_tools: Some(DeferredTools::new(["search".to_owned()], "find_tool")),
+        ..AdapterOptions::default()
+    };
+    let env = |name: &str| (name == "OPENAI_API_KEY").then(|| OPENAI_KEY.to_owned());
+    let provider = adapter_from_spec_with_env("openai-responses:gpt-5.4", &options, &env).unwrap();
+    let mut request = native_request();
+    let turn = provider.complete(&request, None).await.unwrap();
+    let search_call = ToolCall {
+        id: "call_S".into(),
+        name: "find_tool".into(),
+        arguments: ToolArguments::Json(json!({"query": "current weather"})),
+    };
+    assert_eq!(turn.tool_calls[0], search_call);
+    assert_eq!(turn.tool_calls[1].name, "file.read");
+    request.messages.push(wink_agent::Message::Assistant {
+        content: None,
+        tool_calls: turn.tool_calls.clone(),
+    });
+    request.messages.push(wink_agent::Message::Tool {
+        tool_call_id: "call_S".into(),
+        name: "find_tool".into(),
+        content: "Tools for \"current weather\", best first:\n- search: Search the workspace."
+            .into(),
+        is_error: false,
+    });
+    request.messages.push(wink_agent::Message::Tool {
+        tool_call_id: "call_T".into(),
+        name: "file.read".into(),
+        content: "hello".into(),
+        is_error: false,
+    });
+    let turn = provider.complete(&request, None).await.unwrap();
+    assert_eq!(turn, expected_text());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let find_parameters = json!({"type": "object", "properties": {"purpose": {"type": "string"}}, "required": ["purpose"], "additionalProperties": false});
+    let tools = json!([
+        {"type": "function", "name": "file__read", "description": "Read a text file.", "parameters": file_read_parameters(true), "strict": true},
+        {"type": "function", "name": "search", "description": "Search the workspace.", "parameters": search_parameters(true), "strict": true, "defer_loading": true},
+        {"type": "tool_search", "execution": "client", "description": "Search the tool catalog.", "parameters": find_parameters}
+    ]);
+    assert_eq!(requests[0].json()["tools"], tools);
+    assert_eq!(
+        requests[1].json(),
+        json!({"model": "gpt-5.4", "input": [
+            {"type": "message", "role": "system", "content": "You are terse."},
+            {"type": "message", "role": "user", "content": "Read a.txt"},
+            {"type": "tool_search_call", "call_id": "call_S", "execution": "client", "arguments": {"query": "current weather"}, "status": "completed"},
+            {"type": "function_call", "call_id": "call_T", "name": "file__read", "arguments": "{\"path\":\"b.txt\"}"},
+            {"type": "tool_search_output", "call_id": "call_S", "execution": "client", "tools": [
+                {"type": "function", "name": "search", "description": "Search the workspace.", "parameters": search_parameters(true), "strict": true}
+            ]},
+            {"type": "function_call_output", "call_id": "call_T", "output": "hello"}
+        ], "tools": tools, "store": false})
+    );
 }

@@ -21,7 +21,12 @@ fn bfcl_dir() -> PathBuf {
 /// `(file, line id, function)` for every function of every question file.
 fn bfcl_functions() -> Option<Vec<(String, String, Value)>> {
     let dir = bfcl_dir();
-    let entries = std::fs::read_dir(&dir).ok()?;
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: the tests need ../shared beside the checkout (or WINK_BFCL_DIR)",
+            dir.display()
+        )
+    });
     let mut files: Vec<PathBuf> = entries
         .map(|entry| entry.unwrap().path())
         .filter(|path| {

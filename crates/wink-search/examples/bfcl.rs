@@ -15,7 +15,10 @@ fn main() -> ExitCode {
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             std::env::var_os("WINK_SHARED_DATA")
-                .map_or_else(|| PathBuf::from("/work/shared/data"), PathBuf::from)
+                .map_or_else(
+                    || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+                    PathBuf::from,
+                )
                 .join("bfcl")
         });
     let (documents, queries) = match load_bfcl(&dir) {

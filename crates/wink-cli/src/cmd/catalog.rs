@@ -8,8 +8,10 @@ use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 use wink_catalog::{Catalog, Footprint, LineBudget, load_catalog_file};
+use wink_search::hybrid::{HybridConfig, HybridIndex};
 use wink_search::{
-    IndexConfig, SearchIndex, evaluate, load_bfcl, load_queries_jsonl, load_tools_jsonl,
+    IndexConfig, SearchIndex, eval::evaluate_ranking, evaluate, load_bfcl, load_queries_jsonl,
+    load_tools_jsonl,
 };
 use wink_tokens::TokenCounter;
 
@@ -30,6 +32,28 @@ pub enum Format {
 pub enum Dataset {
     /// BFCL v4 function docs and answers (pooled): a directory of `BFCL_v4_*.json` files.
     Bfcl,
+}
+
+/// How `wink catalog eval` ranks tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Ranker {
+    /// BM25F over names, summaries, descriptions and parameters (what `find_tool` uses).
+    #[default]
+    Bm25,
+    /// The BM25 shortlist re-scored with static embeddings (0.5·BM25/max + 0.5·cosine).
+    Hybrid,
+    /// Static embeddings alone (for comparison).
+    Dense,
+}
+
+impl Ranker {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Bm25 => "bm25",
+            Self::Hybrid => "hybrid",
+            Self::Dense => "dense",
+        }
+    }
 }
 
 /// `wink catalog eval|tokens`
@@ -63,6 +87,14 @@ pub struct EvalArgs {
     /// Queries, one JSON object per line: {"query", "relevant": [names]}.
     #[arg(long, requires = "tools")]
     pub queries: Option<PathBuf>,
+    /// How to rank: `bm25`, or `hybrid` / `dense` with the static embedding model
+    /// (`scripts/fetch-embeddings.sh` fetches it).
+    #[arg(long, value_enum, default_value_t = Ranker::Bm25)]
+    pub rerank: Ranker,
+    /// The embedding model directory (default: `$WINK_HOME/models/wordllama-l2-256`, else the
+    /// cache directory).
+    #[arg(long)]
+    pub embedding_model: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -105,7 +137,19 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     };
     let tools = documents.len();
     let index = SearchIndex::build(documents, IndexConfig::default());
-    let metrics = evaluate(&index, &queries);
+    let metrics = match args.rerank {
+        Ranker::Bm25 => evaluate(&index, &queries),
+        ranker => {
+            let model = load_embedding_model(args.embedding_model.as_deref())?;
+            let hybrid = HybridIndex::from_index(index, model, HybridConfig::default());
+            let all = hybrid.len();
+            if ranker == Ranker::Dense {
+                evaluate_ranking(&queries, |q| hybrid.search_dense(q, all))
+            } else {
+                evaluate_ranking(&queries, |q| hybrid.search(q, all))
+            }
+        }
+    };
     match args.format {
         Format::Json => {
             let out = json!({
@@ -116,13 +160,15 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
                 "mrr": metrics.mrr,
                 "queries": metrics.queries,
                 "tools": tools,
+                "ranker": args.rerank.name(),
             });
             crate::output::println(&serde_json::to_string_pretty(&out)?)?;
         }
         Format::Text => {
             let text = format!(
-                "{} queries over {tools} tools\nrecall@1   {:.3}\nrecall@5   {:.3}\nrecall@10  {:.3}\nndcg@10    {:.3}\nmrr        {:.3}",
+                "{} queries over {tools} tools ({})\nrecall@1   {:.3}\nrecall@5   {:.3}\nrecall@10  {:.3}\nndcg@10    {:.3}\nmrr        {:.3}",
                 metrics.queries,
+                args.rerank.name(),
                 metrics.recall_at_1,
                 metrics.recall_at_5,
                 metrics.recall_at_10,
@@ -133,6 +179,24 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The static embedding model from `dir` or the default cache location.
+fn load_embedding_model(
+    dir: Option<&std::path::Path>,
+) -> anyhow::Result<std::sync::Arc<wink_embed::StaticModel>> {
+    let dir = match dir {
+        Some(dir) => dir.to_path_buf(),
+        None => wink_embed::StaticModel::default_dir().ok_or_else(|| {
+            usage("no cache directory for the embedding model: set WINK_HOME or --embedding-model")
+        })?,
+    };
+    let model = wink_embed::StaticModel::load(&dir).map_err(|e| {
+        usage(format!(
+            "{e}\nfetch the embedding model with `bash scripts/fetch-embeddings.sh`, or pass --embedding-model DIR"
+        ))
+    })?;
+    Ok(std::sync::Arc::new(model))
 }
 
 fn tokens(args: &TokensArgs) -> anyhow::Result<ExitCode> {

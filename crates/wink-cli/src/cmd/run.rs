@@ -43,6 +43,24 @@ pub struct RunArgs {
     /// Base URL for HTTP providers.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// HTTP providers: read the API key from this environment variable instead of the
+    /// provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, LITELLM_API_KEY,
+    /// OPENAI_COMPAT_API_KEY). Keys are never taken on the command line.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// litellm:MODEL only: the proxy's wire format, openai (Chat Completions, the default) or
+    /// anthropic (Messages, /v1/messages).
+    #[arg(long, value_name = "FORMAT", value_parser = ["openai", "anthropic"])]
+    pub litellm_format: Option<String>,
+    /// HTTP providers: stream the answer to stdout as it arrives, even when stdout is not a
+    /// terminal (streaming is on by default for a terminal).
+    #[arg(long)]
+    pub stream: bool,
+    /// Use the provider's native tool search for the prompt's tool catalog (anthropic:
+    /// defer_loading + tool_reference; openai-responses: tool_search): every catalog tool is sent
+    /// deferred and find_tool loads them, instead of tool.describe injecting them.
+    #[arg(long)]
+    pub native_tool_search: bool,
     /// Make the adapter report no dynamic tool support (forces the restart path).
     #[arg(long)]
     pub no_dynamic_tools: bool,
@@ -193,27 +211,29 @@ impl StreamSink for TerminalStream {
 
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let policy = parse_policy(&args.policy)?;
-    let streaming = std::io::stdout().is_terminal();
-    let adapter = model::adapter(
-        &args.model,
-        &ModelOptions {
-            base_url: args.base_url.clone(),
-            no_dynamic_tools: args.no_dynamic_tools,
-            stream: streaming,
-            max_retries: args.max_retries,
-            local: super::local_model::LocalOptions {
-                yes: args.yes,
-                verbose: args.verbose,
-                threads: args.threads,
-                no_prefix_cache: args.no_prefix_cache,
-            },
+    let streaming = args.stream || std::io::stdout().is_terminal();
+    let mut model_options = ModelOptions {
+        base_url: args.base_url.clone(),
+        no_dynamic_tools: args.no_dynamic_tools,
+        stream: streaming,
+        max_retries: args.max_retries,
+        api_key_env: args.api_key_env.clone(),
+        litellm_format: args.litellm_format.as_deref().map(model::litellm_format),
+        deferred_tools: None,
+        local: super::local_model::LocalOptions {
+            yes: args.yes,
+            verbose: args.verbose,
+            threads: args.threads,
+            no_prefix_cache: args.no_prefix_cache,
         },
-    )?;
+    };
+    model::check_native_tool_search(&args.model, args.native_tool_search)?;
     let fsync = wink_store::FsyncPolicy::EveryEvent;
     let (session, mut log) = match &args.session {
         Some(path) if path.exists() => {
             let (session, log, _report) = wink_store::open_session(path, fsync, |s| {
                 s.register_event::<wink_catalog::CatalogToolsActivated>();
+                s.register_event::<wink_catalog::CatalogNativeSearch>();
                 s.register_event::<wink_agent::SubagentRun>();
             })
             .map_err(|e| usage(format!("--session: {e}")))?;
@@ -222,6 +242,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         _ => (wink_session::Session::new(), None),
     };
     let prepared = args.prompt.prepare_in(session)?;
+    model_options.deferred_tools = model::native_tool_search(
+        args.native_tool_search,
+        &prepared.loaded.template,
+        &prepared.session,
+    )?;
+    let adapter = model::adapter(&args.model, &model_options)?;
     if let (Some(path), None) = (&args.session, &log) {
         log = Some(
             wink_store::SessionLog::create(path, &prepared.session, fsync)
@@ -311,11 +337,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             "model_call_count": spent.model_calls,
             "tool_call_count": spent.tool_calls,
             "restarts": result.restarts,
+            "provider_failure": result.provider_failure(),
         });
         let data = serde_json::to_string_pretty(&transcript)?;
         write_atomically(path, data.as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write transcript {}: {e}", path.display()))?;
     }
+    let provider_failure = result.provider_failure().cloned();
     match result.outcome {
         LoopOutcome::Finished { text, output } => {
             if streaming && stream.wrote.load(Ordering::Relaxed) && output.is_none() {
@@ -337,6 +365,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
         LoopOutcome::Failed { message, phase } => {
             eprintln!("error: run failed ({phase}): {message}");
+            if let Some(failure) = provider_failure {
+                let status = failure
+                    .status
+                    .map(|s| format!(", HTTP {s}"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "  provider: {}, model: {}{status}",
+                    failure.provider, failure.model
+                );
+                if let Some(body) = failure.raw_body {
+                    eprintln!("  provider body: {body}");
+                }
+            }
             Ok(ExitCode::from(crate::exit::FAILURE))
         }
         LoopOutcome::ExpansionRequired { section_keys, .. } => {

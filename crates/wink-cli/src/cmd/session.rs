@@ -35,7 +35,7 @@ pub enum Format {
 pub struct ShowArgs {
     /// The session log (JSON Lines).
     pub file: PathBuf,
-    /// Only this slice (type name) and its events.
+    /// Only this slice (type name) and the events that reduced into it.
     #[arg(long, value_name = "TYPE")]
     pub slice: Option<String>,
     /// Output format.
