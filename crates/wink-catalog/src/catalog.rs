@@ -190,6 +190,11 @@ pub struct CatalogBuilder {
     descriptions: Vec<(String, String)>,
     line_budget: LineBudget,
     index_config: IndexConfig,
+    #[cfg(feature = "embeddings")]
+    embeddings: Option<(
+        Arc<wink_embed::StaticModel>,
+        wink_search::hybrid::HybridConfig,
+    )>,
 }
 
 impl std::fmt::Debug for CatalogBuilder {
@@ -202,6 +207,16 @@ impl std::fmt::Debug for CatalogBuilder {
 }
 
 impl CatalogBuilder {
+    /// Re-ranks `find_tool`'s BM25 shortlist with static embeddings from `model` (the hybrid
+    /// of `wink_search::hybrid`, default settings: BM25 top 50, 0.5·BM25/max + 0.5·cosine).
+    /// Exact-name hits stay first and an empty BM25 result stays empty.
+    #[cfg(feature = "embeddings")]
+    #[must_use]
+    pub fn rerank_with(mut self, model: Arc<wink_embed::StaticModel>) -> Self {
+        self.embeddings = Some((model, wink_search::hybrid::HybridConfig::default()));
+        self
+    }
+
     /// Adds a typed or dynamic tool; its [`Tool::metadata`] gives namespace and tags.
     #[must_use]
     pub fn tool(mut self, tool: ToolRef) -> Self {
@@ -383,12 +398,18 @@ impl CatalogBuilder {
         tags.sort();
         tags.dedup();
         let index = SearchIndex::build(documents, self.index_config);
+        #[cfg(feature = "embeddings")]
+        let hybrid = self.embeddings.map(|(model, config)| {
+            wink_search::hybrid::HybridIndex::from_index(index.clone(), model, config)
+        });
         Ok(Catalog {
             entries,
             by_name,
             namespaces,
             tags,
             index,
+            #[cfg(feature = "embeddings")]
+            hybrid,
         })
     }
 }
@@ -577,6 +598,8 @@ pub struct Catalog {
     namespaces: Vec<Namespace>,
     tags: Vec<String>,
     index: SearchIndex,
+    #[cfg(feature = "embeddings")]
+    hybrid: Option<wink_search::hybrid::HybridIndex>,
 }
 
 impl Catalog {
@@ -593,6 +616,8 @@ impl Catalog {
             namespaces: Vec::new(),
             tags: Vec::new(),
             index: SearchIndex::build(Vec::new(), IndexConfig::default()),
+            #[cfg(feature = "embeddings")]
+            hybrid: None,
         }
     }
 
@@ -834,9 +859,14 @@ impl Catalog {
     /// `find_tool`: up to `limit` entries for `purpose`, best first (tools whose exact name the
     /// purpose contains come first; ties by name).
     pub fn find(&self, purpose: &str, limit: usize) -> Vec<Found> {
-        self.index
-            .search(purpose, limit)
-            .into_iter()
+        #[cfg(feature = "embeddings")]
+        let hits = match &self.hybrid {
+            Some(hybrid) => hybrid.search(purpose, limit),
+            None => self.index.search(purpose, limit),
+        };
+        #[cfg(not(feature = "embeddings"))]
+        let hits = self.index.search(purpose, limit);
+        hits.into_iter()
             .map(|hit| Found {
                 entry: hit.index,
                 score: hit.score,

@@ -314,3 +314,94 @@ fn tools_over_an_mcp_server() {
         "{err}"
     );
 }
+
+#[test]
+fn tools_search_reranks_with_the_embedding_model() {
+    let catalog = fixture("tools.jsonl");
+    let err = usage_error(&[
+        "tools",
+        "search",
+        "--catalog",
+        &catalog,
+        "weather in paris",
+        "--rerank",
+        "hybrid",
+        "--embedding-model",
+        "/nonexistent/model",
+    ]);
+    assert!(err.contains("/nonexistent/model"), "{err}");
+    let Some(model) = embedding_model() else {
+        return;
+    };
+    let text = stdout(&wink(&[
+        "tools",
+        "search",
+        "--catalog",
+        &catalog,
+        "read the web page text",
+        "--rerank",
+        "hybrid",
+        "--embedding-model",
+        &model,
+    ]));
+    assert_eq!(
+        text,
+        "Tools for \"read the web page text\", best first (call `tool.describe` with a name to make it callable):\n- web.search: Search the web for pages matching a query.\n- file.read: Read a file from disk and return its text.\n- file.write: Write text to a file on disk.\n"
+    );
+}
+
+#[test]
+fn prompt_file_catalogs_can_rerank_find_tool() {
+    let dir = std::env::temp_dir().join(format!("wink-rerank-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture("tools.jsonl"), dir.join("tools.jsonl")).unwrap();
+    let prompt = dir.join("prompt.json");
+    let write = |rerank: &str| {
+        std::fs::write(
+            &prompt,
+            format!(
+                r#"{{"ns": "t", "key": "rerank", "sections": [{{"key": "tools", "title": "Tools", "builtin": "catalog", "catalog": "tools.jsonl", "rerank": "{rerank}"}}]}}"#
+            ),
+        )
+        .unwrap();
+    };
+    let call = |model: &str| {
+        Command::new(env!("CARGO_BIN_EXE_wink"))
+            .args([
+                "call",
+                prompt.to_str().unwrap(),
+                "find_tool",
+                r#"{"purpose": "read the web page text"}"#,
+            ])
+            .env("WINK_EMBED_MODEL", model)
+            .output()
+            .unwrap()
+    };
+    write("fancy");
+    let out = call("/nonexistent/model");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("sections[0].rerank: unknown rerank 'fancy' (bm25, hybrid)"),
+        "{out:?}"
+    );
+    write("hybrid");
+    let out = call("/nonexistent/model");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("sections[0].rerank: "), "{err}");
+    assert!(
+        err.contains("(fetch it with `bash scripts/fetch-embeddings.sh`)"),
+        "{err}"
+    );
+    if let Some(model) = embedding_model() {
+        let out = call(&model);
+        let value: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(
+            value["message"],
+            "Tools for \"read the web page text\", best first (call `tool.describe` with a name to make it callable):\n- web.search: Search the web for pages matching a query.\n- file.read: Read a file from disk and return its text.\n- file.write: Write text to a file on disk."
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

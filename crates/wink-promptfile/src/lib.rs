@@ -443,7 +443,7 @@ impl Converter<'_> {
         if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
             return Err(self.invalid(
                 format!("{at}.{field}"),
-                "a builtin catalog section takes key, title, tools, catalog, listing and summary",
+                "a builtin catalog section takes key, title, tools, catalog, listing, rerank and summary",
             ));
         }
         let mut builder = wink_catalog::Catalog::builder();
@@ -455,6 +455,16 @@ impl Converter<'_> {
             let loaded = wink_catalog::load_catalog_file(&path)
                 .map_err(|e| self.invalid(format!("{at}.catalog"), e))?;
             builder = builder.file(loaded);
+        }
+        match spec.rerank.as_deref() {
+            None | Some("bm25") => {}
+            Some("hybrid") => builder = builder.rerank_with(self.embedding_model(at)?),
+            Some(other) => {
+                return Err(self.invalid(
+                    format!("{at}.rerank"),
+                    format!("unknown rerank '{other}' (bm25, hybrid)"),
+                ));
+            }
         }
         let catalog = builder.build().map_err(|e| self.invalid(at, e))?;
         let listing = match spec.listing.as_deref() {
@@ -484,6 +494,26 @@ impl Converter<'_> {
             section = section.summary(summary.clone());
         }
         Ok(Arc::new(section))
+    }
+
+    /// The static embedding model for `rerank: hybrid`: `$WINK_EMBED_MODEL`, else the wink cache.
+    fn embedding_model(&self, at: &str) -> Result<Arc<wink_embed::StaticModel>, PromptFileError> {
+        let dir = std::env::var_os("WINK_EMBED_MODEL")
+            .map(std::path::PathBuf::from)
+            .or_else(wink_embed::StaticModel::default_dir)
+            .ok_or_else(|| {
+                self.invalid(
+                    format!("{at}.rerank"),
+                    "no cache directory for the embedding model: set WINK_HOME or WINK_EMBED_MODEL",
+                )
+            })?;
+        let model = wink_embed::StaticModel::load(&dir).map_err(|e| {
+            self.invalid(
+                format!("{at}.rerank"),
+                format!("{e} (fetch it with `bash scripts/fetch-embeddings.sh`)"),
+            )
+        })?;
+        Ok(Arc::new(model))
     }
 
     fn builtin(

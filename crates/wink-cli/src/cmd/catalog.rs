@@ -182,7 +182,7 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The static embedding model from `dir` or the default cache location.
-fn load_embedding_model(
+pub(crate) fn load_embedding_model(
     dir: Option<&std::path::Path>,
 ) -> anyhow::Result<std::sync::Arc<wink_embed::StaticModel>> {
     let dir = match dir {

@@ -85,6 +85,23 @@ pub struct SearchArgs {
     /// Results to show (at most 20).
     #[arg(long, default_value_t = DEFAULT_FIND_LIMIT)]
     pub limit: usize,
+    /// `bm25`, or `hybrid`: the BM25 shortlist re-scored with the static embedding model
+    /// (`scripts/fetch-embeddings.sh` fetches it).
+    #[arg(long, value_enum, default_value_t = SearchRanker::Bm25)]
+    pub rerank: SearchRanker,
+    /// The embedding model directory (default: the cache, as `wink catalog eval`).
+    #[arg(long)]
+    pub embedding_model: Option<PathBuf>,
+}
+
+/// How `wink tools search` ranks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchRanker {
+    /// BM25F (the default `find_tool`).
+    #[default]
+    Bm25,
+    /// BM25 re-ranked with static embeddings.
+    Hybrid,
 }
 
 /// The catalog, and the MCP server behind it (kept alive while the catalog is used).
@@ -94,10 +111,21 @@ struct Loaded {
 }
 
 fn load(source: &SourceArgs) -> anyhow::Result<Loaded> {
+    load_ranked(source, None)
+}
+
+fn load_ranked(
+    source: &SourceArgs,
+    model: Option<Arc<wink_embed::StaticModel>>,
+) -> anyhow::Result<Loaded> {
+    let builder = || match &model {
+        Some(model) => Catalog::builder().rerank_with(Arc::clone(model)),
+        None => Catalog::builder(),
+    };
     match (&source.catalog, &source.mcp) {
         (Some(path), None) => {
             let file = load_catalog_file(path).map_err(|e| usage(e.to_string()))?;
-            let catalog = Catalog::builder()
+            let catalog = builder()
                 .file(file)
                 .build()
                 .map_err(|e| usage(format!("{}: {e}", path.display())))?;
@@ -108,7 +136,7 @@ fn load(source: &SourceArgs) -> anyhow::Result<Loaded> {
         }
         (None, Some(command)) => {
             let server = Arc::new(McpServer::spawn(command).map_err(|e| usage(e.to_string()))?);
-            let catalog = Catalog::builder()
+            let catalog = builder()
                 .mcp_server(server.clone())
                 .build()
                 .map_err(|e| usage(e.to_string()))?;
@@ -145,7 +173,13 @@ pub fn run(args: &ToolsArgs) -> anyhow::Result<ExitCode> {
             })
         }
         ToolsCommand::Search(args) => {
-            let loaded = load(&args.source)?;
+            let model = match args.rerank {
+                SearchRanker::Bm25 => None,
+                SearchRanker::Hybrid => Some(super::catalog::load_embedding_model(
+                    args.embedding_model.as_deref(),
+                )?),
+            };
+            let loaded = load_ranked(&args.source, model)?;
             crate::output::println(&loaded.catalog.find_text(&args.purpose, args.limit))?;
             Ok(ExitCode::SUCCESS)
         }
