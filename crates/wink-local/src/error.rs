@@ -36,10 +36,10 @@ pub enum LocalError {
         /// The model file.
         path: PathBuf,
     },
-    /// The model's chat template is not one this crate can format.
+    /// The model's chat template is of a family neither this crate nor llama.cpp can format.
     #[error(
-        "model {path} uses a chat template this crate cannot format (only ChatML-family templates, with \
-         <|im_start|>/<|im_end|> markers, are supported); template starts with: {excerpt}"
+        "model {path} uses a chat template neither this crate (ChatML, Llama 3, Gemma, Phi-3, Mistral) \
+         nor llama.cpp's built-in template support recognises; template starts with: {excerpt}"
     )]
     UnsupportedChatTemplate {
         /// The model file.
@@ -59,6 +59,14 @@ pub enum LocalError {
         /// Where the schema came from and the JSON pointer inside it, e.g. `tool add: /properties/a`.
         location: String,
         /// What is wrong with it.
+        reason: String,
+    },
+    /// llama.cpp's built-in template support failed to format a conversation.
+    #[error("llama.cpp could not apply the chat template {template}: {reason}")]
+    ChatTemplate {
+        /// The template name or the first characters of its source.
+        template: String,
+        /// What llama.cpp reported.
         reason: String,
     },
     /// llama.cpp rejected a generated grammar (a bug in this crate if it ever happens).

