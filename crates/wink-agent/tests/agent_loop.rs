@@ -1511,3 +1511,58 @@ fn a_tool_that_runs_out_of_time_ends_the_run_at_the_deadline_not_as_a_failure() 
     );
     assert_eq!(provider.requests().len(), 1);
 }
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct JobStarted(String);
+impl wink_session::Event for JobStarted {}
+
+#[test]
+fn a_tool_that_never_finishes_ends_at_the_deadline_and_its_changes_are_undone() {
+    // Writes a file and records a note, then waits forever.
+    let hang = ToolBuilder::<Q, String>::new("hang", "Start a job that never ends.")
+        .async_handler(|q: Q, ctx: ToolContext| async move {
+            if let Some(fs) = ctx.filesystem() {
+                let _ = fs.write("job.txt", &q.query, wink_fs::WriteMode::Create);
+            }
+            ctx.session.dispatch(JobStarted(q.query.clone()));
+            std::future::pending::<()>().await;
+            Ok(ToolResult::message("never"))
+        })
+        .build()
+        .unwrap();
+    let template = PromptTemplate::builder("demo", "hang")
+        .section(MarkdownSection::new("Jobs", "jobs", "Run jobs.").tool(hang))
+        .build()
+        .unwrap();
+    let provider = script(json!([
+        {"tool_calls": [{"id": "h1", "name": "hang", "arguments": {"query": "started"}}]}
+    ]));
+    let fs: Arc<dyn wink_fs::Filesystem> = Arc::new(wink_fs::InMemoryFilesystem::new());
+    let session = Session::new();
+    let config = MainLoopConfig {
+        budget: Budget {
+            deadline: Some(Deadline::after(Duration::from_millis(50))),
+            ..Budget::default()
+        },
+        resources: Resources::new().with(Arc::clone(&fs)),
+        ..MainLoopConfig::default()
+    };
+    let result = block_on(MainLoop::new(&provider, config).execute(
+        &Prompt::new(template),
+        &session,
+        RunHooks::default(),
+    ))
+    .unwrap();
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::BudgetExceeded {
+            limit: BudgetLimit::Deadline
+        }
+    );
+    assert_eq!(result.spent.model_calls, 1);
+    assert!(!fs.exists("job.txt"), "the cut-off call's file is undone");
+    assert!(
+        session.slice::<JobStarted>().is_empty(),
+        "and its session change"
+    );
+}
