@@ -1,17 +1,17 @@
 //! `wink catalog eval|tokens` and `wink tools list|describe|search` end to end.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
+
+use common::{stdout, usage_error, wink};
 
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/catalog")
-        .join(name)
-        .display()
-        .to_string()
+    common::fixture(&format!("catalog/{name}"))
 }
 
 fn mcp_server() -> String {
@@ -19,32 +19,6 @@ fn mcp_server() -> String {
         .join("../wink-catalog/tests/fixtures/mcp_server.py")
         .display()
         .to_string()
-}
-
-fn wink(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wink"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn usage_error(args: &[&str]) -> String {
-    let out = wink(args);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(!err.contains("panicked"), "{err}");
-    err
 }
 
 #[test]

@@ -2,36 +2,13 @@
 //! `wink render` / `wink call`, byte for byte, plus the error contract (exit 2, no panic).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+use common::{fixture, stdout, usage_error as failure, wink};
 
 use serde_json::{Value, json};
-
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn wink(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wink"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 fn render(file: &str, extra: &[&str]) -> String {
     let f = fixture(file);
@@ -46,19 +23,6 @@ fn call(file: &str, tool: &str, call_args: &str, extra: &[&str]) -> Value {
     let mut args = vec!["call", f.as_str(), tool, call_args];
     args.extend_from_slice(extra);
     serde_json::from_str(&stdout(&wink(&args))).unwrap()
-}
-
-fn failure(args: &[&str]) -> String {
-    let out = wink(args);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "stdout: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(!err.contains("panicked"), "{err}");
-    err
 }
 
 #[test]

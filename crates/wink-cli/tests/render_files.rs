@@ -3,28 +3,14 @@
 //! (object and list); prompt-file errors about the template's own fields (`ns`, `key`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+use common::{fixture, wink};
 
 use serde_json::{Value, json};
 use wink_core::{SectionVisibility, render_section};
-
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn wink(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wink"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
 
 /// `wink render FIXTURE EXTRA...`: stdout without the final newline; the command must succeed.
 fn render(file: &str, extra: &[&str]) -> String {

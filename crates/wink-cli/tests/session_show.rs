@@ -3,10 +3,13 @@
 //! torn last line is dropped with a warning; a log from a newer wink is refused with exit 2.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use common::wink;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -56,16 +59,6 @@ fn logged_session(name: &str) -> PathBuf {
     });
     session.dispatch(Note("end".into()));
     path
-}
-
-fn wink(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wink"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .env("NO_COLOR", "1")
-        .env_remove("WINK_LOG")
-        .output()
-        .unwrap()
 }
 
 fn cli_show(path: &Path, extra: &[&str]) -> (String, String) {

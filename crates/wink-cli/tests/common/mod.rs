@@ -1,0 +1,52 @@
+//! Helpers shared by the `wink` binary's integration tests: run the binary, read its output, find
+//! fixtures. Each test crate uses a subset, hence the `dead_code` allowance.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The path of `tests/fixtures/<name>`.
+pub fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Runs `wink ARGS` without colours, backtraces or a log filter from the environment.
+pub fn wink(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wink"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .env("NO_COLOR", "1")
+        .env_remove("WINK_LOG")
+        .output()
+        .unwrap()
+}
+
+/// Stdout of a run that must have succeeded (the failure shows its exit code and stderr).
+pub fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// Stderr of `wink ARGS`, which must exit 2 (bad usage or files) without a panic.
+pub fn usage_error(args: &[&str]) -> String {
+    let out = wink(args);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
