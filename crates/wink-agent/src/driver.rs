@@ -2,7 +2,6 @@
 //! [`ToolExecutor`], publishing session events on the way.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use wink_core::{
@@ -362,7 +361,7 @@ impl<'a, 'o> Driver<'a, 'o> {
         // With a deadline, the turn's calls race it; if it passes first they are dropped
         // mid-way, so the turn's changes are undone from a snapshot taken here.
         let undo = match deadline {
-            Some(_) => match TurnSnapshot::take(&self.executor) {
+            Some(_) => match self.executor.checkpoint("the tool calls") {
                 Ok(undo) => Some(undo),
                 Err(e) => {
                     self.state.fail(&e);
@@ -382,7 +381,9 @@ impl<'a, 'o> Driver<'a, 'o> {
             Ok(result) => result,
             Err(DeadlineExpired) => {
                 if let Some(undo) = undo
-                    && let Err(e) = undo.restore(&self.executor)
+                    && let Err(e) = self
+                        .executor
+                        .rewind(&undo, "the tool calls cut off by the deadline")
                 {
                     self.state.fail(&e);
                     return;
@@ -424,53 +425,6 @@ impl<'a, 'o> Driver<'a, 'o> {
                 self.options.observer,
             );
         }
-    }
-}
-
-/// Session and filesystem as they were before a turn's tool calls.
-struct TurnSnapshot {
-    session: wink_session::Snapshot,
-    filesystem: Option<(Arc<dyn wink_fs::Filesystem>, wink_fs::FsSnapshot)>,
-}
-
-impl TurnSnapshot {
-    fn take(executor: &ToolExecutor) -> Result<Self, PromptEvaluationError> {
-        let filesystem = match executor.resources.get::<Arc<dyn wink_fs::Filesystem>>() {
-            Some(fs) => Some((
-                Arc::clone(fs),
-                fs.snapshot().map_err(|e| {
-                    PromptEvaluationError::new(
-                        format!("Could not snapshot the filesystem before the tool calls: {e}"),
-                        executor.prompt_name.clone(),
-                        EvaluationPhase::Tool,
-                    )
-                })?,
-            )),
-            None => None,
-        };
-        Ok(Self {
-            session: executor.session.snapshot(),
-            filesystem,
-        })
-    }
-
-    fn restore(self, executor: &ToolExecutor) -> Result<(), PromptEvaluationError> {
-        let fail = |what: String| {
-            PromptEvaluationError::new(what, executor.prompt_name.clone(), EvaluationPhase::Tool)
-        };
-        executor.session.restore(&self.session).map_err(|e| {
-            fail(format!(
-                "Could not undo the tool calls cut off by the deadline: {e}"
-            ))
-        })?;
-        if let Some((fs, snapshot)) = self.filesystem {
-            fs.restore(&snapshot).map_err(|e| {
-                fail(format!(
-                    "Could not undo the file changes of the tool calls cut off by the deadline: {e}"
-                ))
-            })?;
-        }
-        Ok(())
     }
 }
 

@@ -328,7 +328,7 @@ impl ToolExecutor {
         }
         let undo = match isolation.as_ref() {
             Some(Isolation::Transaction { .. }) => None,
-            _ => Some(self.snapshot_before(call)?),
+            _ => Some(self.checkpoint(&format!("'{}'", call.name))?),
         };
         let (session, resources) = match isolation.as_ref() {
             Some(Isolation::Transaction {
@@ -345,7 +345,7 @@ impl ToolExecutor {
         };
         let mut rollback = || -> Result<(), PromptEvaluationError> {
             match (&undo, isolation.take()) {
-                (Some(undo), _) => self.restore_after(call, undo),
+                (Some(undo), _) => self.rewind(undo, &format!("'{}'", call.name)),
                 (None, Some(Isolation::Transaction { filesystem, .. })) => {
                     if let Some((batch, index)) = filesystem {
                         let skipped = batch.discard(index).map_err(|e| {
@@ -421,38 +421,42 @@ impl ToolExecutor {
         }
     }
 
-    fn snapshot_before(&self, call: &ToolCall) -> Result<Undo, PromptEvaluationError> {
+    /// The session and filesystem state to go back to if what runs next (`what`, named in
+    /// error messages: `'search'`, `the tool calls`) has to be undone.
+    ///
+    /// # Errors
+    /// The filesystem cannot take a snapshot.
+    pub fn checkpoint(&self, what: &str) -> Result<Checkpoint, PromptEvaluationError> {
         let session = self.session.snapshot();
         let filesystem = match self.resources.get::<Arc<dyn wink_fs::Filesystem>>() {
             Some(fs) => Some((
                 Arc::clone(fs),
                 fs.snapshot().map_err(|e| {
                     self.fatal(format!(
-                        "Could not snapshot the filesystem before '{}': {e}",
-                        call.name
+                        "Could not snapshot the filesystem before {what}: {e}"
                     ))
                 })?,
             )),
             None => None,
         };
-        Ok(Undo {
+        Ok(Checkpoint {
             session,
             filesystem,
         })
     }
 
-    fn restore_after(&self, call: &ToolCall, undo: &Undo) -> Result<(), PromptEvaluationError> {
-        self.session.restore(&undo.session).map_err(|e| {
-            self.fatal(format!(
-                "Could not restore session state after '{}': {e}",
-                call.name
-            ))
+    /// Puts session and filesystem back as they were at `checkpoint` (after `what`).
+    ///
+    /// # Errors
+    /// The session or the filesystem cannot restore its snapshot.
+    pub fn rewind(&self, checkpoint: &Checkpoint, what: &str) -> Result<(), PromptEvaluationError> {
+        self.session.restore(&checkpoint.session).map_err(|e| {
+            self.fatal(format!("Could not restore session state after {what}: {e}"))
         })?;
-        if let Some((fs, snapshot)) = &undo.filesystem {
+        if let Some((fs, snapshot)) = &checkpoint.filesystem {
             fs.restore(snapshot).map_err(|e| {
                 self.fatal(format!(
-                    "Could not restore the filesystem after '{}': {e}",
-                    call.name
+                    "Could not restore the filesystem after {what}: {e}"
                 ))
             })?;
         }
@@ -496,8 +500,9 @@ enum Isolation {
     },
 }
 
-/// What [`Isolation::Snapshot`] restores.
-struct Undo {
+/// Session and filesystem state to go back to ([`ToolExecutor::checkpoint`]).
+#[derive(Debug)]
+pub struct Checkpoint {
     session: wink_session::Snapshot,
     filesystem: Option<(Arc<dyn wink_fs::Filesystem>, wink_fs::FsSnapshot)>,
 }

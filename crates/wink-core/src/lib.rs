@@ -86,8 +86,8 @@ pub use disclosure::{
 };
 pub use error::{OutputError, PromptError, PromptErrorKind, VisibilityExpansionRequired};
 pub use executor::{
-    CallOutcome, EvaluationPhase, PromptEvaluationError, ToolArguments, ToolCall, ToolCallResult,
-    ToolExecutor, block_on,
+    CallOutcome, Checkpoint, EvaluationPhase, PromptEvaluationError, ToolArguments, ToolCall,
+    ToolCallResult, ToolExecutor, block_on,
 };
 pub use key::{SECTION_KEY_PATTERN, normalize_section_key};
 pub use params::{
