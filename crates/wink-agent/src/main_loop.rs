@@ -157,13 +157,7 @@ impl<O: DeserializeOwned> RunResult<O> {
             LoopOutcome::Finished {
                 output: Some(value),
                 ..
-            } => O::deserialize(value).map_err(|source| {
-                RunOutputError::Output(OutputError::Decode {
-                    type_name: std::any::type_name::<O>(),
-                    value: value.clone(),
-                    source,
-                })
-            }),
+            } => Ok(wink_core::decode_output::<O>(value)?),
             LoopOutcome::Finished { output: None, .. } => Err(RunOutputError::Output(
                 OutputError::Parse(wink_schema::OutputParseError::NotDeclared),
             )),

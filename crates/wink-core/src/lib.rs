@@ -95,6 +95,7 @@ pub use params::{
 };
 pub use prompt::{
     OutputSpec, ParamLookup, Prompt, PromptTemplate, PromptTemplateBuilder, SectionNode,
+    decode_output,
 };
 pub use pyjson::{exclude_none, python_json};
 pub use render::{RenderedPrompt, RenderedSection};

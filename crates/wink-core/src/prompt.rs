@@ -551,7 +551,7 @@ impl<O: DeserializeOwned> PromptTemplate<O> {
     /// [`OutputError::Parse`] with WINK's message, or [`OutputError::Decode`].
     pub fn parse_output(&self, text: &str) -> Result<O, OutputError> {
         let value = wink_schema::parse_prompt_output(text, self.output())?;
-        decode_output::<O>(value)
+        decode_output::<O>(&value)
     }
 
     /// Decode an output that was already parsed and checked (for instance
@@ -564,19 +564,21 @@ impl<O: DeserializeOwned> PromptTemplate<O> {
         if self.output().is_none() {
             return Err(wink_schema::OutputParseError::NotDeclared.into());
         }
-        decode_output::<O>(value)
+        decode_output::<O>(&value)
     }
 }
 
-fn decode_output<O: DeserializeOwned>(value: Value) -> Result<O, OutputError> {
-    match O::deserialize(&value) {
-        Ok(output) => Ok(output),
-        Err(source) => Err(OutputError::Decode {
-            type_name: std::any::type_name::<O>(),
-            value,
-            source,
-        }),
-    }
+/// Deserializes a parsed structured output into `O` (the value is copied into the error only
+/// when it does not fit).
+///
+/// # Errors
+/// [`OutputError::Decode`] naming `O`.
+pub fn decode_output<O: DeserializeOwned>(value: &Value) -> Result<O, OutputError> {
+    O::deserialize(value).map_err(|source| OutputError::Decode {
+        type_name: std::any::type_name::<O>(),
+        value: value.clone(),
+        source,
+    })
 }
 
 #[derive(Debug, Clone)]
