@@ -4,7 +4,6 @@
 #![cfg(feature = "embeddings")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use wink_catalog::{Catalog, ToolRecord};
@@ -12,9 +11,7 @@ use wink_embed::StaticModel;
 use wink_search::hybrid::{HybridConfig, HybridIndex};
 
 fn model() -> Option<Arc<StaticModel>> {
-    let dir = std::env::var_os("WINK_EMBED_MODEL")
-        .map(PathBuf::from)
-        .or_else(StaticModel::default_dir)?;
+    let dir = StaticModel::configured_dir()?;
     match StaticModel::load(&dir) {
         Ok(model) => Some(Arc::new(model)),
         Err(error) => {

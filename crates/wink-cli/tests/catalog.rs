@@ -117,9 +117,7 @@ fn bfcl_pooled_beats_the_published_bm25_baseline() {
 /// The embedding model, when this machine has it (`scripts/fetch-embeddings.sh`); required when
 /// `WINK_REQUIRE_EMBED_MODEL` is set (CI sets it).
 fn embedding_model() -> Option<String> {
-    let dir = std::env::var_os("WINK_EMBED_MODEL")
-        .map(PathBuf::from)
-        .or_else(wink_embed::StaticModel::default_dir)?;
+    let dir = wink_embed::StaticModel::configured_dir()?;
     if dir.join(wink_embed::WEIGHTS_FILE).exists() {
         return Some(dir.display().to_string());
     }

@@ -11,9 +11,7 @@ fn main() {
 }
 
 fn model_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("WINK_EMBED_MODEL")
-        .map(PathBuf::from)
-        .or_else(StaticModel::default_dir)?;
+    let dir = StaticModel::configured_dir()?;
     if dir.join(wink_embed::WEIGHTS_FILE).is_file() {
         Some(dir)
     } else {

@@ -156,6 +156,15 @@ impl StaticModel {
         Some(models.join(DEFAULT_MODEL_NAME))
     }
 
+    /// Where wink looks for the model: `$WINK_EMBED_MODEL` when set and non-empty, else
+    /// [`StaticModel::default_dir`].
+    pub fn configured_dir() -> Option<PathBuf> {
+        std::env::var_os("WINK_EMBED_MODEL")
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+            .or_else(Self::default_dir)
+    }
+
     /// Keeps pooled vectors as they are (no L2 normalisation); cosine similarity is unchanged,
     /// dot products are not.
     #[must_use]

@@ -7,7 +7,6 @@
 //! numpy from the same two files: `tok.encode(text, add_special_tokens=False).ids`, then the
 //! mean of the F16 rows as f32, divided by its L2 norm (WordLlama's `embed(norm=True)`).
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use wink_embed::{StaticModel, cosine};
@@ -16,9 +15,7 @@ fn model() -> Option<&'static StaticModel> {
     static MODEL: OnceLock<Option<StaticModel>> = OnceLock::new();
     MODEL
         .get_or_init(|| {
-            let dir = std::env::var_os("WINK_EMBED_MODEL")
-                .map(PathBuf::from)
-                .or_else(StaticModel::default_dir);
+            let dir = StaticModel::configured_dir();
             let present = dir
                 .as_ref()
                 .is_some_and(|dir| dir.join(wink_embed::WEIGHTS_FILE).is_file());

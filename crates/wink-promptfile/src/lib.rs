@@ -498,15 +498,12 @@ impl Converter<'_> {
 
     /// The static embedding model for `rerank: hybrid`: `$WINK_EMBED_MODEL`, else the wink cache.
     fn embedding_model(&self, at: &str) -> Result<Arc<wink_embed::StaticModel>, PromptFileError> {
-        let dir = std::env::var_os("WINK_EMBED_MODEL")
-            .map(std::path::PathBuf::from)
-            .or_else(wink_embed::StaticModel::default_dir)
-            .ok_or_else(|| {
-                self.invalid(
-                    format!("{at}.rerank"),
-                    "no cache directory for the embedding model: set WINK_HOME or WINK_EMBED_MODEL",
-                )
-            })?;
+        let dir = wink_embed::StaticModel::configured_dir().ok_or_else(|| {
+            self.invalid(
+                format!("{at}.rerank"),
+                "no cache directory for the embedding model: set WINK_HOME or WINK_EMBED_MODEL",
+            )
+        })?;
         let model = wink_embed::StaticModel::load(&dir).map_err(|e| {
             self.invalid(
                 format!("{at}.rerank"),

@@ -33,10 +33,7 @@ fn main() -> ExitCode {
                 )
                 .join("bfcl")
         });
-    let Some(model_dir) = std::env::var_os("WINK_EMBED_MODEL")
-        .map(PathBuf::from)
-        .or_else(StaticModel::default_dir)
-    else {
+    let Some(model_dir) = StaticModel::configured_dir() else {
         eprintln!("error: no model directory (set WINK_EMBED_MODEL or HOME)");
         return ExitCode::FAILURE;
     };

@@ -225,9 +225,7 @@ proptest! {
 /// The real model, or `None` (with a note) when it is absent and `WINK_REQUIRE_EMBED_MODEL` is
 /// unset; a panic when it is absent and the variable is set.
 fn real_model() -> Option<Arc<StaticModel>> {
-    let dir = std::env::var_os("WINK_EMBED_MODEL")
-        .map(PathBuf::from)
-        .or_else(StaticModel::default_dir);
+    let dir = StaticModel::configured_dir();
     match dir.filter(|dir| dir.join(wink_embed::WEIGHTS_FILE).is_file()) {
         Some(dir) => Some(Arc::new(StaticModel::load(&dir).unwrap())),
         None if std::env::var_os("WINK_REQUIRE_EMBED_MODEL").is_some() => {

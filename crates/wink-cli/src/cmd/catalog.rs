@@ -91,8 +91,8 @@ pub struct EvalArgs {
     /// (`scripts/fetch-embeddings.sh` fetches it).
     #[arg(long, value_enum, default_value_t = Ranker::Bm25)]
     pub rerank: Ranker,
-    /// The embedding model directory (default: `$WINK_HOME/models/wordllama-l2-256`, else the
-    /// cache directory).
+    /// The embedding model directory (default: `$WINK_EMBED_MODEL`, else
+    /// `$WINK_HOME/models/wordllama-l2-256`, else the cache directory).
     #[arg(long)]
     pub embedding_model: Option<PathBuf>,
     /// Output format.
@@ -187,7 +187,7 @@ pub(crate) fn load_embedding_model(
 ) -> anyhow::Result<std::sync::Arc<wink_embed::StaticModel>> {
     let dir = match dir {
         Some(dir) => dir.to_path_buf(),
-        None => wink_embed::StaticModel::default_dir().ok_or_else(|| {
+        None => wink_embed::StaticModel::configured_dir().ok_or_else(|| {
             usage("no cache directory for the embedding model: set WINK_HOME or --embedding-model")
         })?,
     };

@@ -89,7 +89,8 @@ pub struct SearchArgs {
     /// (`scripts/fetch-embeddings.sh` fetches it).
     #[arg(long, value_enum, default_value_t = SearchRanker::Bm25)]
     pub rerank: SearchRanker,
-    /// The embedding model directory (default: the cache, as `wink catalog eval`).
+    /// The embedding model directory (default: `$WINK_EMBED_MODEL`, else the cache, as
+    /// `wink catalog eval`).
     #[arg(long)]
     pub embedding_model: Option<PathBuf>,
 }
