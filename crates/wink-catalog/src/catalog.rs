@@ -399,17 +399,20 @@ impl CatalogBuilder {
         tags.dedup();
         let index = SearchIndex::build(documents, self.index_config);
         #[cfg(feature = "embeddings")]
-        let hybrid = self.embeddings.map(|(model, config)| {
-            wink_search::hybrid::HybridIndex::from_index(index.clone(), model, config)
-        });
+        let search = match self.embeddings {
+            Some((model, config)) => Search::Hybrid(wink_search::hybrid::HybridIndex::from_index(
+                index, model, config,
+            )),
+            None => Search::Lexical(index),
+        };
+        #[cfg(not(feature = "embeddings"))]
+        let search = Search::Lexical(index);
         Ok(Catalog {
             entries,
             by_name,
             namespaces,
             tags,
-            index,
-            #[cfg(feature = "embeddings")]
-            hybrid,
+            search,
         })
     }
 }
@@ -597,9 +600,33 @@ pub struct Catalog {
     by_name: HashMap<String, usize>,
     namespaces: Vec<Namespace>,
     tags: Vec<String>,
-    index: SearchIndex,
+    search: Search,
+}
+
+/// How `find_tool` ranks: the BM25 index alone, or the hybrid built on it (which owns it).
+#[derive(Debug)]
+enum Search {
+    Lexical(SearchIndex),
     #[cfg(feature = "embeddings")]
-    hybrid: Option<wink_search::hybrid::HybridIndex>,
+    Hybrid(wink_search::hybrid::HybridIndex),
+}
+
+impl Search {
+    fn lexical(&self) -> &SearchIndex {
+        match self {
+            Self::Lexical(index) => index,
+            #[cfg(feature = "embeddings")]
+            Self::Hybrid(hybrid) => hybrid.lexical(),
+        }
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Vec<wink_search::SearchHit> {
+        match self {
+            Self::Lexical(index) => index.search(query, limit),
+            #[cfg(feature = "embeddings")]
+            Self::Hybrid(hybrid) => hybrid.search(query, limit),
+        }
+    }
 }
 
 impl Catalog {
@@ -615,9 +642,7 @@ impl Catalog {
             by_name: HashMap::new(),
             namespaces: Vec::new(),
             tags: Vec::new(),
-            index: SearchIndex::build(Vec::new(), IndexConfig::default()),
-            #[cfg(feature = "embeddings")]
-            hybrid: None,
+            search: Search::Lexical(SearchIndex::build(Vec::new(), IndexConfig::default())),
         }
     }
 
@@ -653,7 +678,7 @@ impl Catalog {
 
     /// The search index (documents in entry order).
     pub fn index(&self) -> &SearchIndex {
-        &self.index
+        self.search.lexical()
     }
 
     /// Entries without a namespace.
@@ -815,7 +840,7 @@ impl Catalog {
         }
         for name in &unknown {
             let closest: Vec<String> = self
-                .index
+                .index()
                 .search(name, 3)
                 .into_iter()
                 .map(|hit| format!("`{}`", hit.name))
@@ -859,14 +884,9 @@ impl Catalog {
     /// `find_tool`: up to `limit` entries for `purpose`, best first (tools whose exact name the
     /// purpose contains come first; ties by name).
     pub fn find(&self, purpose: &str, limit: usize) -> Vec<Found> {
-        #[cfg(feature = "embeddings")]
-        let hits = match &self.hybrid {
-            Some(hybrid) => hybrid.search(purpose, limit),
-            None => self.index.search(purpose, limit),
-        };
-        #[cfg(not(feature = "embeddings"))]
-        let hits = self.index.search(purpose, limit);
-        hits.into_iter()
+        self.search
+            .search(purpose, limit)
+            .into_iter()
             .map(|hit| Found {
                 entry: hit.index,
                 score: hit.score,
