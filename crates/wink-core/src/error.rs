@@ -40,6 +40,14 @@ impl PromptError {
         Self::new(PromptErrorKind::Render, message)
     }
 
+    /// WINK's error for a section asked to render as a summary it does not have.
+    pub fn missing_summary(key: &str, path: &SectionPath) -> Self {
+        Self::validation(format!(
+            "SUMMARY visibility requested for section '{key}' but no summary template is defined."
+        ))
+        .with_section_path(path)
+    }
+
     fn new(kind: PromptErrorKind, message: impl Into<String>) -> Self {
         Self {
             kind,

@@ -210,11 +210,7 @@ impl RenderState {
                 .map_err(|e| with_context(e, node))?,
         };
         if visibility == SectionVisibility::Summary && node.section.summary().is_none() {
-            return Err(PromptError::validation(format!(
-                "SUMMARY visibility requested for section '{}' but no summary template is defined.",
-                node.key
-            ))
-            .with_section_path(&node.path));
+            return Err(PromptError::missing_summary(&node.key, &node.path));
         }
         Ok(visibility)
     }

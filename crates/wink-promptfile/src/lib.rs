@@ -385,10 +385,7 @@ impl Converter<'_> {
                 // WINK reports this when rendering (wink-core's `effective_visibility`); a file's
                 // visibility is a constant, so the file is wrong whatever the params: say so now.
                 let path = SectionPath::new(dotted.split('.').map(str::to_owned).collect());
-                let error = PromptError::validation(format!(
-                    "SUMMARY visibility requested for section '{normalized}' but no summary template is defined."
-                ))
-                .with_section_path(&path);
+                let error = PromptError::missing_summary(&normalized, &path);
                 return Err(self.invalid(format!("{at}.visibility"), error));
             }
             Some("summary") => section = section.visibility(SectionVisibility::Summary),
