@@ -81,6 +81,33 @@ impl ToolSpec {
     }
 }
 
+/// Tools that became callable during the conversation (disclosed by `read_section`), and where.
+///
+/// Every name is also in [`ModelRequest::tools`]. An adapter that wants the request to grow only
+/// at its end (the embedded model's KV cache, hosted prompt caches) announces these tools right
+/// after message `after_message` instead of listing them with the tools offered from the start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolAddition {
+    /// Index in [`ModelRequest::messages`] of the message after which the tools became available
+    /// (the tool result of the call that disclosed them).
+    pub after_message: usize,
+    /// Dotted key of the section whose reading disclosed them.
+    pub section: String,
+    /// The tools' canonical names, in the order they were injected.
+    pub tools: Vec<String>,
+}
+
+/// A tool that is not callable yet: it hides in a summarized section (reading the section
+/// discloses it). Adapters with native deferral (Anthropic `defer_loading`, OpenAI Responses tool
+/// search) may declare it up front so the tools block never changes during a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeferredTool {
+    /// The tool.
+    pub spec: ToolSpec,
+    /// Dotted key of the summarized section to read to make it callable.
+    pub section: String,
+}
+
 /// Which tools the model may or must call.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -102,8 +129,15 @@ pub enum ToolChoice {
 pub struct ModelRequest {
     /// The conversation so far; the first message is the rendered prompt.
     pub messages: Vec<Message>,
-    /// Tools the model may call this turn.
+    /// Tools the model may call this turn: those offered from the start, then the injected ones
+    /// in injection order.
     pub tools: Vec<ToolSpec>,
+    /// Which of `tools` were injected mid-conversation, and after which message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_additions: Vec<ToolAddition>,
+    /// Tools hidden in summarized sections (not callable until their section is read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deferred_tools: Vec<DeferredTool>,
     /// Tool choice.
     #[serde(default)]
     pub tool_choice: ToolChoice,

@@ -549,6 +549,8 @@ async fn run_calls(
                                 .map(|(p, t)| InjectedTool {
                                     spec: ToolSpec::of(t),
                                     section: p.clone(),
+                                    after_message: 0,
+                                    disclosed_by: String::new(),
                                 })
                                 .collect(),
                             Some(e.path.clone()),

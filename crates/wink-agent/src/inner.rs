@@ -14,7 +14,9 @@ use wink_core::{
 };
 
 use crate::budget::BudgetLimit;
-use crate::conversation::{Message, ModelRequest, ModelTurn, ToolChoice, ToolSpec};
+use crate::conversation::{
+    DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolSpec,
+};
 
 /// Loop settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +54,13 @@ pub struct InjectedTool {
     pub spec: ToolSpec,
     /// The section it belongs to.
     pub section: SectionPath,
+    /// Index of the message after which it became available (the disclosing tool result); set
+    /// by the loop when it injects the tool.
+    #[serde(default)]
+    pub after_message: usize,
+    /// Dotted key of the section whose reading disclosed it; set by the loop when it injects.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub disclosed_by: String,
 }
 
 /// How an evaluation ended.
@@ -245,6 +254,9 @@ pub struct InnerLoop {
     messages: Vec<Message>,
     base_tools: Vec<ToolSpec>,
     injected: Vec<InjectedTool>,
+    /// Tools hidden in summarized sections at the start, with the summarized section to read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hidden: Vec<DeferredTool>,
     phase: Phase,
     config: LoopConfig,
     #[serde(skip)]
@@ -270,6 +282,16 @@ impl InnerLoop {
             messages,
             base_tools: rendered.tools.iter().map(ToolSpec::of).collect(),
             injected: Vec::new(),
+            hidden: rendered
+                .hidden_tools
+                .iter()
+                .filter_map(|(_, tool)| {
+                    Some(DeferredTool {
+                        spec: ToolSpec::of(tool),
+                        section: rendered.hiding_section(tool.name())?,
+                    })
+                })
+                .collect(),
             phase: Phase::NeedModel,
             config,
             output: rendered.output.clone(),
@@ -328,12 +350,44 @@ impl InnerLoop {
         tools
     }
 
+    /// Tools injected so far, grouped by the message after which they became available.
+    pub fn tool_additions(&self) -> Vec<ToolAddition> {
+        let mut additions: Vec<ToolAddition> = Vec::new();
+        for tool in &self.injected {
+            match additions.last_mut() {
+                Some(last)
+                    if last.after_message == tool.after_message
+                        && last.section == tool.disclosed_by =>
+                {
+                    last.tools.push(tool.spec.name.clone());
+                }
+                _ => additions.push(ToolAddition {
+                    after_message: tool.after_message,
+                    section: tool.disclosed_by.clone(),
+                    tools: vec![tool.spec.name.clone()],
+                }),
+            }
+        }
+        additions
+    }
+
+    /// Tools still hidden in summarized sections (not offered, not injected).
+    pub fn deferred_tools(&self) -> Vec<DeferredTool> {
+        self.hidden
+            .iter()
+            .filter(|h| !self.offered_tools().iter().any(|t| t.name == h.spec.name))
+            .cloned()
+            .collect()
+    }
+
     /// The next step.
     pub fn step(&self) -> Step {
         match &self.phase {
             Phase::NeedModel => Step::CallModel(ModelRequest {
                 messages: self.messages.clone(),
                 tools: self.offered_tools(),
+                tool_additions: self.tool_additions(),
+                deferred_tools: self.deferred_tools(),
                 tool_choice: ToolChoice::Auto,
                 output: self.output.clone(),
                 max_output_tokens: self.config.max_output_tokens,
@@ -459,12 +513,19 @@ impl InnerLoop {
                         content,
                         is_error,
                     });
+                    let after_message = self.messages.len() - 1;
                     if disclosed.is_empty() || restart.is_some() {
                         continue;
                     }
                     if self.config.supports_dynamic_tools {
                         let mut added = Vec::new();
-                        for tool in disclosed {
+                        let disclosed_by = disclosed_section
+                            .as_ref()
+                            .map(SectionPath::dotted)
+                            .unwrap_or_default();
+                        for mut tool in disclosed {
+                            tool.after_message = after_message;
+                            tool.disclosed_by = disclosed_by.clone();
                             let taken = self
                                 .base_tools
                                 .iter()

@@ -43,7 +43,8 @@ mod timer;
 
 pub use budget::{Budget, BudgetLimit, BudgetTracker, Spent};
 pub use conversation::{
-    FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolChoice, ToolSpec,
+    DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,
+    ToolChoice, ToolSpec,
 };
 pub use driver::{
     Driver, EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord,

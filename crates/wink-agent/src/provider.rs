@@ -28,6 +28,11 @@ pub trait ProviderAdapter: Send + Sync + fmt::Debug {
     fn supports_dynamic_tools(&self) -> bool {
         false
     }
+    /// The model's context window in tokens (prompt plus output), when known: the loop never
+    /// sends a request that cannot fit.
+    fn context_window(&self) -> Option<u64> {
+        None
+    }
     /// Run one model call. `stream`, when given, receives fragments as they arrive.
     fn complete<'a>(
         &'a self,

@@ -1401,6 +1401,8 @@ fn a_disclosed_tool_whose_name_is_taken_is_skipped_with_a_warning() {
             disclosed: vec![InjectedTool {
                 spec: search_spec.clone(),
                 section: SectionPath::root("reference"),
+                after_message: 0,
+                disclosed_by: String::new(),
             }],
             disclosed_section: Some(SectionPath::root("reference")),
         }]);

@@ -41,6 +41,11 @@ pub struct RenderedPrompt {
     pub output: Option<OutputSpec>,
     /// Each rendered section's place in `text`.
     pub sections: Vec<RenderedSection>,
+    /// Tools of enabled sections that are summarized (or under a summarized ancestor), with the
+    /// path of the section that owns each, in tree order: not offered yet; reading (or opening)
+    /// the summarized section discloses them. Adapters with native deferral can declare them up
+    /// front, and the loop uses them to tell the model where a hidden tool lives.
+    pub hidden_tools: Vec<(SectionPath, ToolRef)>,
     state: Arc<RenderState>,
 }
 
@@ -92,6 +97,19 @@ impl RenderedPrompt {
             .iter()
             .find(|s| &s.path == path)
             .map(|s| &self.text[s.range.clone()])
+    }
+
+    /// The summarized section (its dotted key, as the model must pass it to `read_section` /
+    /// `open_sections`) that hides the tool `name`, when a summarized section hides it.
+    pub fn hiding_section(&self, name: &str) -> Option<String> {
+        let (owner, _) = self.hidden_tools.iter().find(|(_, t)| t.name() == name)?;
+        self.sections
+            .iter()
+            .find(|s| {
+                s.visibility == SectionVisibility::Summary
+                    && (&s.path == owner || owner.is_descendant_of(&s.path))
+            })
+            .map(|s| s.path.dotted())
     }
 
     /// The disclosure mode this render used.
@@ -280,6 +298,40 @@ impl RenderState {
                 )
             })
             .collect()
+    }
+
+    /// The tools of the summarized node `index` and its enabled descendants (disabled subtrees
+    /// hide nothing), appended to `out` with their owners' paths.
+    fn collect_hidden_tools(
+        &self,
+        index: usize,
+        session: Option<&Session>,
+        out: &mut Vec<(SectionPath, ToolRef)>,
+    ) -> Result<(), PromptError> {
+        let end = self.nodes()[index].subtree_end;
+        let mut skip: Option<usize> = None;
+        for i in index..end {
+            let node = &self.nodes()[i];
+            if let Some(d) = skip {
+                if node.depth > d {
+                    continue;
+                }
+                skip = None;
+            }
+            if i != index {
+                let params = self.resolve_params(i)?;
+                if !self.is_enabled(i, params.as_ref(), session)? {
+                    skip = Some(node.depth);
+                    continue;
+                }
+            }
+            for tool in node.section.tools() {
+                if !out.iter().any(|(_, t)| t.name() == tool.name()) {
+                    out.push((node.path.clone(), tool.clone()));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// WINK v0.17 `read_section` (quirks 3 and 4 kept).
@@ -554,6 +606,7 @@ pub(crate) fn render_prompt(
     let mut summary_skip: Option<usize> = None;
     let mut summarized_with_tools = false;
     let mut summarized_without_tools = false;
+    let mut hidden_tools: Vec<(SectionPath, ToolRef)> = Vec::new();
     for (index, node) in nodes.iter().enumerate() {
         if let Some(d) = disabled_skip {
             if node.depth > d {
@@ -578,6 +631,7 @@ pub(crate) fn render_prompt(
             summary_skip = Some(node.depth);
             if node.subtree_has_tools {
                 summarized_with_tools = true;
+                state.collect_hidden_tools(index, session, &mut hidden_tools)?;
             } else {
                 summarized_without_tools = true;
             }
@@ -643,6 +697,7 @@ pub(crate) fn render_prompt(
         tools,
         output: template.output().cloned(),
         sections,
+        hidden_tools,
         state,
     })
 }
