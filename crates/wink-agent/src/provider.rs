@@ -61,6 +61,8 @@ pub enum ProviderErrorKind {
     Config,
     /// The call was cancelled.
     Cancelled,
+    /// The request did not fit the model's context window (the provider said so).
+    ContextOverflow,
     /// Anything else.
     Other,
 }
