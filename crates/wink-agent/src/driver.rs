@@ -3,11 +3,12 @@
 
 use std::collections::HashMap;
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use wink_core::{
-    CallOutcome, EvaluationPhase, PromptEvaluationError, RenderedPrompt, Resources, SectionPath,
-    SectionVisibility, ToolCall, ToolConcurrency, ToolExecutor, ToolRef,
-    VisibilityExpansionRequired,
+    CallOutcome, EvaluationPhase, PromptEvaluationError, READ_SECTION, RenderedPrompt, Resources,
+    SectionPath, SectionVisibility, ToolCall, ToolCallResult, ToolConcurrency, ToolExecutor,
+    ToolRef, VisibilityExpansionRequired, expansion_overrides, is_disclosure_tool,
 };
 use wink_session::{
     ExpansionPath, PromptExecuted, PromptRendered, Session, SetVisibilityOverride, ToolsInjected,
@@ -70,6 +71,17 @@ pub enum ExpansionDecision {
 pub trait ExpansionDecider: Send {
     /// Decide on `request`.
     fn decide(&mut self, request: &VisibilityExpansionRequired) -> ExpansionDecision;
+
+    /// Decide on `request`, made by a call of `tool` (`open_sections`, or `read_section` on the
+    /// restart path); the default ignores the tool.
+    fn decide_for(
+        &mut self,
+        tool: &str,
+        request: &VisibilityExpansionRequired,
+    ) -> ExpansionDecision {
+        let _ = tool;
+        self.decide(request)
+    }
 }
 
 /// Options for one evaluation.
@@ -376,6 +388,7 @@ impl<'a, 'o> Driver<'a, 'o> {
             &self.executor,
             self.rendered,
             &mut self.options,
+            self.state.config().supports_dynamic_tools,
         );
         let result = match until_deadline(turn, deadline).await {
             Ok(result) => result,
@@ -484,18 +497,27 @@ enum RunCallsError {
 }
 
 /// Run the calls of one turn: consecutive calls of tools that allow it run concurrently;
-/// results come back in call order; a terminal expansion skips the calls after it.
+/// results come back in call order. A call that ends the turn — a restart request
+/// (`open_sections`, or without `dynamic_tools` a `read_section` that discloses tools) or a
+/// successful call of a terminal tool — ends its concurrent batch, and the calls after it are
+/// not run (each is answered as skipped).
 async fn run_calls(
     calls: &[ToolCall],
     registry: &HashMap<String, ToolRef>,
     executor: &ToolExecutor,
     rendered: &RenderedPrompt,
     options: &mut EvaluateOptions<'_>,
+    dynamic_tools: bool,
 ) -> Result<Vec<ToolOutcome>, RunCallsError> {
     let available: Vec<ToolRef> = registry.values().cloned().collect();
     let mut outcomes: Vec<ToolOutcome> = Vec::with_capacity(calls.len());
     let mut index = 0;
     let mut stopped = false;
+    // Calls that may end the turn close their concurrent batch, so nothing after them runs early.
+    let may_end_turn = |c: &ToolCall| {
+        registry.get(&c.name).is_some_and(|t| t.is_terminal())
+            || (!dynamic_tools && c.name == READ_SECTION)
+    };
     while index < calls.len() {
         if stopped {
             let c = &calls[index];
@@ -512,9 +534,12 @@ async fn run_calls(
                 .is_some_and(|t| t.concurrency() == ToolConcurrency::Parallel)
         };
         let mut end = index + 1;
-        if parallel(&calls[index]) {
+        if parallel(&calls[index]) && !may_end_turn(&calls[index]) {
             while end < calls.len() && parallel(&calls[end]) {
                 end += 1;
+                if may_end_turn(&calls[end - 1]) {
+                    break;
+                }
             }
         }
         let batch = &calls[index..end];
@@ -535,74 +560,145 @@ async fn run_calls(
             }
         };
         for (call, result) in batch.iter().zip(results) {
-            let outcome = result.map_err(RunCallsError::Fatal)?;
-            let outcome = match outcome {
+            let outcome = match result.map_err(RunCallsError::Fatal)? {
                 CallOutcome::Completed(r) => {
-                    let content = r.model_text();
-                    if let Some(o) = options.observer {
-                        o.on_tool_result(call, &content, !r.result.success);
-                    }
-                    let (disclosed, disclosed_section) = match &r.expansion {
-                        Some(e) => (
-                            e.tools
-                                .iter()
-                                .map(|(p, t)| InjectedTool {
-                                    spec: ToolSpec::of(t),
-                                    section: p.clone(),
-                                    after_message: 0,
-                                    disclosed_by: String::new(),
-                                })
-                                .collect(),
-                            Some(e.path.clone()),
-                        ),
-                        None => (Vec::new(), None),
-                    };
-                    ToolOutcome::Result {
-                        call_id: r.call_id,
-                        name: r.name,
-                        content,
-                        is_error: !r.result.success,
-                        disclosed,
-                        disclosed_section,
-                    }
+                    let terminal = registry.get(&call.name).is_some_and(|t| t.is_terminal());
+                    completed_outcome(r, terminal, dynamic_tools, options)
                 }
-                CallOutcome::ExpansionRequired(e) => {
-                    let decision = match options.decider.as_deref_mut() {
-                        Some(d) => d.decide(&e),
-                        None => ExpansionDecision::Restart(
-                            e.requested_overrides
-                                .iter()
-                                .map(|(p, v)| (p.clone(), *v))
-                                .collect(),
-                        ),
-                    };
-                    match decision {
-                        ExpansionDecision::Defer(text) => {
-                            if let Some(o) = options.observer {
-                                o.on_tool_result(call, &text, false);
-                            }
-                            ToolOutcome::Result {
-                                call_id: call.id.clone(),
-                                name: call.name.clone(),
-                                content: text,
-                                is_error: false,
-                                disclosed: Vec::new(),
-                                disclosed_section: None,
-                            }
-                        }
-                        ExpansionDecision::Restart(overrides) => {
-                            stopped = true;
-                            let mut data =
-                                VisibilityExpansionRequiredData::from_error(call.id.clone(), &e);
-                            data.requested_overrides = overrides;
-                            ToolOutcome::Expansion(data)
-                        }
-                    }
-                }
+                CallOutcome::ExpansionRequired(e) => expansion_outcome(call, &e, options),
             };
+            if let Some(o) = options.observer {
+                match &outcome {
+                    ToolOutcome::Result {
+                        content, is_error, ..
+                    } => o.on_tool_result(call, content, *is_error),
+                    ToolOutcome::Terminal { content, .. } => o.on_tool_result(call, content, false),
+                    _ => {}
+                }
+            }
+            stopped |= matches!(
+                outcome,
+                ToolOutcome::Expansion(_) | ToolOutcome::Terminal { .. }
+            );
             outcomes.push(outcome);
         }
         index = end;
     }
     Ok(outcomes)
+}
+
+/// The outcome of a call that produced a result: a successful terminal tool ends the evaluation;
+/// without `dynamic_tools` a `read_section` that discloses tools is a restart request, decided by
+/// the expansion policy like an `open_sections` call.
+fn completed_outcome(
+    r: ToolCallResult,
+    terminal: bool,
+    dynamic_tools: bool,
+    options: &mut EvaluateOptions<'_>,
+) -> ToolOutcome {
+    let content = r.model_text();
+    let is_error = !r.result.success;
+    if terminal && !is_error && !is_disclosure_tool(&r.name) {
+        return ToolOutcome::Terminal {
+            call_id: r.call_id,
+            name: r.name,
+            content,
+            value: r.result.value.map(|v| v.json),
+        };
+    }
+    let Some(expansion) = &r.expansion else {
+        return ToolOutcome::Result {
+            call_id: r.call_id,
+            name: r.name,
+            content,
+            is_error,
+            disclosed: Vec::new(),
+            disclosed_section: None,
+        };
+    };
+    if !dynamic_tools {
+        let overrides: IndexMap<SectionPath, SectionVisibility> = expansion_overrides(expansion)
+            .into_iter()
+            .map(|p| (p, SectionVisibility::Full))
+            .collect();
+        let keys = overrides.keys().map(SectionPath::dotted).collect();
+        let request = VisibilityExpansionRequired::new(
+            keys,
+            overrides,
+            "Adapter does not support dynamic tools",
+        );
+        return match decide(&r.name, &request, options) {
+            ExpansionDecision::Restart(overrides) => {
+                let mut data = VisibilityExpansionRequiredData::from_error(r.call_id, &request);
+                data.requested_overrides = overrides;
+                ToolOutcome::Expansion(data)
+            }
+            // The content is shown; the tools wait for the restart.
+            ExpansionDecision::Defer(note) => ToolOutcome::Result {
+                call_id: r.call_id,
+                name: r.name,
+                content: format!("{content}\n\n{note}"),
+                is_error,
+                disclosed: Vec::new(),
+                disclosed_section: None,
+            },
+        };
+    }
+    ToolOutcome::Result {
+        disclosed: expansion
+            .tools
+            .iter()
+            .map(|(p, t)| InjectedTool {
+                spec: ToolSpec::of(t),
+                section: p.clone(),
+                after_message: 0,
+                disclosed_by: String::new(),
+            })
+            .collect(),
+        disclosed_section: Some(expansion.path.clone()),
+        call_id: r.call_id,
+        name: r.name,
+        content,
+        is_error,
+    }
+}
+
+/// The outcome of an `open_sections` restart request, as the expansion policy decides it.
+fn expansion_outcome(
+    call: &ToolCall,
+    request: &VisibilityExpansionRequired,
+    options: &mut EvaluateOptions<'_>,
+) -> ToolOutcome {
+    match decide(&call.name, request, options) {
+        ExpansionDecision::Defer(text) => ToolOutcome::Result {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: text,
+            is_error: false,
+            disclosed: Vec::new(),
+            disclosed_section: None,
+        },
+        ExpansionDecision::Restart(overrides) => {
+            let mut data = VisibilityExpansionRequiredData::from_error(call.id.clone(), request);
+            data.requested_overrides = overrides;
+            ToolOutcome::Expansion(data)
+        }
+    }
+}
+
+fn decide(
+    tool: &str,
+    request: &VisibilityExpansionRequired,
+    options: &mut EvaluateOptions<'_>,
+) -> ExpansionDecision {
+    match options.decider.as_deref_mut() {
+        Some(d) => d.decide_for(tool, request),
+        None => ExpansionDecision::Restart(
+            request
+                .requested_overrides
+                .iter()
+                .map(|(p, v)| (p.clone(), *v))
+                .collect(),
+        ),
+    }
 }

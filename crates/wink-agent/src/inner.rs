@@ -84,6 +84,17 @@ pub enum LoopOutcome {
         /// Why.
         reason: String,
     },
+    /// A call of a terminal tool (`ToolBuilder::terminal`) succeeded: it ended the evaluation
+    /// (the calls after it in its turn were not run).
+    Terminated {
+        /// The terminal tool.
+        name: String,
+        /// Its result as the model saw it.
+        content: String,
+        /// Its structured value, when it returned one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<Value>,
+    },
     /// A budget limit ran out (the transcript so far is kept).
     BudgetExceeded {
         /// Which one.
@@ -111,6 +122,7 @@ impl LoopOutcome {
                 "expansion required for [{}]: {reason}",
                 section_keys.join(", ")
             ),
+            Self::Terminated { name, .. } => format!("ended by the terminal tool '{name}'"),
             Self::BudgetExceeded { limit } => format!("budget exceeded ({limit})"),
             Self::Failed { message, phase } => format!("failed ({phase} phase): {message}"),
         }
@@ -163,6 +175,18 @@ pub enum ToolOutcome {
     },
     /// A terminal request to re-render with sections expanded.
     Expansion(VisibilityExpansionRequiredData),
+    /// A successful call of a terminal tool: its result ends the evaluation.
+    Terminal {
+        /// Call id.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// Text for the model.
+        content: String,
+        /// The structured value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<Value>,
+    },
     /// Not run because an earlier call of the turn ended it.
     Skipped {
         /// Call id.
@@ -257,6 +281,10 @@ pub struct InnerLoop {
     /// Tools hidden in summarized sections at the start, with the summarized section to read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     hidden: Vec<DeferredTool>,
+    /// Names of the terminal tools among those offered or hidden: a turn's calls are checked
+    /// up to the first call of one; the calls after it are the driver's to run or skip.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    terminal: Vec<String>,
     phase: Phase,
     config: LoopConfig,
     #[serde(skip)]
@@ -291,6 +319,13 @@ impl InnerLoop {
                         section: rendered.hiding_section(tool.name())?,
                     })
                 })
+                .collect(),
+            terminal: rendered
+                .tools
+                .iter()
+                .chain(rendered.hidden_tools.iter().map(|(_, t)| t))
+                .filter(|t| t.is_terminal())
+                .map(|t| t.name().to_owned())
                 .collect(),
             phase: Phase::NeedModel,
             config,
@@ -433,8 +468,7 @@ impl InnerLoop {
             content: turn.text.clone(),
             tool_calls: turn.tool_calls.clone(),
         });
-        if let Some(unknown) = turn
-            .tool_calls
+        if let Some(unknown) = turn.tool_calls[..self.checked_calls(&turn.tool_calls)]
             .iter()
             .find(|c| !offered.iter().any(|t| t.name == c.name))
         {
@@ -455,6 +489,21 @@ impl InnerLoop {
         self.phase = Phase::Done {
             outcome: self.finish(turn),
         };
+    }
+
+    /// How many of a turn's calls are checked against the offered tools: all of them, or those
+    /// up to and including the first call that may end the turn — a terminal tool, or without
+    /// dynamic tools a `read_section` (the calls after it are not run when it ends the turn, so
+    /// a tool it is about to disclose is no error; when it does not, the driver's executor
+    /// checks them as they run).
+    fn checked_calls(&self, calls: &[ToolCall]) -> usize {
+        calls
+            .iter()
+            .position(|c| {
+                self.terminal.contains(&c.name)
+                    || (!self.config.supports_dynamic_tools && c.name == wink_core::READ_SECTION)
+            })
+            .map_or(calls.len(), |i| i + 1)
     }
 
     fn finish(&self, turn: ModelTurn) -> LoopOutcome {
@@ -570,6 +619,26 @@ impl InnerLoop {
                             requested_overrides: e.requested_overrides,
                             section_keys: e.section_keys,
                             reason: e.reason,
+                        });
+                    }
+                }
+                ToolOutcome::Terminal {
+                    call_id,
+                    name,
+                    content,
+                    value,
+                } => {
+                    self.messages.push(Message::Tool {
+                        tool_call_id: call_id,
+                        name: name.clone(),
+                        content: content.clone(),
+                        is_error: false,
+                    });
+                    if restart.is_none() {
+                        restart = Some(LoopOutcome::Terminated {
+                            name,
+                            content,
+                            value,
                         });
                     }
                 }

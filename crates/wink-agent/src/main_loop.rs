@@ -72,7 +72,7 @@ impl Default for MainLoopConfig {
 /// into `O`.
 pub struct RunResult<O = ()> {
     /// How the run ended (never `ExpansionRequired`: those restart, or become a failure past
-    /// `max_expansions`).
+    /// `max_expansions`; `Terminated` when a terminal tool ended it).
     pub outcome: LoopOutcome,
     /// Every evaluation, in order.
     pub evaluations: Vec<Evaluation>,
@@ -190,6 +190,16 @@ struct PolicyState {
 
 impl ExpansionDecider for PolicyState {
     fn decide(&mut self, request: &VisibilityExpansionRequired) -> ExpansionDecision {
+        self.decide_for(wink_core::OPEN_SECTIONS, request)
+    }
+
+    /// The same policy for `open_sections` and for `read_section` on the restart path; a
+    /// deferral note names the tool to call again.
+    fn decide_for(
+        &mut self,
+        tool: &str,
+        request: &VisibilityExpansionRequired,
+    ) -> ExpansionDecision {
         let requested: Vec<SectionPath> = request.requested_overrides.keys().cloned().collect();
         match self.policy {
             ExpansionPolicy::Eager => ExpansionDecision::Restart(
@@ -222,7 +232,7 @@ impl ExpansionDecider for PolicyState {
                 } else {
                     let keys: Vec<String> = self.pending.iter().map(SectionPath::dotted).collect();
                     ExpansionDecision::Defer(format!(
-                        "Noted: sections {} will be opened together once {} are requested. Continue with what you have, or call open_sections again with the same key to open them now.",
+                        "Noted: sections {} will be opened together once {} are requested. Continue with what you have, or call {tool} again with the same key to open them now.",
                         keys.join(", "),
                         size
                     ))
@@ -371,9 +381,12 @@ pub struct WorkerResult {
 }
 
 impl WorkerResult {
-    /// Whether the run finished with an answer.
+    /// Whether the run finished with an answer (or a terminal tool ended it).
     pub fn success(&self) -> bool {
-        matches!(self.outcome, Some(LoopOutcome::Finished { .. }))
+        matches!(
+            self.outcome,
+            Some(LoopOutcome::Finished { .. } | LoopOutcome::Terminated { .. })
+        )
     }
 }
 

@@ -1521,7 +1521,15 @@ async fn run_child(
         Ok(Err(render_error)) => return Err(unavailable(render_error.to_string())),
         Ok(Ok(run)) => run,
     };
-    match run.outcome {
+    // A terminal tool's result is the child's answer.
+    let outcome = match run.outcome {
+        LoopOutcome::Terminated { content, .. } => LoopOutcome::Finished {
+            text: Some(content),
+            output: None,
+        },
+        other => other,
+    };
+    match outcome {
         LoopOutcome::Finished { text, output } => {
             let mut artifacts = report.artifacts;
             if let Some(listed) = output
@@ -1553,6 +1561,9 @@ async fn run_child(
         LoopOutcome::ExpansionRequired { reason, .. } => Err(DispatchSubagentError::Failed(
             format!("the child stopped on an expansion request: {reason}"),
         )),
+        LoopOutcome::Terminated { name, .. } => Err(DispatchSubagentError::Failed(format!(
+            "the child ended on the terminal tool '{name}'"
+        ))),
     }
 }
 

@@ -338,15 +338,28 @@ impl OpenSectionsTool {
                 "Reason must be at most 256 characters.",
             )));
         }
-        let live = (mode != DisclosureMode::Wink).then_some(&context.session);
-        let requested = self
-            .state
-            .validate_open_request(&parsed.section_keys, live)
-            .map_err(to_error)?;
+        let request = match mode {
+            DisclosureMode::Wink => {
+                let paths = self
+                    .state
+                    .validate_open_request(&parsed.section_keys)
+                    .map_err(to_error)?;
+                OpenRequest {
+                    keys: parsed.section_keys.clone(),
+                    targets: paths.clone(),
+                    overrides: paths,
+                }
+            }
+            _ => self
+                .state
+                .lenient_open_request(&parsed.section_keys, &context.session)
+                .map_err(to_error)?,
+        };
         let expansion = || {
             ToolError::ExpansionRequired(Box::new(VisibilityExpansionRequired::new(
-                parsed.section_keys.clone(),
-                requested
+                request.keys.clone(),
+                request
+                    .overrides
                     .iter()
                     .map(|p| (p.clone(), SectionVisibility::Full))
                     .collect::<IndexMap<_, _>>(),
@@ -356,7 +369,11 @@ impl OpenSectionsTool {
         if mode != DisclosureMode::ContextFiles {
             return Err(expansion());
         }
-        if requested.iter().any(|p| self.state.subtree_has_tools(p)) {
+        if request
+            .targets
+            .iter()
+            .any(|p| self.state.subtree_has_tools(p))
+        {
             return Err(expansion());
         }
         let Some(fs) = context.filesystem() else {
@@ -365,10 +382,10 @@ impl OpenSectionsTool {
             );
         };
         let mut written = Vec::new();
-        for path in &requested {
+        for path in &request.targets {
             let file = self
                 .state
-                .write_context_file(path, fs.as_ref())
+                .write_context_file(path, fs.as_ref(), &context.session)
                 .map_err(|e| {
                     ToolError::Failed(format!(
                         "Failed to write context for '{}': {e}",
@@ -417,6 +434,152 @@ impl Tool for OpenSectionsTool {
     }
     fn invoke<'a>(&'a self, args: Value, context: &'a mut ToolContext) -> ToolFuture<'a> {
         Box::pin(async move { self.run(&args, context) })
+    }
+}
+
+/// A validated `open_sections` request.
+pub(crate) struct OpenRequest {
+    /// The keys to open, as the model sent them (already expanded ones left out).
+    pub(crate) keys: Vec<String>,
+    /// The sections asked for.
+    pub(crate) targets: Vec<SectionPath>,
+    /// What a restart sets to full: each target's summarized ancestors, then the target when it
+    /// is summarized itself (opening a nested section opens the chain that hides it).
+    pub(crate) overrides: Vec<SectionPath>,
+}
+
+impl RenderState {
+    /// Indices of the ancestors of node `index`, outermost first.
+    fn ancestor_indices(&self, index: usize) -> Vec<usize> {
+        let path = &self.nodes()[index].path;
+        (0..index)
+            .filter(|&i| path.is_descendant_of(&self.nodes()[i].path))
+            .collect()
+    }
+
+    /// `open_sections` validation outside `wink` mode, against the live visibility in `session`:
+    /// unknown keys and disabled sections (or sections inside a disabled one) are rejected with
+    /// a message saying so; a key whose section is already visible (it and every ancestor full)
+    /// is skipped, and only a request where every key is is rejected (WINK HEAD); a section
+    /// inside a summarized parent opens the parent chain with it.
+    pub(crate) fn lenient_open_request(
+        &self,
+        keys: &[String],
+        session: &Session,
+    ) -> Result<OpenRequest, PromptError> {
+        if keys.is_empty() {
+            return Err(PromptError::validation(
+                "At least one section key must be provided.",
+            ));
+        }
+        let mut request = OpenRequest {
+            keys: Vec::new(),
+            targets: Vec::new(),
+            overrides: Vec::new(),
+        };
+        let mut expanded: Vec<&str> = Vec::new();
+        for key in keys {
+            let Some(index) = self.nodes().iter().position(|n| n.path.dotted() == *key) else {
+                return Err(PromptError::validation(format!(
+                    "Section '{key}' does not exist in this prompt."
+                )));
+            };
+            let mut hidden_by = Vec::new();
+            for i in self.ancestor_indices(index).into_iter().chain([index]) {
+                let node = &self.nodes()[i];
+                let params = self.resolve_params(i)?;
+                if !self.is_enabled(i, params.as_ref(), Some(session))? {
+                    return Err(PromptError::validation(if i == index {
+                        format!("Section '{key}' is disabled, so it cannot be opened.")
+                    } else {
+                        format!(
+                            "Section '{key}' is inside the disabled section '{}', so it cannot be opened.",
+                            node.path.dotted()
+                        )
+                    }));
+                }
+                if self.effective_visibility(i, params.as_ref(), Some(session))?
+                    == SectionVisibility::Summary
+                {
+                    hidden_by.push(node.path.clone());
+                }
+            }
+            if hidden_by.is_empty() {
+                if !expanded.contains(&key.as_str()) {
+                    expanded.push(key);
+                }
+                continue;
+            }
+            let target = self.nodes()[index].path.clone();
+            if request.targets.contains(&target) {
+                continue;
+            }
+            request.keys.push(key.clone());
+            request.targets.push(target);
+            for path in hidden_by {
+                if !request.overrides.contains(&path) {
+                    request.overrides.push(path);
+                }
+            }
+        }
+        match expanded.as_slice() {
+            _ if !request.targets.is_empty() => Ok(request),
+            [key] => Err(PromptError::validation(format!(
+                "Section '{key}' is already expanded."
+            ))),
+            all => Err(PromptError::validation(format!(
+                "All requested sections are already expanded: {}",
+                all.iter()
+                    .map(|k| format!("'{k}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+}
+
+/// Seed 000's `OpenSectionsResult`: the value of an `open_sections` call that asks for a
+/// restart (outside `wink` mode, where WINK v0.17 raises without a result).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenSectionsResult {
+    /// The sections to expand, with the visibility requested (`full`).
+    pub requested_overrides: IndexMap<SectionPath, SectionVisibility>,
+}
+
+impl OpenSectionsResult {
+    /// The result for an expansion request.
+    pub fn of(expansion: &VisibilityExpansionRequired) -> Self {
+        Self {
+            requested_overrides: expansion.requested_overrides.clone(),
+        }
+    }
+
+    /// Seed 000's `render()`: `Sections requested for expansion: a, b/c. Retry prompt with
+    /// visibility overrides.` (path segments joined with `/`).
+    pub fn render(&self) -> String {
+        let keys: Vec<String> = self
+            .requested_overrides
+            .keys()
+            .map(|p| p.segments().join("/"))
+            .collect();
+        format!(
+            "Sections requested for expansion: {}. Retry prompt with visibility overrides.",
+            keys.join(", ")
+        )
+    }
+
+    /// The value as a tool payload: `{"requested_overrides": {"a": "full", "b.c": "full"}}`
+    /// (dotted keys) and the rendered text.
+    pub fn payload(&self) -> ToolPayload {
+        let overrides: serde_json::Map<String, Value> = self
+            .requested_overrides
+            .iter()
+            .map(|(p, v)| (p.dotted(), Value::String(v.as_str().to_owned())))
+            .collect();
+        ToolPayload {
+            json: json!({"requested_overrides": overrides}),
+            rendered: self.render(),
+        }
     }
 }
 

@@ -403,7 +403,16 @@ impl ToolExecutor {
             }
             Err(ToolError::ExpansionRequired(e)) => {
                 rollback()?;
-                finish(ToolResult::message(e.message.clone()), None);
+                // Seed 000: the call's value is `OpenSectionsResult { requested_overrides }`;
+                // WINK v0.17 raises instead, so `wink` mode records the message alone.
+                let result = match rendered.map(RenderedPrompt::disclosure) {
+                    Some(crate::DisclosureMode::Wink) => ToolResult::message(e.message.clone()),
+                    _ => ToolResult::ok(
+                        e.message.clone(),
+                        crate::OpenSectionsResult::of(&e).payload(),
+                    ),
+                };
+                finish(result, None);
                 Ok(CallOutcome::ExpansionRequired(*e))
             }
             Err(ToolError::DeadlineExceeded) => {

@@ -81,8 +81,8 @@ mod text;
 mod tool;
 
 pub use disclosure::{
-    CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, READ_SECTION, build_custom_suffix,
-    build_summary_suffix, expansion_overrides, is_disclosure_tool,
+    CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, OpenSectionsResult, READ_SECTION,
+    build_custom_suffix, build_summary_suffix, expansion_overrides, is_disclosure_tool,
 };
 pub use error::{OutputError, PromptError, PromptErrorKind, VisibilityExpansionRequired};
 pub use executor::{

@@ -172,7 +172,7 @@ fn with_context(error: PromptError, node: &SectionNode) -> PromptError {
 }
 
 impl RenderState {
-    fn nodes(&self) -> &[SectionNode] {
+    pub(crate) fn nodes(&self) -> &[SectionNode] {
         self.template.nodes()
     }
 
@@ -198,7 +198,7 @@ impl RenderState {
         })
     }
 
-    fn is_enabled(
+    pub(crate) fn is_enabled(
         &self,
         index: usize,
         params: Option<&ParamsValue>,
@@ -241,7 +241,11 @@ impl RenderState {
             .unwrap_or(SectionVisibility::Full)
     }
 
-    fn suffix(&self, node: &SectionNode, has_tools: bool) -> Result<String, PromptError> {
+    pub(crate) fn suffix(
+        &self,
+        node: &SectionNode,
+        has_tools: bool,
+    ) -> Result<String, PromptError> {
         let key = node.path.dotted();
         match node.section.summary_suffix() {
             Some(custom) => build_custom_suffix(custom, &key, &node.child_keys)
@@ -510,12 +514,12 @@ impl RenderState {
         Ok(ToolResponse { result, expansion })
     }
 
-    /// Validate `open_sections` keys (seeds 000/001, WINK): non-empty, existing, summarized.
-    /// `live` is the session to read current visibility from; `None` uses the render-time state.
+    /// WINK v0.17's `open_sections` validation, against the render-time visibility: keys
+    /// non-empty, existing, summarized (the other modes use
+    /// [`RenderState::lenient_open_request`]).
     pub(crate) fn validate_open_request(
         &self,
         keys: &[String],
-        live: Option<&Session>,
     ) -> Result<Vec<SectionPath>, PromptError> {
         if keys.is_empty() {
             return Err(PromptError::validation(
@@ -524,23 +528,13 @@ impl RenderState {
         }
         let mut paths = Vec::new();
         for key in keys {
-            let index = match live {
-                None => {
-                    let path = SectionPath::new(key.split('.').map(str::to_owned).collect());
-                    self.template.node_index(&path)
-                }
-                Some(_) => self.nodes().iter().position(|n| n.path.dotted() == *key),
-            };
-            let Some(index) = index else {
+            let path = SectionPath::new(key.split('.').map(str::to_owned).collect());
+            let Some(index) = self.template.node_index(&path) else {
                 return Err(PromptError::validation(format!(
                     "Section '{key}' does not exist in this prompt."
                 )));
             };
-            let visibility = match live {
-                None => self.render_visibility[index],
-                Some(s) => Some(self.live_visibility(index, Some(s))),
-            };
-            if visibility == Some(SectionVisibility::Full) {
+            if self.render_visibility[index] == Some(SectionVisibility::Full) {
                 return Err(PromptError::validation(format!(
                     "Section '{key}' is already expanded."
                 )));
@@ -553,12 +547,15 @@ impl RenderState {
         Ok(paths)
     }
 
-    /// Seed 001: render the section standalone (depth 0, no number) in full and write it to
-    /// `context/<dot.key>.md`. Returns the file path.
+    /// Seed 001: render the section standalone (depth 0, no number) in full, followed by its
+    /// enabled descendants at their current visibility for `session` (one level deeper each, no
+    /// numbers; a summarized descendant shows its summary and suffix and hides its subtree), and
+    /// write it to `context/<dot.key>.md`. Returns the file path.
     pub(crate) fn write_context_file(
         &self,
         path: &SectionPath,
         fs: &dyn wink_fs::Filesystem,
+        session: &Session,
     ) -> Result<String, String> {
         let index = self
             .template
@@ -566,16 +563,60 @@ impl RenderState {
             .ok_or_else(|| format!("Section '{}' does not exist in this prompt.", path.dotted()))?;
         let node = &self.nodes()[index];
         let params = self.resolve_params(index).map_err(|e| e.to_string())?;
-        let content = render_section(
-            node.section.as_ref(),
-            params.as_ref(),
-            0,
-            "",
-            Some(&node.path),
-            SectionVisibility::Full,
-            true,
-        )
-        .map_err(|e| e.to_string())?;
+        let mut parts = vec![
+            render_section(
+                node.section.as_ref(),
+                params.as_ref(),
+                0,
+                "",
+                Some(&node.path),
+                SectionVisibility::Full,
+                true,
+            )
+            .map_err(|e| e.to_string())?,
+        ];
+        let mut skip: Option<usize> = None;
+        for child in index + 1..node.subtree_end {
+            let descendant = &self.nodes()[child];
+            if let Some(d) = skip {
+                if descendant.depth > d {
+                    continue;
+                }
+                skip = None;
+            }
+            let child_params = self.resolve_params(child).map_err(|e| e.to_string())?;
+            if !self
+                .is_enabled(child, child_params.as_ref(), Some(session))
+                .map_err(|e| e.to_string())?
+            {
+                skip = Some(descendant.depth);
+                continue;
+            }
+            let visibility = self
+                .effective_visibility(child, child_params.as_ref(), Some(session))
+                .map_err(|e| e.to_string())?;
+            let summarized = visibility == SectionVisibility::Summary;
+            let mut rendered = render_section(
+                descendant.section.as_ref(),
+                child_params.as_ref(),
+                descendant.depth - node.depth,
+                "",
+                Some(&descendant.path),
+                visibility,
+                !summarized,
+            )
+            .map_err(|e| e.to_string())?;
+            if summarized {
+                rendered.push_str(
+                    &self
+                        .suffix(descendant, descendant.subtree_has_tools)
+                        .map_err(|e| e.to_string())?,
+                );
+                skip = Some(descendant.depth);
+            }
+            parts.push(rendered);
+        }
+        let content = parts.join("\n\n");
         let file = format!("{CONTEXT_FOLDER}/{}.md", path.dotted());
         fs.mkdir(CONTEXT_FOLDER, true, true)
             .map_err(|e| e.to_string())?;

@@ -552,7 +552,8 @@ pub trait Tool: Send + Sync + fmt::Debug {
     fn accepts_overrides(&self) -> bool {
         true
     }
-    /// Terminal tools end the model turn: later calls in the same turn are not run.
+    /// Terminal tools end the model turn when they take effect (a successful call, or for
+    /// `open_sections` a restart request): later calls in the same turn are not run.
     fn is_terminal(&self) -> bool {
         false
     }
@@ -840,7 +841,9 @@ where
         self
     }
 
-    /// Make the tool terminal (ends the model turn).
+    /// Make the tool terminal: a successful call ends the evaluation with
+    /// `LoopOutcome::Terminated` (its result is the outcome) and the calls after it in the same
+    /// model turn are not run; a failed call is reported to the model like any other.
     #[must_use]
     pub fn terminal(mut self) -> Self {
         self.terminal = true;
@@ -904,6 +907,7 @@ impl ToolBuilder<Value, Value> {
             examples: Vec::new(),
             strict_names: true,
             concurrency: ToolConcurrency::Sequential,
+            terminal: false,
         }
     }
 }
@@ -917,6 +921,7 @@ pub struct DynamicToolBuilder {
     examples: Vec<ToolExample>,
     strict_names: bool,
     concurrency: ToolConcurrency,
+    terminal: bool,
 }
 
 impl fmt::Debug for DynamicToolBuilder {
@@ -949,6 +954,14 @@ impl DynamicToolBuilder {
     #[must_use]
     pub fn parallel(mut self) -> Self {
         self.concurrency = ToolConcurrency::Parallel;
+        self
+    }
+
+    /// Make the tool terminal: a successful call ends the evaluation (see
+    /// [`ToolBuilder::terminal`]).
+    #[must_use]
+    pub fn terminal(mut self) -> Self {
+        self.terminal = true;
         self
     }
 
@@ -1005,6 +1018,7 @@ impl DynamicToolBuilder {
             examples,
             handler: self.handler,
             concurrency: self.concurrency,
+            terminal: self.terminal,
         }))
     }
 }
@@ -1121,6 +1135,7 @@ struct DynamicTool {
     examples: Vec<ToolExample>,
     handler: Arc<DynamicHandler>,
     concurrency: ToolConcurrency,
+    terminal: bool,
 }
 
 impl fmt::Debug for DynamicTool {
@@ -1143,6 +1158,9 @@ impl Tool for DynamicTool {
     }
     fn examples(&self) -> &[ToolExample] {
         &self.examples
+    }
+    fn is_terminal(&self) -> bool {
+        self.terminal
     }
     fn concurrency(&self) -> ToolConcurrency {
         self.concurrency

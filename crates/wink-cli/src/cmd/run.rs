@@ -326,6 +326,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .collect();
         let (text, output) = match &result.outcome {
             LoopOutcome::Finished { text, output } => (json!(text), json!(output)),
+            LoopOutcome::Terminated { content, value, .. } => (json!(content), json!(value)),
             _ => (Value::Null, Value::Null),
         };
         let transcript = json!({
@@ -353,6 +354,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             } else {
                 crate::output::println(text.as_deref().unwrap_or(""))?;
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        LoopOutcome::Terminated { name, content, .. } => {
+            eprintln!("run ended by the terminal tool '{name}'");
+            if streaming && stream.wrote.load(Ordering::Relaxed) {
+                crate::output::println("")?;
+            }
+            crate::output::println(&content)?;
             Ok(ExitCode::SUCCESS)
         }
         LoopOutcome::BudgetExceeded { limit } => {
