@@ -563,7 +563,7 @@ async fn run_calls(
             let outcome = match result.map_err(RunCallsError::Fatal)? {
                 CallOutcome::Completed(r) => {
                     let terminal = registry.get(&call.name).is_some_and(|t| t.is_terminal());
-                    completed_outcome(r, terminal, dynamic_tools, options)
+                    completed_outcome(r, terminal, dynamic_tools, rendered, options)
                 }
                 CallOutcome::ExpansionRequired(e) => expansion_outcome(call, &e, options),
             };
@@ -588,12 +588,14 @@ async fn run_calls(
 }
 
 /// The outcome of a call that produced a result: a successful terminal tool ends the evaluation;
-/// without `dynamic_tools` a `read_section` that discloses tools is a restart request, decided by
-/// the expansion policy like an `open_sections` call.
+/// without `dynamic_tools` a `read_section` that discloses tools is a restart request (the
+/// summarized sections hiding the one read, outermost first, then it and the descendants owning
+/// its tools), decided by the expansion policy like an `open_sections` call.
 fn completed_outcome(
     r: ToolCallResult,
     terminal: bool,
     dynamic_tools: bool,
+    rendered: &RenderedPrompt,
     options: &mut EvaluateOptions<'_>,
 ) -> ToolOutcome {
     let content = r.model_text();
@@ -617,8 +619,12 @@ fn completed_outcome(
         };
     };
     if !dynamic_tools {
-        let overrides: IndexMap<SectionPath, SectionVisibility> = expansion_overrides(expansion)
-            .into_iter()
+        let hiding = rendered.sections.iter().filter(|s| {
+            s.visibility == SectionVisibility::Summary && expansion.path.is_descendant_of(&s.path)
+        });
+        let overrides: IndexMap<SectionPath, SectionVisibility> = hiding
+            .map(|s| s.path.clone())
+            .chain(expansion_overrides(expansion))
             .map(|p| (p, SectionVisibility::Full))
             .collect();
         let keys = overrides.keys().map(SectionPath::dotted).collect();

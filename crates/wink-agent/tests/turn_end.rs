@@ -421,6 +421,36 @@ fn the_eager_policy_opens_everything_a_read_disclosed() {
 }
 
 #[test]
+fn reading_a_section_inside_a_summarized_parent_restarts_with_the_parent_open() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "kit.deep"}}]},
+        {"tool_calls": [{"id": "c2", "name": "deep_tool", "arguments": {}}]},
+        {"text": "done"}
+    ]))
+    .with_dynamic_tools(false);
+    let session = Session::new();
+    let result = run(
+        &provider,
+        &kit_prompt(),
+        &session,
+        MainLoopConfig::default(),
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: Some("done".into()),
+            output: None
+        }
+    );
+    assert_eq!(result.restarts, 1);
+    assert_eq!(overrides(&session), ["kit=full", "kit.deep=full"]);
+    assert_eq!(
+        tool_names(&provider.requests()[1]),
+        ["kit_tool", "deep_tool", "read_section"]
+    );
+}
+
+#[test]
 fn the_conservative_policy_opens_one_section_per_restart_on_the_read_path() {
     let provider = script(json!([
         {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "kit"}}]},
@@ -457,15 +487,15 @@ fn the_batched_policy_defers_reads_until_the_batch_is_full() {
         &provider,
         &kit_prompt(),
         &session,
-        policy_config(ExpansionPolicy::Batched { size: 3 }),
+        policy_config(ExpansionPolicy::Batched { size: 4 }),
     );
     assert_eq!(result.restarts, 1);
     // Deferred reads show their content and the note; no tool is offered before the restart.
     assert_eq!(
         tool_messages(&provider.requests()[1].messages),
         [
-            "Content of section 'other':\n\n## 3. Other (other)\n\nOther body.\n\nNoted: sections other will be opened together once 3 are requested. Continue with what you have, or call read_section again with the same key to open them now.",
-            "Content of section 'kit.deep':\n\n### 2.1. Deep (kit.deep)\n\nDeep body.\n\nNoted: sections other, kit.deep will be opened together once 3 are requested. Continue with what you have, or call read_section again with the same key to open them now."
+            "Content of section 'other':\n\n## 3. Other (other)\n\nOther body.\n\nNoted: sections other will be opened together once 4 are requested. Continue with what you have, or call read_section again with the same key to open them now.",
+            "Content of section 'kit.deep':\n\n### 2.1. Deep (kit.deep)\n\nDeep body.\n\nNoted: sections other, kit, kit.deep will be opened together once 4 are requested. Continue with what you have, or call read_section again with the same key to open them now."
         ]
     );
     assert_eq!(tool_names(&provider.requests()[1]), ["read_section"]);
