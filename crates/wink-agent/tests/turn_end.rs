@@ -275,6 +275,26 @@ fn a_terminal_user_tool_ends_the_evaluation_with_its_result() {
 }
 
 #[test]
+fn a_worker_counts_a_terminal_tool_ending_as_success() {
+    let result = WorkerResult {
+        request_id: 1,
+        outcome: Some(LoopOutcome::Terminated {
+            name: "submit".into(),
+            content: "Submitted.".into(),
+            value: None,
+        }),
+        error: None,
+        restarts: 0,
+    };
+    assert!(result.success());
+    let json = serde_json::to_value(result.outcome.as_ref().unwrap()).unwrap();
+    assert_eq!(
+        json,
+        json!({"status": "terminated", "name": "submit", "content": "Submitted."})
+    );
+}
+
+#[test]
 fn a_failed_terminal_call_is_reported_to_the_model_and_the_run_goes_on() {
     let provider = script(json!([
         {"tool_calls": [
