@@ -43,12 +43,14 @@ mod adapter;
 pub mod anthropic;
 mod assemble;
 mod config;
+mod context;
 mod factory;
 mod failure;
 mod mapping;
 pub mod openai_chat;
 pub mod openai_responses;
 mod sse;
+mod text_calls;
 mod transport;
 
 pub use adapter::HttpAdapter;
