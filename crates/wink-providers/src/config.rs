@@ -49,9 +49,11 @@ impl ApiKey {
         let json = serde_json::to_string(&self.0)
             .map(|quoted| quoted[1..quoted.len() - 1].to_owned())
             .unwrap_or_default();
+        // Some servers also escape `/` in JSON strings.
+        let json_slashes = json.replace('/', "\\/");
         let upper = percent_encode(&self.0);
         let lower = lower_hex_escapes(&upper);
-        let mut forms = vec![self.0.clone(), json, upper, lower];
+        let mut forms = vec![self.0.clone(), json, json_slashes, upper, lower];
         forms.retain(|form| !form.is_empty());
         forms.sort_by_key(|form| std::cmp::Reverse(form.len()));
         forms.dedup();
@@ -483,6 +485,11 @@ mod tests {
         assert_eq!(
             key.redact(r#"{"error":"bad key sk-a/b\"c+d"} url ?key=sk-a%2Fb%22c%2Bd ?k=sk-a%2fb%22c%2bd raw sk-a/b"c+d"#),
             r#"{"error":"bad key [REDACTED]"} url ?key=[REDACTED] ?k=[REDACTED] raw [REDACTED]"#
+        );
+        let key = ApiKey::new("sk-a/b/c/d");
+        assert_eq!(
+            key.redact(r#"{"k":"sk-a\/b\/c\/d"}"#),
+            r#"{"k":"[REDACTED]"}"#
         );
         let key = ApiKey::new("sk-12345");
         assert_eq!(key.redact("sk-1234 sk-12345"), "sk-1234 [REDACTED]");

@@ -1,6 +1,7 @@
 //! Tool calls a server left in the answer text (`openai-compat`): small local models behind
 //! llama.cpp, vLLM or Ollama often write the call as JSON (`{"name": "add", "arguments": {...}}`,
-//! bare, in a ```` ```json ```` fence or in `<tool_call>` tags the server's parser missed) instead
+//! bare (one or several, one per line), in a ```` ```json ```` fence or in `<tool_call>` tags the
+//! server's parser missed) instead
 //! of a `tool_calls` entry. With [`crate::AdapterConfig::text_tool_calls`] such a turn becomes
 //! the tool calls it spells, when every call names a tool the request offered.
 
@@ -47,10 +48,21 @@ fn documents(text: &str) -> Vec<&str> {
     vec![unfenced.trim()]
 }
 
+/// The JSON values of `document`: one, or several separated by whitespace.
+fn values(document: &str) -> Option<Vec<Value>> {
+    serde_json::Deserializer::from_str(document)
+        .into_iter::<Value>()
+        .collect::<Result<Vec<_>, _>>()
+        .ok()
+}
+
 fn spelled_calls(text: &str, mapping: &RequestMapping) -> Option<Vec<ToolCall>> {
     let mut calls = Vec::new();
-    for (index, document) in documents(text).into_iter().enumerate() {
-        let value: Value = serde_json::from_str(document).ok()?;
+    let mut all = Vec::new();
+    for document in documents(text) {
+        all.extend(values(document)?);
+    }
+    for (index, value) in all.iter().enumerate() {
         let object = value.as_object()?;
         let name = mapping.canonical_name(object.get("name")?.as_str()?);
         if !mapping.tools().iter().any(|tool| tool.name == name) || mapping.is_deferred(&name) {
@@ -125,6 +137,27 @@ mod tests {
     }
 
     #[test]
+    fn several_bare_calls_become_several_calls() {
+        let text = "{\"name\": \"math__add\", \"arguments\": {\"a\": 1}}\n{\"name\": \"math__add\", \"arguments\": \"{\\\"a\\\": 2}\"}";
+        let promoted = promote_text_tool_calls(turn(text), &mapping());
+        assert_eq!(
+            promoted.tool_calls,
+            [
+                ToolCall {
+                    id: "call_text_0".into(),
+                    name: "math.add".into(),
+                    arguments: ToolArguments::Json(json!({"a": 1})),
+                },
+                ToolCall {
+                    id: "call_text_1".into(),
+                    name: "math.add".into(),
+                    arguments: ToolArguments::Text("{\"a\": 2}".into()),
+                },
+            ]
+        );
+    }
+
+    #[test]
     fn answers_and_unknown_tools_stay_text() {
         let mapping = mapping();
         for text in [
@@ -132,6 +165,7 @@ mod tests {
             r#"{"name": "subtract", "arguments": {"a": 2}}"#,
             r#"{"answer": 4}"#,
             r#"Use {"name": "math__add", "arguments": {}} next."#,
+            r#"{"name": "math__add", "arguments": {}} is the call to make."#,
         ] {
             assert_eq!(promote_text_tool_calls(turn(text), &mapping), turn(text));
         }

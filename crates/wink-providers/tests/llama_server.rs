@@ -226,7 +226,7 @@ async fn openai_compat_answers_tool_questions_through_llama_server() {
             loop_config: LoopConfig {
                 user_message: Some(question.to_owned()),
                 temperature: Some(0.0),
-                max_output_tokens: Some(128),
+                max_output_tokens: Some(64),
                 ..LoopConfig::default()
             },
             budget: Budget {
@@ -264,11 +264,13 @@ async fn openai_compat_answers_tool_questions_through_llama_server() {
         else {
             panic!("{question}: {:?}", result.outcome);
         };
-        table.push(format!(
+        let line = format!(
             "{question} -> {answer:?} ({} model calls, tools {tools_called:?}, {:.1} s)",
             calls.len(),
             started.elapsed().as_secs_f64()
-        ));
+        );
+        eprintln!("{line}");
+        table.push(line);
         assert!(
             answer.replace(',', "").contains(expected),
             "{question}: {answer}"
