@@ -112,15 +112,21 @@ enum Format {
     Anthropic,
     Litellm,
     Compat,
+    /// Anthropic without section deferral: injected tools appended.
+    AnthropicAppend,
+    /// OpenAI Responses without section deferral: injected tools appended.
+    ResponsesAppend,
 }
 
 impl Format {
-    const ALL: [Format; 5] = [
+    const ALL: [Format; 7] = [
         Format::Chat,
         Format::Responses,
         Format::Anthropic,
         Format::Litellm,
         Format::Compat,
+        Format::AnthropicAppend,
+        Format::ResponsesAppend,
     ];
 
     fn label(self) -> &'static str {
@@ -130,22 +136,29 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::Litellm => "litellm (chat)",
             Format::Compat => "openai-compat",
+            Format::AnthropicAppend => "anthropic, no deferral",
+            Format::ResponsesAppend => "responses, no deferral",
         }
     }
 
     fn config(self, base_url: &str) -> AdapterConfig {
         let mut config = match self {
             Format::Chat => AdapterConfig::openai("gpt-4.1"),
-            Format::Responses => AdapterConfig::openai_responses("gpt-5.4"),
-            Format::Anthropic => AdapterConfig::anthropic("claude-sonnet-4-5"),
+            Format::Responses | Format::ResponsesAppend => {
+                AdapterConfig::openai_responses("gpt-5.4")
+            }
+            Format::Anthropic | Format::AnthropicAppend => {
+                AdapterConfig::anthropic("claude-sonnet-4-5")
+            }
             Format::Litellm => AdapterConfig::litellm("gpt-4.1", WireFormat::OpenAiChat),
             Format::Compat => AdapterConfig::openai_compat("qwen", base_url),
         };
         config.base_url = match self {
-            Format::Anthropic => base_url.to_owned(),
+            Format::Anthropic | Format::AnthropicAppend => base_url.to_owned(),
             _ => format!("{base_url}/v1"),
         };
-        config.section_deferral = true;
+        config.section_deferral =
+            !matches!(self, Format::AnthropicAppend | Format::ResponsesAppend);
         config.probe_server_props = false;
         config.retry.max_attempts = 1;
         config
@@ -157,7 +170,7 @@ impl Format {
 
     /// The array that grows with the conversation.
     fn conversation_key(self) -> &'static str {
-        if self == Format::Responses {
+        if matches!(self, Format::Responses | Format::ResponsesAppend) {
             "input"
         } else {
             "messages"
@@ -166,7 +179,12 @@ impl Format {
 
     fn reply(self, step: usize, turn: &Option<(String, Value)>) -> Reply {
         let id = format!("call_{step}");
-        let body = match (self, turn) {
+        let wire = match self {
+            Format::AnthropicAppend => Format::Anthropic,
+            Format::ResponsesAppend => Format::Responses,
+            other => other,
+        };
+        let body = match (wire, turn) {
             (Format::Anthropic, Some((name, args))) => {
                 json!({"type": "message", "role": "assistant",
                 "content": [{"type": "tool_use", "id": id, "name": name, "input": args}],
@@ -273,6 +291,12 @@ fn check(format: Format, requests: &[Recorded]) -> (Vec<f64>, Vec<usize>) {
                 index + 1
             );
             assert_eq!(before.get("system"), after.get("system"), "{label}");
+        } else if format == Format::AnthropicAppend && !injected {
+            assert_eq!(
+                serialized(&before["tools"]),
+                serialized(&after["tools"]),
+                "{label}"
+            );
         } else {
             assert!(tools_after.len() >= tools_before.len(), "{label}");
             for (position, tool) in tools_before.iter().enumerate() {
@@ -312,7 +336,7 @@ fn row(format: Format, requests: &[Recorded], shares: &[f64], injections: &[usiz
         .sum();
     let next_total: usize = requests[1..].iter().map(|request| request.body.len()).sum();
     format!(
-        "| {:<18} | {:>8} | {:>6.2}% | {:>6.2}% | {:<22} | {:>6.2}% | {:>8} |",
+        "| {:<22} | {:>8} | {:>6.2}% | {:>6.2}% | {:<22} | {:>6.2}% | {:>8} |",
         format.label(),
         requests.len(),
         100.0 * mean,
@@ -330,7 +354,7 @@ fn row(format: Format, requests: &[Recorded], shares: &[f64], injections: &[usiz
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_format_keeps_the_longest_byte_prefix_over_a_20_call_run_with_3_injections() {
     let mut table = vec![
-        "| format             | requests | mean    | min     | share at injections    | of next | bytes    |".to_owned(),
+        "| format                 | requests | mean    | min     | share at injections    | of next | bytes    |".to_owned(),
         "|---|---|---|---|---|---|---|".to_owned(),
     ];
     for format in Format::ALL {
