@@ -284,6 +284,10 @@ fn section_layout(request: &ModelRequest) -> SectionLayout {
         let entry = loaded
             .entry(index)
             .or_insert_with(|| (addition.section.clone(), Vec::new()));
+        // `open_sections` may disclose several sections with one result.
+        if entry.0 != addition.section {
+            entry.0 = format!("{}, {}", entry.0, addition.section);
+        }
         entry.1.extend(addition.tools.iter().cloned());
     }
     (tools, deferred, loaded)
@@ -355,6 +359,107 @@ pub(crate) fn json_f32(value: f32) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+    use wink_agent::{DeferredTool, ToolAddition};
+
+    fn spec(name: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: format!("{name}."),
+            parameters: json!({"type": "object", "properties": {}}),
+        }
+    }
+
+    #[test]
+    fn section_layout_is_the_same_before_and_after_injections() {
+        let before = ModelRequest {
+            messages: vec![Message::user("go")],
+            tools: vec![spec("read_section")],
+            deferred_tools: vec![
+                DeferredTool {
+                    spec: spec("ship"),
+                    section: "shipping".into(),
+                },
+                DeferredTool {
+                    spec: spec("stock"),
+                    section: "inventory".into(),
+                },
+                DeferredTool {
+                    spec: spec("price"),
+                    section: "inventory".into(),
+                },
+            ],
+            ..ModelRequest::default()
+        };
+        let after = ModelRequest {
+            messages: vec![
+                Message::user("go"),
+                Message::Assistant {
+                    content: None,
+                    tool_calls: Vec::new(),
+                },
+                Message::Tool {
+                    tool_call_id: "c1".into(),
+                    name: "open_sections".into(),
+                    content: "ok".into(),
+                    is_error: false,
+                },
+            ],
+            tools: vec![
+                spec("read_section"),
+                spec("stock"),
+                spec("price"),
+                spec("ship"),
+            ],
+            tool_additions: vec![
+                ToolAddition {
+                    after_message: 2,
+                    section: "inventory".into(),
+                    tools: vec!["stock".into(), "price".into()],
+                },
+                ToolAddition {
+                    after_message: 2,
+                    section: "shipping".into(),
+                    tools: vec!["ship".into()],
+                },
+            ],
+            ..ModelRequest::default()
+        };
+        let mut config = AdapterConfig::anthropic("claude");
+        config.section_deferral = true;
+        let names = |request: &ModelRequest| {
+            let mapping = RequestMapping::new(request, &config).unwrap();
+            let names: Vec<(String, bool)> = mapping
+                .tools()
+                .iter()
+                .map(|tool| (tool.name.clone(), mapping.is_deferred(&tool.name)))
+                .collect();
+            (
+                names,
+                mapping
+                    .loaded_by(2)
+                    .map(|(section, tools)| (section.to_owned(), tools.to_vec())),
+            )
+        };
+        let expected: Vec<(String, bool)> = [
+            ("read_section", false),
+            ("price", true),
+            ("stock", true),
+            ("ship", true),
+        ]
+        .map(|(name, deferred)| (name.to_owned(), deferred))
+        .to_vec();
+        assert_eq!(names(&before), (expected.clone(), None));
+        assert_eq!(
+            names(&after),
+            (
+                expected,
+                Some((
+                    "inventory, shipping".to_owned(),
+                    vec!["stock".to_owned(), "price".to_owned(), "ship".to_owned()]
+                ))
+            )
+        );
+    }
 
     #[test]
     fn whole_token_mentions() {
