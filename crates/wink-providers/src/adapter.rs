@@ -1,5 +1,7 @@
 //! [`HttpAdapter`]: a [`ProviderAdapter`] made of a wire format's pure mappers and the transport.
 
+use std::sync::{Arc, OnceLock};
+
 use tokio_util::sync::CancellationToken;
 use wink_agent::{
     ModelRequest, ModelTurn, ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture,
@@ -8,9 +10,11 @@ use wink_agent::{
 
 use crate::assemble::StreamDecoder;
 use crate::config::{AdapterConfig, WireFormat};
+use crate::context::{hosted_context_window, probe_server_context};
 use crate::failure::failure;
 use crate::mapping::RequestMapping;
 use crate::sse::SseParser;
+use crate::text_calls::promote_text_tool_calls;
 use crate::transport::{HttpTransport, Reply};
 use crate::{anthropic, openai_chat, openai_responses};
 
@@ -23,6 +27,8 @@ pub struct HttpAdapter {
     config: AdapterConfig,
     transport: HttpTransport,
     cancel: Option<CancellationToken>,
+    /// The server's context size, asked once (`GET /props`).
+    probed_context: Arc<OnceLock<Option<u64>>>,
 }
 
 impl HttpAdapter {
@@ -41,6 +47,7 @@ impl HttpAdapter {
             config,
             transport,
             cancel: None,
+            probed_context: Arc::new(OnceLock::new()),
         }
     }
 
@@ -61,14 +68,28 @@ impl HttpAdapter {
         request: &ModelRequest,
         sink: Option<&dyn StreamSink>,
     ) -> Result<ModelTurn, ProviderError> {
+        let mapping = RequestMapping::new(request, &self.config)?;
+        let turn = self.exchange(&mapping, request, sink).await?;
+        Ok(if self.config.text_tool_calls {
+            promote_text_tool_calls(turn, &mapping)
+        } else {
+            turn
+        })
+    }
+
+    async fn exchange(
+        &self,
+        mapping: &RequestMapping,
+        request: &ModelRequest,
+        sink: Option<&dyn StreamSink>,
+    ) -> Result<ModelTurn, ProviderError> {
         let config = &self.config;
-        let mapping = RequestMapping::new(request, config)?;
         let body = match config.format {
-            WireFormat::OpenAiChat => openai_chat::encode_mapped(request, config, &mapping)?,
+            WireFormat::OpenAiChat => openai_chat::encode_mapped(request, config, mapping)?,
             WireFormat::OpenAiResponses => {
-                openai_responses::encode_mapped(request, config, &mapping)?
+                openai_responses::encode_mapped(request, config, mapping)?
             }
-            WireFormat::AnthropicMessages => anthropic::encode_mapped(request, config, &mapping)?,
+            WireFormat::AnthropicMessages => anthropic::encode_mapped(request, config, mapping)?,
         };
         let bytes = serde_json::to_vec(&body).map_err(|error| {
             failure(
@@ -79,7 +100,7 @@ impl HttpAdapter {
         })?;
         if !config.stream {
             return match self.transport.post(config, bytes, None).await? {
-                Reply::Body(body) => decode(config, &body, &mapping),
+                Reply::Body(body) => decode(config, &body, mapping),
                 Reply::Streamed => Err(failure(
                     config,
                     ProviderErrorKind::Other,
@@ -113,7 +134,7 @@ impl HttpAdapter {
             .post(config, bytes, Some(&mut consume))
             .await?
         {
-            Reply::Body(body) => decode(config, &body, &mapping),
+            Reply::Body(body) => decode(config, &body, mapping),
             Reply::Streamed => decoder.finish(),
         }
     }
@@ -142,6 +163,25 @@ impl ProviderAdapter for HttpAdapter {
 
     fn supports_dynamic_tools(&self) -> bool {
         self.config.dynamic_tools
+    }
+
+    /// [`AdapterConfig::context_window`] when set; else, with
+    /// [`AdapterConfig::probe_server_props`], what the server's `GET /props` says
+    /// (`default_generation_settings.n_ctx`, asked once, blocking for at most a few seconds);
+    /// else the documented window of a known hosted model.
+    fn context_window(&self) -> Option<u64> {
+        if let Some(window) = self.config.context_window {
+            return Some(window);
+        }
+        if self.config.probe_server_props {
+            let probed = *self
+                .probed_context
+                .get_or_init(|| probe_server_context(&self.config));
+            if probed.is_some() {
+                return probed;
+            }
+        }
+        hosted_context_window(&self.config)
     }
 
     fn complete<'a>(

@@ -13,6 +13,10 @@
 //! * `max_tokens` is required: the request's cap or [`AdapterConfig::default_max_tokens`].
 //! * Deferred tools ([`crate::DeferredTools`]): `defer_loading: true`; results of the catalog
 //!   search tool carry `tool_reference` blocks naming the deferred tools they mention.
+//! * Section deferral ([`AdapterConfig::section_deferral`]): every section tool (hidden or
+//!   injected) goes out with `defer_loading: true` after the tools offered from the start; the
+//!   tool result after which tools were injected carries a `tool_reference` block per tool.
+//! * Body order: model and settings, `tools`, `tool_choice`, `system`, then `messages`.
 //! * Usage: `input_tokens` is the whole prompt (`input_tokens` + `cache_creation_input_tokens` +
 //!   `cache_read_input_tokens`), `cached_tokens` is `cache_read_input_tokens`.
 
@@ -55,7 +59,7 @@ pub fn encode_mapped(
 ) -> Result<Value, ProviderError> {
     let mut system: Vec<&str> = Vec::new();
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for message in &request.messages {
+    for (index, message) in request.messages.iter().enumerate() {
         let (role, blocks) = match message {
             Message::System { content } => {
                 system.push(content);
@@ -85,11 +89,14 @@ pub fn encode_mapped(
                 let mut block = Map::new();
                 block.insert("type".into(), json!("tool_result"));
                 block.insert("tool_use_id".into(), json!(tool_call_id));
-                let references = if mapping.is_search_tool(name) {
+                let mut references = if mapping.is_search_tool(name) {
                     mapping.referenced_tools(content)
                 } else {
                     Vec::new()
                 };
+                if let Some((_, loaded)) = mapping.loaded_by(index) {
+                    references.extend(loaded.iter().cloned());
+                }
                 if references.is_empty() {
                     block.insert("content".into(), json!(content));
                 } else {
@@ -125,6 +132,8 @@ pub fn encode_mapped(
         })
         .collect();
 
+    // What changes least comes first and the conversation last, as the provider renders it
+    // (tools, system, messages): each request's bytes then start with the previous one's.
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
     body.insert(
@@ -135,13 +144,21 @@ pub fn encode_mapped(
                 .unwrap_or(config.default_max_tokens)
         ),
     );
-    if !system.is_empty() {
-        body.insert("system".into(), json!(system.join("\n\n")));
+    if let Some(temperature) = request.temperature {
+        body.insert("temperature".into(), json_f32(temperature));
     }
-    body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request
-            .tools
+    if config.stream {
+        body.insert("stream".into(), json!(true));
+    }
+    if let Some(spec) = &request.output {
+        body.insert(
+            "output_config".into(),
+            json!({"format": {"type": "json_schema", "schema": response_schema(spec)}}),
+        );
+    }
+    let tools = mapping.tools();
+    if !tools.is_empty() {
+        let tools = tools
             .iter()
             .map(|tool| {
                 let mut entry = Map::new();
@@ -167,18 +184,10 @@ pub fn encode_mapped(
             body.insert("tool_choice".into(), choice);
         }
     }
-    if let Some(spec) = &request.output {
-        body.insert(
-            "output_config".into(),
-            json!({"format": {"type": "json_schema", "schema": response_schema(spec)}}),
-        );
+    if !system.is_empty() {
+        body.insert("system".into(), json!(system.join("\n\n")));
     }
-    if let Some(temperature) = request.temperature {
-        body.insert("temperature".into(), json_f32(temperature));
-    }
-    if config.stream {
-        body.insert("stream".into(), json!(true));
-    }
+    body.insert("messages".into(), Value::Array(messages));
     Ok(Value::Object(body))
 }
 

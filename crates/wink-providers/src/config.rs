@@ -21,15 +21,75 @@ impl ApiKey {
         &self.0
     }
 
-    /// `text` with every occurrence of the key replaced by `[REDACTED]`.
+    /// `text` with every whole occurrence of the key replaced by `[REDACTED]`: the key as is, as
+    /// written inside a JSON string, and percent-encoded (upper- or lower-case hex).
+    ///
+    /// Keys shorter than [`ApiKey::MIN_REDACTED_LEN`] characters are left alone: a key such as
+    /// `x` (local servers take any) is no secret, and replacing every `x` would make messages
+    /// unreadable.
     #[must_use]
     pub fn redact(&self, text: &str) -> String {
-        if self.0.is_empty() {
-            text.to_owned()
+        if self.0.chars().count() < Self::MIN_REDACTED_LEN {
+            return text.to_owned();
+        }
+        let mut redacted = text.to_owned();
+        for form in self.written_forms() {
+            if redacted.contains(&form) {
+                redacted = redacted.replace(&form, "[REDACTED]");
+            }
+        }
+        redacted
+    }
+
+    /// The shortest key [`ApiKey::redact`] redacts, in characters.
+    pub const MIN_REDACTED_LEN: usize = 8;
+
+    /// The ways the key may be written in a body or URL, longest first.
+    fn written_forms(&self) -> Vec<String> {
+        let json = serde_json::to_string(&self.0)
+            .map(|quoted| quoted[1..quoted.len() - 1].to_owned())
+            .unwrap_or_default();
+        // Some servers also escape `/` in JSON strings.
+        let json_slashes = json.replace('/', "\\/");
+        let upper = percent_encode(&self.0);
+        let lower = lower_hex_escapes(&upper);
+        let mut forms = vec![self.0.clone(), json, json_slashes, upper, lower];
+        forms.retain(|form| !form.is_empty());
+        forms.sort_by_key(|form| std::cmp::Reverse(form.len()));
+        forms.dedup();
+        forms
+    }
+}
+
+/// `text` percent-encoded: every byte but the RFC 3986 unreserved characters becomes `%XX`.
+fn percent_encode(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            encoded.push(char::from(byte));
         } else {
-            text.replace(&self.0, "[REDACTED]")
+            encoded.push_str(&format!("%{byte:02X}"));
         }
     }
+    encoded
+}
+
+/// `%XX` escapes of `encoded` with lower-case hex digits.
+fn lower_hex_escapes(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut after_percent = 0;
+    for character in encoded.chars() {
+        if character == '%' {
+            after_percent = 2;
+            out.push(character);
+        } else if after_percent > 0 {
+            after_percent -= 1;
+            out.push(character.to_ascii_lowercase());
+        } else {
+            out.push(character);
+        }
+    }
+    out
 }
 
 impl fmt::Debug for ApiKey {
@@ -213,6 +273,20 @@ pub struct AdapterConfig {
     pub dynamic_tools: bool,
     /// Native tool-catalog fast path.
     pub deferred_tools: Option<DeferredTools>,
+    /// Section tools through native deferral (Anthropic Messages, OpenAI Responses; the other
+    /// formats ignore it): tools hidden in summarized sections are declared up front with
+    /// `defer_loading: true` and loaded by the result of the call that disclosed them, so the
+    /// `tools` array stays the same for the whole run.
+    pub section_deferral: bool,
+    /// The model's context window in tokens (`--context-size`), when known.
+    pub context_window: Option<u64>,
+    /// Ask the server for its context size (`GET /props`, llama.cpp `llama-server`) once, when
+    /// [`AdapterConfig::context_window`] is unset (`openai-compat`).
+    pub probe_server_props: bool,
+    /// Read a tool call the server left in the answer text (`{"name": ..., "arguments": ...}`,
+    /// bare, fenced or in `<tool_call>` tags) as that call when it names an offered tool
+    /// (`openai-compat`: small local models).
+    pub text_tool_calls: bool,
     /// Extra headers sent with every request (e.g. `anthropic-beta`).
     pub extra_headers: Vec<(String, String)>,
     /// Timeouts.
@@ -251,6 +325,10 @@ impl AdapterConfig {
             anthropic_version: ANTHROPIC_VERSION.to_owned(),
             dynamic_tools: true,
             deferred_tools: None,
+            section_deferral: false,
+            context_window: None,
+            probe_server_props: false,
+            text_tool_calls: false,
             extra_headers: Vec::new(),
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
@@ -312,8 +390,20 @@ impl AdapterConfig {
             strict_output: false,
             stream_usage: false,
             max_tokens_field: MaxTokensField::MaxTokens,
+            probe_server_props: true,
+            text_tool_calls: true,
             ..Self::openai(model)
         }
+    }
+
+    /// Whether section tools go out through native deferral: [`AdapterConfig::section_deferral`]
+    /// on a format that has it.
+    pub fn defers_section_tools(&self) -> bool {
+        self.section_deferral
+            && matches!(
+                self.format,
+                WireFormat::AnthropicMessages | WireFormat::OpenAiResponses
+            )
     }
 
     /// The URL requests go to: the base URL without trailing `/`, then the format's path.
@@ -387,6 +477,33 @@ mod tests {
             config.redact("bad key sk-secret-123!"),
             "bad key [REDACTED]!"
         );
+    }
+
+    #[test]
+    fn whole_keys_of_eight_characters_or_more_are_redacted_in_every_written_form() {
+        let key = ApiKey::new("sk-a/b\"c+d");
+        assert_eq!(
+            key.redact(r#"{"error":"bad key sk-a/b\"c+d"} url ?key=sk-a%2Fb%22c%2Bd ?k=sk-a%2fb%22c%2bd raw sk-a/b"c+d"#),
+            r#"{"error":"bad key [REDACTED]"} url ?key=[REDACTED] ?k=[REDACTED] raw [REDACTED]"#
+        );
+        let key = ApiKey::new("sk-a/b/c/d");
+        assert_eq!(
+            key.redact(r#"{"k":"sk-a\/b\/c\/d"}"#),
+            r#"{"k":"[REDACTED]"}"#
+        );
+        let key = ApiKey::new("sk-12345");
+        assert_eq!(key.redact("sk-1234 sk-12345"), "sk-1234 [REDACTED]");
+    }
+
+    #[test]
+    fn short_keys_are_not_redacted() {
+        let message = "the request exceeds the available context size";
+        assert_eq!(ApiKey::new("x").redact(message), message);
+        assert_eq!(ApiKey::new("1234567").redact("key 1234567"), "key 1234567");
+        assert_eq!(ApiKey::new("").redact(message), message);
+        let mut config = AdapterConfig::openai_compat("qwen", "http://127.0.0.1:8080/v1");
+        config.api_key = Some(ApiKey::new("x"));
+        assert_eq!(config.redact(message), message);
     }
 
     #[test]

@@ -52,6 +52,12 @@ pub struct AdapterOptions {
     pub litellm_format: Option<WireFormat>,
     /// Native tool-catalog fast path ([`NATIVE_TOOL_SEARCH_PROVIDERS`]; ignored by the others).
     pub deferred_tools: Option<DeferredTools>,
+    /// Section tools through native deferral ([`AdapterConfig::section_deferral`];
+    /// [`NATIVE_TOOL_SEARCH_PROVIDERS`] only). `None`: on when [`AdapterOptions::deferred_tools`]
+    /// is set (the model was declared to support native deferral), off otherwise.
+    pub section_deferral: Option<bool>,
+    /// The model's context window in tokens (`--context-size`); overrides what the server says.
+    pub context_window: Option<u64>,
     /// A client to share (one connection pool for several adapters).
     pub client: Option<reqwest::Client>,
     /// Cancels calls in flight when cancelled.
@@ -232,6 +238,12 @@ pub fn config_from_spec(
     }
     if supports_native_tool_search(provider) {
         config.deferred_tools.clone_from(&options.deferred_tools);
+        config.section_deferral = options
+            .section_deferral
+            .unwrap_or(options.deferred_tools.is_some());
+    }
+    if options.context_window.is_some() {
+        config.context_window = options.context_window;
     }
     Ok(config)
 }
@@ -366,6 +378,35 @@ mod tests {
         assert!(supports_native_tool_search("openai-responses:gpt-5"));
         assert!(!supports_native_tool_search("litellm:claude"));
         assert!(!supports_native_tool_search("openai"));
+    }
+
+    #[test]
+    fn section_deferral_is_opt_in_and_follows_native_tool_search() {
+        let env = env_of(&[("OPENAI_API_KEY", "k"), ("ANTHROPIC_API_KEY", "k")]);
+        let base = AdapterOptions {
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+            ..AdapterOptions::default()
+        };
+        let with_catalog = AdapterOptions {
+            deferred_tools: Some(DeferredTools::new(["a".to_owned()], "find_tool")),
+            ..base.clone()
+        };
+        let explicit = AdapterOptions {
+            section_deferral: Some(true),
+            context_window: Some(32_768),
+            ..base.clone()
+        };
+        for spec in PROVIDERS.map(|p| format!("{p}:m")) {
+            let native = supports_native_tool_search(&spec);
+            let off = config_from_spec(&spec, &base, &env).unwrap();
+            assert!(!off.section_deferral, "{spec}");
+            assert_eq!(off.context_window, None, "{spec}");
+            let catalog = config_from_spec(&spec, &with_catalog, &env).unwrap();
+            assert_eq!(catalog.section_deferral, native, "{spec}");
+            let on = config_from_spec(&spec, &explicit, &env).unwrap();
+            assert_eq!(on.section_deferral, native, "{spec}");
+            assert_eq!(on.context_window, Some(32_768), "{spec}");
+        }
     }
 
     #[test]

@@ -15,7 +15,10 @@
 //!
 //! Tools go out under provider-safe aliases ([`wink_schema::ToolNameAliases`]) in the provider's
 //! schema dialect and come back under their canonical names. API keys ([`ApiKey`]) are redacted
-//! in `Debug` and scrubbed from error texts.
+//! in `Debug` and scrubbed from error texts (keys of 8 characters or more). Request bodies put
+//! what changes least first and the conversation last; with
+//! [`AdapterConfig::section_deferral`] Anthropic and OpenAI Responses declare section tools up
+//! front as deferred, so the `tools` array never changes during a run.
 //!
 //! ```
 //! use serde_json::json;
@@ -43,12 +46,14 @@ mod adapter;
 pub mod anthropic;
 mod assemble;
 mod config;
+mod context;
 mod factory;
 mod failure;
 mod mapping;
 pub mod openai_chat;
 pub mod openai_responses;
 mod sse;
+mod text_calls;
 mod transport;
 
 pub use adapter::HttpAdapter;

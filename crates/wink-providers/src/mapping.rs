@@ -1,7 +1,7 @@
 //! What the encoders and decoders of one request share: tool name aliases, which tools went out
 //! strict, the wire form of each tool's parameters, and whether structured output was asked for.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 use wink_agent::{Message, ModelRequest, ProviderError, ProviderErrorKind, ToolSpec};
@@ -22,6 +22,12 @@ pub struct RequestMapping {
     parameters: HashMap<String, Value>,
     structured_output: bool,
     deferred: Option<DeferredTools>,
+    /// The tools in the order they go on the wire.
+    tools: Vec<ToolSpec>,
+    /// Section tools sent deferred (native section deferral).
+    section_deferred: HashSet<String>,
+    /// Section tools loaded by the tool result at a message index, with the disclosing section.
+    loaded: BTreeMap<usize, (String, Vec<String>)>,
 }
 
 impl RequestMapping {
@@ -53,6 +59,12 @@ impl RequestMapping {
             }
             names.push(&tool.name);
         }
+        // Hidden section tools keep the alias set the same for the whole run.
+        for hidden in &request.deferred_tools {
+            if seen.insert(hidden.spec.name.as_str()) {
+                names.push(&hidden.spec.name);
+            }
+        }
         for message in &request.messages {
             let mentioned: Vec<&str> = match message {
                 Message::Assistant { tool_calls, .. } => {
@@ -75,9 +87,14 @@ impl RequestMapping {
                 config.format,
                 WireFormat::OpenAiChat | WireFormat::OpenAiResponses
             );
+        let (tools, section_deferred, loaded) = if config.defers_section_tools() {
+            section_layout(request)
+        } else {
+            (request.tools.clone(), HashSet::new(), BTreeMap::new())
+        };
         let mut strict = HashMap::new();
         let mut parameters = HashMap::new();
-        for tool in &request.tools {
+        for tool in &tools {
             // Strict when strict mode can say the schema; one it cannot normalise goes non-strict.
             let strict_form = (uses_strict && fits_openai_strict(&tool.parameters))
                 .then(|| normalize(&tool.parameters, SchemaDialect::OpenAiStrict).ok())
@@ -109,7 +126,25 @@ impl RequestMapping {
             parameters,
             structured_output: request.output.is_some(),
             deferred,
+            tools,
+            section_deferred,
+            loaded,
         })
+    }
+
+    /// The tools to send, in wire order: the request's tools, or with native section deferral
+    /// the tools offered from the start followed by every section tool (hidden or already
+    /// injected) ordered by section key and name, so the list is the same on every call.
+    pub fn tools(&self) -> &[ToolSpec] {
+        &self.tools
+    }
+
+    /// With native section deferral: the section and the tools that the tool result at message
+    /// `index` loads.
+    pub fn loaded_by(&self, index: usize) -> Option<(&str, &[String])> {
+        self.loaded
+            .get(&index)
+            .map(|(section, tools)| (section.as_str(), tools.as_slice()))
     }
 
     /// The name a tool goes out under.
@@ -143,8 +178,14 @@ impl RequestMapping {
         self.deferred.as_ref()
     }
 
-    /// Whether the tool is deferred.
+    /// Whether the tool is deferred (a catalog tool, or a section tool under native section
+    /// deferral).
     pub fn is_deferred(&self, canonical: &str) -> bool {
+        self.section_deferred.contains(canonical) || self.is_catalog_deferred(canonical)
+    }
+
+    /// Whether the tool is a deferred catalog tool (loaded by the catalog search tool).
+    pub fn is_catalog_deferred(&self, canonical: &str) -> bool {
         self.deferred.as_ref().is_some_and(|deferred| {
             deferred.tools.contains(canonical) && deferred.search_tool != canonical
         })
@@ -183,6 +224,73 @@ impl RequestMapping {
         }
         ToolArguments::Text(raw)
     }
+}
+
+/// The wire tools, the deferred section tools and which tool result loads which of them.
+type SectionLayout = (
+    Vec<ToolSpec>,
+    HashSet<String>,
+    BTreeMap<usize, (String, Vec<String>)>,
+);
+
+/// Native section deferral: tools offered from the start in their order, then every section
+/// tool (still hidden, or injected since) by section key and name; each injection is loaded by
+/// the tool result it followed (the nearest tool result at or before `after_message`).
+fn section_layout(request: &ModelRequest) -> SectionLayout {
+    let injected: HashMap<&str, &str> = request
+        .tool_additions
+        .iter()
+        .flat_map(|addition| {
+            addition
+                .tools
+                .iter()
+                .map(|name| (name.as_str(), addition.section.as_str()))
+        })
+        .collect();
+    let mut tools: Vec<ToolSpec> = Vec::new();
+    let mut section_tools: Vec<(&str, &ToolSpec)> = Vec::new();
+    for tool in &request.tools {
+        match injected.get(tool.name.as_str()) {
+            Some(section) => section_tools.push((section, tool)),
+            None => tools.push(tool.clone()),
+        }
+    }
+    for hidden in &request.deferred_tools {
+        let offered = request
+            .tools
+            .iter()
+            .any(|tool| tool.name == hidden.spec.name);
+        if !offered {
+            section_tools.push((hidden.section.as_str(), &hidden.spec));
+        }
+    }
+    section_tools.sort_by(|a, b| (a.0, a.1.name.as_str()).cmp(&(b.0, b.1.name.as_str())));
+    let deferred = section_tools
+        .iter()
+        .map(|(_, tool)| tool.name.clone())
+        .collect();
+    tools.extend(section_tools.into_iter().map(|(_, tool)| tool.clone()));
+    let mut loaded: BTreeMap<usize, (String, Vec<String>)> = BTreeMap::new();
+    for addition in &request.tool_additions {
+        let last = addition
+            .after_message
+            .min(request.messages.len().saturating_sub(1));
+        let Some(index) = (0..=last)
+            .rev()
+            .find(|&index| matches!(request.messages.get(index), Some(Message::Tool { .. })))
+        else {
+            continue;
+        };
+        let entry = loaded
+            .entry(index)
+            .or_insert_with(|| (addition.section.clone(), Vec::new()));
+        // `open_sections` may disclose several sections with one result.
+        if entry.0 != addition.section {
+            entry.0 = format!("{}, {}", entry.0, addition.section);
+        }
+        entry.1.extend(addition.tools.iter().cloned());
+    }
+    (tools, deferred, loaded)
 }
 
 /// Arguments as JSON text for the wire.
@@ -251,6 +359,107 @@ pub(crate) fn json_f32(value: f32) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+    use wink_agent::{DeferredTool, ToolAddition};
+
+    fn spec(name: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: format!("{name}."),
+            parameters: json!({"type": "object", "properties": {}}),
+        }
+    }
+
+    #[test]
+    fn section_layout_is_the_same_before_and_after_injections() {
+        let before = ModelRequest {
+            messages: vec![Message::user("go")],
+            tools: vec![spec("read_section")],
+            deferred_tools: vec![
+                DeferredTool {
+                    spec: spec("ship"),
+                    section: "shipping".into(),
+                },
+                DeferredTool {
+                    spec: spec("stock"),
+                    section: "inventory".into(),
+                },
+                DeferredTool {
+                    spec: spec("price"),
+                    section: "inventory".into(),
+                },
+            ],
+            ..ModelRequest::default()
+        };
+        let after = ModelRequest {
+            messages: vec![
+                Message::user("go"),
+                Message::Assistant {
+                    content: None,
+                    tool_calls: Vec::new(),
+                },
+                Message::Tool {
+                    tool_call_id: "c1".into(),
+                    name: "open_sections".into(),
+                    content: "ok".into(),
+                    is_error: false,
+                },
+            ],
+            tools: vec![
+                spec("read_section"),
+                spec("stock"),
+                spec("price"),
+                spec("ship"),
+            ],
+            tool_additions: vec![
+                ToolAddition {
+                    after_message: 2,
+                    section: "inventory".into(),
+                    tools: vec!["stock".into(), "price".into()],
+                },
+                ToolAddition {
+                    after_message: 2,
+                    section: "shipping".into(),
+                    tools: vec!["ship".into()],
+                },
+            ],
+            ..ModelRequest::default()
+        };
+        let mut config = AdapterConfig::anthropic("claude");
+        config.section_deferral = true;
+        let names = |request: &ModelRequest| {
+            let mapping = RequestMapping::new(request, &config).unwrap();
+            let names: Vec<(String, bool)> = mapping
+                .tools()
+                .iter()
+                .map(|tool| (tool.name.clone(), mapping.is_deferred(&tool.name)))
+                .collect();
+            (
+                names,
+                mapping
+                    .loaded_by(2)
+                    .map(|(section, tools)| (section.to_owned(), tools.to_vec())),
+            )
+        };
+        let expected: Vec<(String, bool)> = [
+            ("read_section", false),
+            ("price", true),
+            ("stock", true),
+            ("ship", true),
+        ]
+        .map(|(name, deferred)| (name.to_owned(), deferred))
+        .to_vec();
+        assert_eq!(names(&before), (expected.clone(), None));
+        assert_eq!(
+            names(&after),
+            (
+                expected,
+                Some((
+                    "inventory, shipping".to_owned(),
+                    vec!["stock".to_owned(), "price".to_owned(), "ship".to_owned()]
+                ))
+            )
+        );
+    }
 
     #[test]
     fn whole_token_mentions() {

@@ -8,6 +8,8 @@
 //!   their aliases; `strict: true` when the schema fits strict mode and the config allows it.
 //! * Structured output: `response_format` `json_schema` (WINK's payload, plus `"strict": true`
 //!   when the schema is already in strict form and the config allows it).
+//! * Body order: model and settings, `tools` (offered from the start, then the injected ones in
+//!   injection order: a new tool only ever extends the array), `tool_choice`, then `messages`.
 //! * Streaming: `choices[0].delta.content` and `delta.tool_calls[]` fragments per `index`;
 //!   `finish_reason`; usage in the last chunk (`stream_options.include_usage`); `data: [DONE]`.
 
@@ -47,17 +49,39 @@ pub fn encode_mapped(
     config: &AdapterConfig,
     mapping: &RequestMapping,
 ) -> Result<Value, ProviderError> {
+    // What changes least comes first and the conversation last: each request's bytes then start
+    // with the previous one's up to the end of its tools.
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
-    let messages = request
-        .messages
-        .iter()
-        .map(|message| encode_message(message, mapping, config))
-        .collect::<Result<_, _>>()?;
-    body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request
-            .tools
+    if let Some(max) = request.max_output_tokens {
+        let field = match config.max_tokens_field {
+            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+            MaxTokensField::MaxTokens => "max_tokens",
+        };
+        body.insert(field.into(), json!(max));
+    }
+    if let Some(temperature) = request.temperature {
+        body.insert("temperature".into(), json_f32(temperature));
+    }
+    if config.stream {
+        body.insert("stream".into(), json!(true));
+        if config.stream_usage {
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+    }
+    if let Some(spec) = &request.output {
+        let mut format = response_format(spec);
+        if config.strict_output
+            && is_strict_form(spec)
+            && let Some(schema) = format.get_mut("json_schema").and_then(Value::as_object_mut)
+        {
+            schema.insert("strict".into(), json!(true));
+        }
+        body.insert("response_format".into(), format);
+    }
+    let tools = mapping.tools();
+    if !tools.is_empty() {
+        let tools = tools
             .iter()
             .map(|tool| {
                 let mut function = Map::new();
@@ -75,32 +99,12 @@ pub fn encode_mapped(
             body.insert("tool_choice".into(), choice);
         }
     }
-    if let Some(spec) = &request.output {
-        let mut format = response_format(spec);
-        if config.strict_output
-            && is_strict_form(spec)
-            && let Some(schema) = format.get_mut("json_schema").and_then(Value::as_object_mut)
-        {
-            schema.insert("strict".into(), json!(true));
-        }
-        body.insert("response_format".into(), format);
-    }
-    if let Some(max) = request.max_output_tokens {
-        let field = match config.max_tokens_field {
-            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
-            MaxTokensField::MaxTokens => "max_tokens",
-        };
-        body.insert(field.into(), json!(max));
-    }
-    if let Some(temperature) = request.temperature {
-        body.insert("temperature".into(), json_f32(temperature));
-    }
-    if config.stream {
-        body.insert("stream".into(), json!(true));
-        if config.stream_usage {
-            body.insert("stream_options".into(), json!({"include_usage": true}));
-        }
-    }
+    let messages = request
+        .messages
+        .iter()
+        .map(|message| encode_message(message, mapping, config))
+        .collect::<Result<_, _>>()?;
+    body.insert("messages".into(), Value::Array(messages));
     Ok(Value::Object(body))
 }
 

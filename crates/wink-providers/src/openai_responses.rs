@@ -12,6 +12,11 @@
 //!   `namespace` tool; the catalog search tool becomes `{"type": "tool_search", "execution":
 //!   "client"}`; its calls arrive as `tool_search_call` items and its results go back as
 //!   `tool_search_output` items listing the definitions of the tools the result names.
+//! * Section deferral ([`AdapterConfig::section_deferral`]): every section tool (hidden or
+//!   injected) goes out with `defer_loading: true` after the tools offered from the start; after
+//!   the `function_call_output` that disclosed tools come a client `tool_search_call` and its
+//!   `tool_search_output` with their definitions.
+//! * Body order: model and settings, `tools`, `tool_choice`, then `input`.
 //! * Streaming: `response.output_item.added`, `response.output_text.delta`,
 //!   `response.function_call_arguments.delta` per `output_index`, then `response.completed`
 //!   (or `response.incomplete` / `response.failed`).
@@ -54,18 +59,29 @@ pub fn encode_mapped(
     config: &AdapterConfig,
     mapping: &RequestMapping,
 ) -> Result<Value, ProviderError> {
+    // What changes least comes first and the conversation last.
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
-    let mut input = Vec::new();
-    for message in &request.messages {
-        encode_message(message, request, mapping, config, &mut input)?;
+    if let Some(max) = request.max_output_tokens {
+        body.insert("max_output_tokens".into(), json!(max));
     }
-    body.insert("input".into(), Value::Array(input));
-    if !request.tools.is_empty() {
+    if let Some(temperature) = request.temperature {
+        body.insert("temperature".into(), json_f32(temperature));
+    }
+    body.insert("store".into(), json!(false));
+    if config.stream {
+        body.insert("stream".into(), json!(true));
+    }
+    if let Some(spec) = &request.output {
+        let strict = config.strict_output && is_strict_form(spec);
         body.insert(
-            "tools".into(),
-            Value::Array(encode_tools(&request.tools, mapping)),
+            "text".into(),
+            json!({"format": {"type": "json_schema", "name": schema_name(&spec.name), "schema": response_schema(spec), "strict": strict}}),
         );
+    }
+    let tools = mapping.tools();
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(encode_tools(tools, mapping)));
         let choice = match &request.tool_choice {
             ToolChoice::None => Some(json!("none")),
             ToolChoice::Required => Some(json!("required")),
@@ -78,24 +94,39 @@ pub fn encode_mapped(
             body.insert("tool_choice".into(), choice);
         }
     }
-    if let Some(spec) = &request.output {
-        let strict = config.strict_output && is_strict_form(spec);
-        body.insert(
-            "text".into(),
-            json!({"format": {"type": "json_schema", "name": schema_name(&spec.name), "schema": response_schema(spec), "strict": strict}}),
-        );
+    let mut input = Vec::new();
+    for (index, message) in request.messages.iter().enumerate() {
+        encode_message(message, mapping, config, &mut input)?;
+        if let (Message::Tool { tool_call_id, .. }, Some((section, loaded))) =
+            (message, mapping.loaded_by(index))
+        {
+            input.extend(section_loading(tool_call_id, section, loaded, mapping));
+        }
     }
-    if let Some(max) = request.max_output_tokens {
-        body.insert("max_output_tokens".into(), json!(max));
-    }
-    if let Some(temperature) = request.temperature {
-        body.insert("temperature".into(), json_f32(temperature));
-    }
-    body.insert("store".into(), json!(false));
-    if config.stream {
-        body.insert("stream".into(), json!(true));
-    }
+    body.insert("input".into(), Value::Array(input));
     Ok(Value::Object(body))
+}
+
+/// Section deferral: the items that load the tools a tool result disclosed, as if the model had
+/// searched for them: a client `tool_search_call` (id `CALL_tools`, arguments `{"section":
+/// KEY}`) and its `tool_search_output` with the tools' full definitions.
+fn section_loading(
+    tool_call_id: &str,
+    section: &str,
+    loaded: &[String],
+    mapping: &RequestMapping,
+) -> [Value; 2] {
+    let call_id = format!("{tool_call_id}_tools");
+    let tools: Vec<Value> = loaded
+        .iter()
+        .filter_map(|name| mapping.tools().iter().find(|tool| &tool.name == name))
+        .map(|tool| function_tool(tool, mapping, false))
+        .collect();
+    [
+        json!({"type": "tool_search_call", "call_id": call_id, "execution": "client",
+            "arguments": {"section": section}, "status": "completed"}),
+        json!({"type": "tool_search_output", "call_id": call_id, "execution": "client", "tools": tools}),
+    ]
 }
 
 fn function_tool(tool: &ToolSpec, mapping: &RequestMapping, deferred: bool) -> Value {
@@ -123,7 +154,7 @@ fn encode_tools(tools: &[ToolSpec], mapping: &RequestMapping) -> Vec<Value> {
                 "parameters": mapping.wire_parameters(tool)}));
         } else if mapping.is_deferred(&tool.name) {
             let function = function_tool(tool, mapping, true);
-            if namespace.is_some() {
+            if namespace.is_some() && mapping.is_catalog_deferred(&tool.name) {
                 grouped.push(function)
             } else {
                 out.push(function)
@@ -142,7 +173,6 @@ fn encode_tools(tools: &[ToolSpec], mapping: &RequestMapping) -> Vec<Value> {
 
 fn encode_message(
     message: &Message,
-    request: &ModelRequest,
     mapping: &RequestMapping,
     config: &AdapterConfig,
     input: &mut Vec<Value>,
@@ -173,7 +203,9 @@ fn encode_message(
                 let mut item = Map::new();
                 item.insert("type".into(), json!("function_call"));
                 item.insert("call_id".into(), json!(call.id));
-                if let Some(namespace) = namespace.filter(|_| mapping.is_deferred(&call.name)) {
+                if let Some(namespace) =
+                    namespace.filter(|_| mapping.is_catalog_deferred(&call.name))
+                {
                     item.insert("namespace".into(), json!(namespace.name));
                 }
                 item.insert("name".into(), json!(mapping.wire_name(&call.name)));
@@ -192,7 +224,7 @@ fn encode_message(
                     .referenced_tools(content)
                     .iter()
                     .filter_map(|referenced| {
-                        request.tools.iter().find(|tool| &tool.name == referenced)
+                        mapping.tools().iter().find(|tool| &tool.name == referenced)
                     })
                     .map(|tool| function_tool(tool, mapping, false))
                     .collect();

@@ -11,7 +11,7 @@ use tokio::time::{Instant, sleep, timeout_at};
 use wink_agent::{ProviderError, ProviderErrorKind};
 
 use crate::config::{AdapterConfig, RetryPolicy, Timeouts};
-use crate::failure::{failure, provider_message};
+use crate::failure::{failure, is_context_overflow, provider_message};
 
 /// Receives the chunks of a streamed body; answers `true` once the turn is complete (reading
 /// stops there).
@@ -177,6 +177,8 @@ impl HttpTransport {
         };
         let kind = if status.as_u16() == 429 {
             ProviderErrorKind::RateLimited(retry_after)
+        } else if status.is_client_error() && is_context_overflow(&raw) {
+            ProviderErrorKind::ContextOverflow
         } else {
             ProviderErrorKind::Status(status.as_u16())
         };
