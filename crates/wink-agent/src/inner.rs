@@ -9,14 +9,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wink_core::{
-    EvaluationPhase, OutputSpec, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall,
-    VisibilityExpansionRequired,
+    DisclosureMode, EvaluationPhase, OutputSpec, PromptEvaluationError, RenderedPrompt,
+    SectionPath, ToolCall, VisibilityExpansionRequired, is_disclosure_tool,
 };
 
 use crate::budget::BudgetLimit;
 use crate::conversation::{
     DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolSpec,
 };
+use crate::guard::{Intervention, InterventionKind, RepetitionGuard, unknown_tool_message};
 
 /// Loop settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +35,24 @@ pub struct LoopConfig {
     /// Extra user message appended after the system prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_message: Option<String>,
+    /// A call of a tool that hides in a summarized section opens that section (as `read_section`
+    /// would: injected when the adapter takes tools mid-conversation, else by a restart that
+    /// replays the call) and runs the call (default true; never in `wink` mode).
+    #[serde(default = "default_true")]
+    pub auto_open_hidden_tools: bool,
+    /// The repetition guard (see [`crate::RepetitionGuard`]): `None` (default) turns it on
+    /// outside `wink` mode and off in `wink` mode (WINK v0.17 has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition_guard: Option<bool>,
+    /// The model's context window in tokens, overriding what the adapter reports
+    /// ([`crate::ProviderAdapter::context_window`]); the driver never sends a request that
+    /// cannot fit it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Default for LoopConfig {
@@ -43,8 +62,21 @@ impl Default for LoopConfig {
             max_output_tokens: None,
             temperature: None,
             user_message: None,
+            auto_open_hidden_tools: true,
+            repetition_guard: None,
+            context_window: None,
         }
     }
+}
+
+/// What a model turn (or a replayed turn) asks the driver to announce: tools injected by
+/// auto-opened sections, and the loop's interventions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnEffects {
+    /// Sections opened by calls of the tools they hid (dynamic path).
+    pub injections: Vec<Injection>,
+    /// What the loop did instead of running the turn as asked.
+    pub interventions: Vec<Intervention>,
 }
 
 /// A tool injected mid-conversation, with the section that owns it.
@@ -136,6 +168,17 @@ impl LoopOutcome {
             }
             _ => None,
         }
+    }
+}
+
+fn answer(call: &ToolCall, content: String, is_error: bool) -> ToolOutcome {
+    ToolOutcome::Result {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        is_error,
+        disclosed: Vec::new(),
+        disclosed_section: None,
     }
 }
 
@@ -243,8 +286,16 @@ pub enum Step {
 #[serde(tag = "phase", rename_all = "snake_case")]
 enum Phase {
     NeedModel,
-    NeedTools { calls: Vec<ToolCall> },
-    Done { outcome: LoopOutcome },
+    NeedTools {
+        calls: Vec<ToolCall>,
+        /// Calls of the turn the loop answered itself (repetitions, unknown tools), with their
+        /// positions in the turn; merged with the run calls' outcomes in turn order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        answered: Vec<(usize, ToolOutcome)>,
+    },
+    Done {
+        outcome: LoopOutcome,
+    },
 }
 
 /// The state of one evaluation. Serialize it to save a run; deserialize to resume.
@@ -264,6 +315,17 @@ pub struct InnerLoop {
     model_calls: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     provider_failure: Option<ProviderFailure>,
+    /// The disclosure mode of the rendered prompt.
+    #[serde(default)]
+    disclosure: DisclosureMode,
+    /// The owning section of each hidden tool (by name), for auto-open injections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hidden_owners: Vec<(String, SectionPath)>,
+    #[serde(default)]
+    guard: RepetitionGuard,
+    /// The calls to replay after a restart that auto-opened sections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    replay: Vec<ToolCall>,
 }
 
 impl InnerLoop {
@@ -297,6 +359,14 @@ impl InnerLoop {
             output: rendered.output.clone(),
             model_calls: 0,
             provider_failure: None,
+            disclosure: rendered.disclosure(),
+            hidden_owners: rendered
+                .hidden_tools
+                .iter()
+                .map(|(owner, tool)| (tool.name().to_owned(), owner.clone()))
+                .collect(),
+            guard: RepetitionGuard::default(),
+            replay: Vec::new(),
         }
     }
 
@@ -388,12 +458,16 @@ impl InnerLoop {
                 tools: self.offered_tools(),
                 tool_additions: self.tool_additions(),
                 deferred_tools: self.deferred_tools(),
-                tool_choice: ToolChoice::Auto,
+                tool_choice: if self.guard_active() && self.guard.answer_only() {
+                    ToolChoice::None
+                } else {
+                    ToolChoice::Auto
+                },
                 output: self.output.clone(),
                 max_output_tokens: self.config.max_output_tokens,
                 temperature: self.config.temperature,
             }),
-            Phase::NeedTools { calls } => Step::RunTools(calls.clone()),
+            Phase::NeedTools { calls, .. } => Step::RunTools(calls.clone()),
             Phase::Done { outcome } => Step::Done(outcome.clone()),
         }
     }
@@ -422,21 +496,95 @@ impl InnerLoop {
         self.provider_failure = Some(failure);
     }
 
-    /// Feed the model's turn. Tool calls are checked against the tools that were offered.
-    pub fn on_model_turn(&mut self, turn: ModelTurn) {
+    /// Feed the model's turn. Tool calls are checked against the tools that were offered: in
+    /// `wink` mode an unknown tool ends the evaluation (WINK's fatal error); otherwise it gets a
+    /// failed tool result saying what is available, or — for a tool hidden in a summarized
+    /// section, with auto-open on — opens that section. Repeated calls are answered by the
+    /// repetition guard. Returns what the driver must announce.
+    pub fn on_model_turn(&mut self, turn: ModelTurn) -> TurnEffects {
         if !matches!(self.phase, Phase::NeedModel) {
-            return;
+            return TurnEffects::default();
         }
         self.model_calls += 1;
-        let offered = self.offered_tools();
+        let answer_only = self.guard_active() && self.guard.answer_only();
         self.messages.push(Message::Assistant {
             content: turn.text.clone(),
             tool_calls: turn.tool_calls.clone(),
         });
-        if let Some(unknown) = turn
-            .tool_calls
-            .iter()
-            .find(|c| !offered.iter().any(|t| t.name == c.name))
+        if turn.tool_calls.is_empty() {
+            self.phase = Phase::Done {
+                outcome: self.finish(turn),
+            };
+            return TurnEffects::default();
+        }
+        if answer_only {
+            let detail = "The model kept calling tools after it was asked to answer without them (repeated tool calls).";
+            self.phase = Phase::Done {
+                outcome: LoopOutcome::Failed {
+                    message: detail.into(),
+                    phase: EvaluationPhase::Response,
+                },
+            };
+            return TurnEffects {
+                injections: Vec::new(),
+                interventions: vec![Intervention::new(
+                    InterventionKind::KeptCallingTools,
+                    detail,
+                )],
+            };
+        }
+        self.screen_calls(turn.tool_calls)
+    }
+
+    /// After a restart that auto-opened sections: the calls to run first (as the model's turn).
+    pub fn replay_calls(&self) -> &[ToolCall] {
+        &self.replay
+    }
+
+    /// Start with `calls` (the turn that auto-opened sections before a restart), as if the model
+    /// had just made them; does not count as a model call.
+    pub fn replay(&mut self, calls: Vec<ToolCall>) -> TurnEffects {
+        if !matches!(self.phase, Phase::NeedModel) || calls.is_empty() {
+            return TurnEffects::default();
+        }
+        self.messages.push(Message::Assistant {
+            content: None,
+            tool_calls: calls.clone(),
+        });
+        self.screen_calls(calls)
+    }
+
+    /// The disclosure mode of the prompt.
+    pub fn disclosure(&self) -> DisclosureMode {
+        self.disclosure
+    }
+
+    /// The repetition guard's state.
+    pub fn guard(&self) -> &RepetitionGuard {
+        &self.guard
+    }
+
+    fn guard_active(&self) -> bool {
+        self.config
+            .repetition_guard
+            .unwrap_or(self.disclosure != DisclosureMode::Wink)
+    }
+
+    fn auto_open(&self) -> bool {
+        self.config.auto_open_hidden_tools && self.disclosure != DisclosureMode::Wink
+    }
+
+    fn is_offered(&self, name: &str) -> bool {
+        self.base_tools.iter().any(|t| t.name == name)
+            || self.injected.iter().any(|t| t.spec.name == name)
+    }
+
+    /// Sort the calls of a turn: run, answer from the guard, answer as unknown, or open the
+    /// sections hiding them.
+    fn screen_calls(&mut self, calls: Vec<ToolCall>) -> TurnEffects {
+        let mut effects = TurnEffects::default();
+        if self.disclosure == DisclosureMode::Wink
+            && let Some(unknown) = calls.iter().find(|c| !self.is_offered(&c.name))
         {
             self.phase = Phase::Done {
                 outcome: LoopOutcome::Failed {
@@ -444,17 +592,168 @@ impl InnerLoop {
                     phase: EvaluationPhase::Tool,
                 },
             };
-            return;
+            return effects;
         }
-        if !turn.tool_calls.is_empty() {
-            self.phase = Phase::NeedTools {
-                calls: turn.tool_calls,
+        let first_result = self.messages.len();
+        let mut to_run = Vec::new();
+        let mut answered = Vec::new();
+        let mut restart: Vec<String> = Vec::new();
+        for (position, call) in calls.iter().enumerate() {
+            if self.guard_active()
+                && let Some(repetition) = self.guard.intercept(call)
+            {
+                answered.push((
+                    position,
+                    answer(call, repetition.content, repetition.is_error),
+                ));
+                effects.interventions.extend(repetition.interventions);
+                continue;
+            }
+            if self.is_offered(&call.name) {
+                to_run.push(call.clone());
+                continue;
+            }
+            let hiding = self
+                .hidden
+                .iter()
+                .find(|h| h.spec.name == call.name)
+                .map(|h| h.section.clone());
+            match hiding {
+                Some(section) if self.auto_open() => {
+                    let dynamic = self.disclosure == DisclosureMode::Unified
+                        && self.config.supports_dynamic_tools;
+                    effects.interventions.push(Intervention::for_call(
+                        InterventionKind::AutoOpen,
+                        call,
+                        format!(
+                            "opened section \"{section}\" ({})",
+                            if dynamic { "injected" } else { "restart" }
+                        ),
+                    ));
+                    if dynamic {
+                        effects
+                            .injections
+                            .extend(self.open_hidden(&section, first_result + position));
+                        to_run.push(call.clone());
+                    } else if !restart.contains(&section) {
+                        restart.push(section);
+                    }
+                }
+                hiding => {
+                    let opener = match self.disclosure {
+                        DisclosureMode::Unified => wink_core::READ_SECTION,
+                        _ => wink_core::OPEN_SECTIONS,
+                    };
+                    let available: Vec<String> =
+                        self.offered_tools().into_iter().map(|t| t.name).collect();
+                    let message = unknown_tool_message(
+                        &call.name,
+                        hiding.as_deref().map(|s| (opener, s)),
+                        &available,
+                    );
+                    if self.guard_active() {
+                        self.guard.record(call, &message, true, false);
+                    }
+                    effects.interventions.push(Intervention::for_call(
+                        InterventionKind::UnknownTool,
+                        call,
+                        message.clone(),
+                    ));
+                    answered.push((position, answer(call, message, true)));
+                }
+            }
+        }
+        if !restart.is_empty() {
+            let overrides: Vec<(SectionPath, wink_core::SectionVisibility)> = restart
+                .iter()
+                .map(|key| {
+                    (
+                        SectionPath::new(key.split('.').map(str::to_owned).collect()),
+                        wink_core::SectionVisibility::Full,
+                    )
+                })
+                .collect();
+            self.replay = calls;
+            self.phase = Phase::Done {
+                outcome: LoopOutcome::ExpansionRequired {
+                    requested_overrides: overrides,
+                    reason: format!("The model called tools hidden in {}", restart.join(", ")),
+                    section_keys: restart,
+                },
             };
-            return;
+            return effects;
         }
-        self.phase = Phase::Done {
-            outcome: self.finish(turn),
+        self.phase = Phase::NeedTools {
+            calls: to_run,
+            answered,
         };
+        effects
+    }
+
+    /// Inject the tools hidden in the summarized section `section` (an auto-open), available
+    /// after message `after_message` (the result of the call that opened it).
+    fn open_hidden(&mut self, section: &str, after_message: usize) -> Option<Injection> {
+        let tools: Vec<InjectedTool> = self
+            .hidden
+            .iter()
+            .filter(|h| h.section == section)
+            .filter(|h| !self.is_offered(&h.spec.name))
+            .map(|h| InjectedTool {
+                spec: h.spec.clone(),
+                section: self
+                    .hidden_owners
+                    .iter()
+                    .find(|(name, _)| name == &h.spec.name)
+                    .map(|(_, owner)| owner.clone())
+                    .unwrap_or_else(|| {
+                        SectionPath::new(section.split('.').map(str::to_owned).collect())
+                    }),
+                after_message,
+                disclosed_by: section.to_owned(),
+            })
+            .collect();
+        if tools.is_empty() {
+            return None;
+        }
+        self.injected.extend(tools.iter().cloned());
+        Some(Injection {
+            section: SectionPath::new(section.split('.').map(str::to_owned).collect()),
+            tools,
+        })
+    }
+
+    /// Merge the outcomes of the run calls with the calls the loop answered itself (turn
+    /// order), and let the repetition guard remember the answers.
+    fn merge_answered(&mut self, outcomes: Vec<ToolOutcome>) -> Vec<ToolOutcome> {
+        let Phase::NeedTools { calls, answered } = &self.phase else {
+            return outcomes;
+        };
+        let (calls, answered) = (calls.clone(), answered.clone());
+        if self.guard_active() {
+            for (call, outcome) in calls.iter().zip(&outcomes) {
+                if let ToolOutcome::Result {
+                    content, is_error, ..
+                } = outcome
+                {
+                    let changes_state = !is_disclosure_tool(&call.name);
+                    self.guard.record(call, content, *is_error, changes_state);
+                }
+            }
+        }
+        if answered.is_empty() {
+            return outcomes;
+        }
+        let total = outcomes.len() + answered.len();
+        let mut run = outcomes.into_iter();
+        let mut answered = answered.into_iter().peekable();
+        let mut merged = Vec::with_capacity(total);
+        for position in 0..total {
+            match answered.next_if(|(p, _)| *p == position) {
+                Some((_, outcome)) => merged.push(outcome),
+                None => merged.extend(run.next()),
+            }
+        }
+        merged
     }
 
     fn finish(&self, turn: ModelTurn) -> LoopOutcome {
@@ -496,6 +795,7 @@ impl InnerLoop {
         if !matches!(self.phase, Phase::NeedTools { .. }) {
             return injections;
         }
+        let outcomes = self.merge_answered(outcomes);
         let mut restart: Option<LoopOutcome> = None;
         for outcome in outcomes {
             match outcome {
