@@ -354,6 +354,9 @@ impl<'a, 'o> Driver<'a, 'o> {
     }
 
     fn announce_effects(&mut self, effects: &TurnEffects) {
+        for intervention in &effects.interventions {
+            self.announce_intervention(intervention);
+        }
         for injection in &effects.injections {
             announce_injection(
                 injection,
@@ -363,9 +366,6 @@ impl<'a, 'o> Driver<'a, 'o> {
                 self.options.observer,
                 "a call of a tool it hid opened the section",
             );
-        }
-        for intervention in &effects.interventions {
-            self.announce_intervention(intervention);
         }
     }
 

@@ -203,7 +203,7 @@ fn unified_mode_is_the_default_and_read_section_discloses_tools() {
     );
     assert_eq!(
         out,
-        json!({"success": false, "message": "Unknown section key: 'nope'", "value": null})
+        json!({"success": false, "message": "Unknown section key: 'nope'. Valid keys: math, reference.", "value": null})
     );
     let out = call(
         "unified.json",
