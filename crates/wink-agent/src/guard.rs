@@ -9,7 +9,8 @@
 //! repetition is not executed: the model gets the earlier result again, followed by
 //! [`repeated_call_note`] (or [`repeated_failure_note`] when the earlier call failed). From the
 //! second repetition on, the next model call is answer-only ([`crate::ToolChoice::None`]); a
-//! model that still calls tools then ends the evaluation.
+//! model that still calls tools then ends the evaluation. A repeated successful `open_sections`
+//! call is let through (the batched expansion policy asks for it); a repeated failed one is not.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -223,6 +224,11 @@ impl RepetitionGuard {
         let earlier = self.answered.iter().rev().find(|a| {
             a.name == call.name && a.arguments == arguments && a.state_changes == self.state_changes
         })?;
+        // A batched expansion policy answers `open_sections` with a note asking the model to
+        // call it again to open the sections now: only a repeated failure is caught.
+        if call.name == wink_core::OPEN_SECTIONS && !earlier.is_error {
+            return None;
+        }
         let note = if earlier.is_error {
             repeated_failure_note(&call.name)
         } else {
@@ -335,6 +341,24 @@ mod tests {
             caught.content,
             "Unknown section key: 'inventory.Dune'\n\n[Repeated call: this call of `read_section` already failed with the error above. Do not repeat it: change the arguments, call another tool, or answer.]"
         );
+    }
+
+    #[test]
+    fn a_repeated_open_sections_is_caught_only_when_it_failed() {
+        let mut guard = RepetitionGuard::default();
+        let open = call(
+            "open_sections",
+            json!({"section_keys": ["a"], "reason": "r"}),
+        );
+        guard.record(
+            &open,
+            "Noted: sections a will be opened together",
+            false,
+            false,
+        );
+        assert_eq!(guard.intercept(&open), None);
+        guard.record(&open, "Section 'a' is already expanded.", true, false);
+        assert!(guard.intercept(&open).is_some());
     }
 
     #[test]

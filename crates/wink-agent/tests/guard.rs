@@ -629,3 +629,17 @@ fn the_guard_state_survives_a_save_and_resume() {
     assert_eq!(provider.requests()[3].tool_choice, ToolChoice::None);
     assert_eq!(session.slice::<ToolInvoked>().len(), 1);
 }
+
+#[test]
+fn the_batched_policy_still_opens_on_a_repeated_open_sections() {
+    let open = |id: &str| json!({"tool_calls": [{"id": id, "name": "open_sections", "arguments": {"section_keys": ["orders"], "reason": "r"}}]});
+    let provider = script(json!([open("c1"), open("c2"), {"text": "ok"}]));
+    let config = MainLoopConfig {
+        policy: ExpansionPolicy::Batched { size: 2 },
+        ..MainLoopConfig::default()
+    };
+    let (result, session) = run_with(&provider, &shop(DisclosureMode::OpenSections), config);
+    assert_eq!(result.text(), Some("ok"));
+    assert_eq!(result.restarts, 1);
+    assert!(kinds(&session).is_empty());
+}
