@@ -605,6 +605,48 @@ fn wink_run_stops_at_the_default_budget_and_keeps_everything_so_far() {
         err.contains("does not fit the model's context window (50 tokens)"),
         "{err}"
     );
+    // A model repeating one call ends at the guard; the interventions are in the session log.
+    let add = |id: &str| json!({"tool_calls": [{"id": id, "name": "add", "arguments": {"a": 1, "b": 2}}]});
+    std::fs::write(
+        &script,
+        json!([add("c1"), add("c2"), add("c3"), add("c4"), add("c5")]).to_string(),
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(&log);
+    let out = run(&["--session", log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("loop repeated_call add({\"a\":1,\"b\":2}): repetition 1: answered with the earlier result"),
+        "{err}"
+    );
+    let shown = stdout(&wink(&[
+        "session",
+        "show",
+        log.to_str().unwrap(),
+        "--slice",
+        "LoopIntervention",
+        "--format",
+        "json",
+    ]));
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    let kinds: Vec<&str> = shown["slices"]["LoopIntervention"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "auto_open",
+            "repeated_call",
+            "repeated_call",
+            "answer_only",
+            "kept_calling_tools"
+        ]
+    );
+
     let help = stdout(&wink(&["run", "--help"]));
     for text in [
         "most model calls over the run (default 16; 0 or none: unlimited)",
