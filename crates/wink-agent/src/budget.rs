@@ -20,10 +20,40 @@ pub const DEFAULT_OUTPUT_RESERVE: u64 = 256;
 /// (`max_output_tokens`, or [`DEFAULT_OUTPUT_RESERVE`]). Tokenizers of current models average
 /// 3.5–4.5 bytes per token on English and code, so this overestimates rather than under.
 pub fn estimate_request_tokens(request: &ModelRequest) -> u64 {
+    estimate_request_tokens_after(request, None)
+}
+
+/// What the provider measured for an earlier request of the same conversation: the tokens it
+/// counted (input plus output) and how many messages and tools that request had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MeasuredRequest {
+    /// Input plus output tokens the provider reported.
+    pub tokens: u64,
+    /// Messages of that request (its answer is the next message).
+    pub messages: usize,
+    /// Tools offered to it.
+    pub tools: usize,
+}
+
+/// As [`estimate_request_tokens`], but when an earlier request of the same conversation was
+/// measured by the provider (`earlier`), only what was added since (the messages after its
+/// answer, the tools offered since) is estimated from bytes; the measured tokens count as they
+/// are. The conversation only grows at its end, so this stays an upper bound.
+pub fn estimate_request_tokens_after(
+    request: &ModelRequest,
+    earlier: Option<MeasuredRequest>,
+) -> u64 {
     const OVERHEAD: u64 = 8;
+    let (base, skip_messages, skip_tools) = match earlier {
+        Some(m) if m.messages < request.messages.len() && m.tools <= request.tools.len() => {
+            // Its answer (message `m.messages`) is counted in the measured output tokens.
+            (m.tokens, m.messages + 1, m.tools)
+        }
+        _ => (0, 0, 0),
+    };
     let mut bytes: u64 = 0;
     let mut items: u64 = 0;
-    for message in &request.messages {
+    for message in request.messages.iter().skip(skip_messages) {
         items += 1;
         bytes += match message {
             Message::System { content } | Message::User { content } => content.len(),
@@ -48,7 +78,7 @@ pub fn estimate_request_tokens(request: &ModelRequest) -> u64 {
             _ => 0,
         } as u64;
     }
-    for tool in &request.tools {
+    for tool in request.tools.iter().skip(skip_tools) {
         items += 1;
         bytes +=
             (tool.name.len() + tool.description.len() + tool.parameters.to_string().len()) as u64;
@@ -56,7 +86,7 @@ pub fn estimate_request_tokens(request: &ModelRequest) -> u64 {
     let output = request
         .max_output_tokens
         .map_or(DEFAULT_OUTPUT_RESERVE, u64::from);
-    bytes.div_ceil(3) + items * OVERHEAD + output
+    base + bytes.div_ceil(3) + items * OVERHEAD + output
 }
 
 /// Limits for one run. `None` means unlimited.

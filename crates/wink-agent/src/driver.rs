@@ -14,7 +14,7 @@ use wink_session::{
     SetVisibilityOverride, TokenUsage, ToolsInjected, VisibilityExpanded,
 };
 
-use crate::budget::{BudgetLimit, BudgetTracker, estimate_request_tokens};
+use crate::budget::{BudgetLimit, BudgetTracker, MeasuredRequest, estimate_request_tokens_after};
 use crate::conversation::{Message, ModelRequest, ModelTurn, ToolSpec};
 use crate::guard::{Intervention, InterventionKind};
 use crate::inner::{
@@ -197,6 +197,8 @@ pub struct Driver<'a, 'o> {
     executor: ToolExecutor,
     model_calls: Vec<ModelCallRecord>,
     announced: bool,
+    /// The last request the provider measured (for the context-window estimate).
+    measured: Option<MeasuredRequest>,
 }
 
 impl<'a, 'o> Driver<'a, 'o> {
@@ -279,6 +281,7 @@ impl<'a, 'o> Driver<'a, 'o> {
             executor,
             model_calls: Vec::new(),
             announced: false,
+            measured: None,
         }
     }
 
@@ -393,7 +396,7 @@ impl<'a, 'o> Driver<'a, 'o> {
         }
         let window = self.context_window();
         if let Some(window) = window {
-            let estimate = estimate_request_tokens(&request);
+            let estimate = estimate_request_tokens_after(&request, self.measured);
             if estimate > window {
                 let message = format!(
                     "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
@@ -430,6 +433,14 @@ impl<'a, 'o> Driver<'a, 'o> {
                 if let Some(record) = self.model_calls.last_mut() {
                     record.usage = turn.usage;
                 }
+                self.measured =
+                    turn.usage
+                        .filter(|u| u.input_tokens > 0)
+                        .map(|u| MeasuredRequest {
+                            tokens: u.input_tokens + u.output_tokens,
+                            messages: request.messages.len(),
+                            tools: request.tools.len(),
+                        });
                 if let Some(o) = observer {
                     o.on_model_turn(&turn);
                 }

@@ -43,7 +43,8 @@ mod subagent;
 mod timer;
 
 pub use budget::{
-    Budget, BudgetLimit, BudgetTracker, DEFAULT_OUTPUT_RESERVE, Spent, estimate_request_tokens,
+    Budget, BudgetLimit, BudgetTracker, DEFAULT_OUTPUT_RESERVE, MeasuredRequest, Spent,
+    estimate_request_tokens, estimate_request_tokens_after,
 };
 pub use conversation::{
     DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,

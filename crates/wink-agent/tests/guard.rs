@@ -521,6 +521,47 @@ fn the_estimate_counts_bytes_per_three_with_overhead_and_the_output_reserve() {
 }
 
 #[test]
+fn the_estimate_takes_measured_tokens_as_they_are_and_adds_what_came_since() {
+    let request = ModelRequest {
+        messages: vec![
+            Message::system("x".repeat(3000)),
+            Message::user("q"),
+            Message::Assistant {
+                content: Some("a".repeat(30)),
+                tool_calls: Vec::new(),
+            },
+            Message::user("y".repeat(30)),
+        ],
+        max_output_tokens: Some(100),
+        ..ModelRequest::default()
+    };
+    // Measured: the first two messages were 700 tokens in, the answer 12 out.
+    let measured = MeasuredRequest {
+        tokens: 712,
+        messages: 2,
+        tools: 0,
+    };
+    assert_eq!(
+        estimate_request_tokens_after(&request, Some(measured)),
+        712 + 10 + 8 + 100
+    );
+    // Without a measure, everything is estimated from bytes.
+    assert_eq!(
+        estimate_request_tokens(&request),
+        (3000u64 + 1 + 30 + 30).div_ceil(3) + 4 * 8 + 100
+    );
+    // A measure that does not describe a prefix is ignored.
+    let stale = MeasuredRequest {
+        messages: 9,
+        ..measured
+    };
+    assert_eq!(
+        estimate_request_tokens_after(&request, Some(stale)),
+        estimate_request_tokens(&request)
+    );
+}
+
+#[test]
 fn a_provider_context_overflow_is_reported_with_the_window() {
     #[derive(Debug)]
     struct Overflowing;
