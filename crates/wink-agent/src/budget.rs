@@ -74,8 +74,6 @@ pub fn estimate_request_tokens_after(
                         .sum::<usize>()
             }
             Message::Tool { content, name, .. } => content.len() + name.len(),
-            #[allow(unreachable_patterns)]
-            _ => 0,
         } as u64;
     }
     for tool in request.tools.iter().skip(skip_tools) {
