@@ -8,6 +8,85 @@ use serde::{Deserialize, Serialize};
 use wink_core::Deadline;
 use wink_session::TokenUsage;
 
+use crate::conversation::{Message, ModelRequest};
+
+/// Output tokens reserved in the context-window check when a request sets no
+/// `max_output_tokens`.
+pub const DEFAULT_OUTPUT_RESERVE: u64 = 256;
+
+/// A conservative estimate of the tokens `request` needs in the model's context: its prompt
+/// (every message's text and tool-call arguments, and the offered tools' JSON, at one token per
+/// 3 bytes, plus 8 tokens of overhead per message and per tool) plus the output it may generate
+/// (`max_output_tokens`, or [`DEFAULT_OUTPUT_RESERVE`]). Tokenizers of current models average
+/// 3.5–4.5 bytes per token on English and code, so this overestimates rather than under.
+pub fn estimate_request_tokens(request: &ModelRequest) -> u64 {
+    estimate_request_tokens_after(request, None)
+}
+
+/// What the provider measured for an earlier request of the same conversation: the tokens it
+/// counted (input plus output) and how many messages and tools that request had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MeasuredRequest {
+    /// Input plus output tokens the provider reported.
+    pub tokens: u64,
+    /// Messages of that request (its answer is the next message).
+    pub messages: usize,
+    /// Tools offered to it.
+    pub tools: usize,
+}
+
+/// As [`estimate_request_tokens`], but when an earlier request of the same conversation was
+/// measured by the provider (`earlier`), only what was added since (the messages after its
+/// answer, the tools offered since) is estimated from bytes; the measured tokens count as they
+/// are. The conversation only grows at its end, so this stays an upper bound.
+pub fn estimate_request_tokens_after(
+    request: &ModelRequest,
+    earlier: Option<MeasuredRequest>,
+) -> u64 {
+    const OVERHEAD: u64 = 8;
+    let (base, skip_messages, skip_tools) = match earlier {
+        Some(m) if m.messages < request.messages.len() && m.tools <= request.tools.len() => {
+            // Its answer (message `m.messages`) is counted in the measured output tokens.
+            (m.tokens, m.messages + 1, m.tools)
+        }
+        _ => (0, 0, 0),
+    };
+    let mut bytes: u64 = 0;
+    let mut items: u64 = 0;
+    for message in request.messages.iter().skip(skip_messages) {
+        items += 1;
+        bytes += match message {
+            Message::System { content } | Message::User { content } => content.len(),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                content.as_deref().map_or(0, str::len)
+                    + tool_calls
+                        .iter()
+                        .map(|c| {
+                            c.name.len()
+                                + c.id.len()
+                                + crate::guard::arguments_value(&c.arguments)
+                                    .to_string()
+                                    .len()
+                        })
+                        .sum::<usize>()
+            }
+            Message::Tool { content, name, .. } => content.len() + name.len(),
+        } as u64;
+    }
+    for tool in request.tools.iter().skip(skip_tools) {
+        items += 1;
+        bytes +=
+            (tool.name.len() + tool.description.len() + tool.parameters.to_string().len()) as u64;
+    }
+    let output = request
+        .max_output_tokens
+        .map_or(DEFAULT_OUTPUT_RESERVE, u64::from);
+    base + bytes.div_ceil(3) + items * OVERHEAD + output
+}
+
 /// Limits for one run. `None` means unlimited.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Budget {

@@ -11,15 +11,16 @@ use wink_core::{
     ToolRef, VisibilityExpansionRequired, expansion_overrides, is_disclosure_tool,
 };
 use wink_session::{
-    ExpansionPath, PromptExecuted, PromptRendered, Session, SetVisibilityOverride, ToolsInjected,
-    VisibilityExpanded,
+    ExpansionPath, LoopIntervention, PromptExecuted, PromptRendered, Session,
+    SetVisibilityOverride, TokenUsage, ToolsInjected, VisibilityExpanded,
 };
 
-use crate::budget::{BudgetLimit, BudgetTracker};
+use crate::budget::{BudgetLimit, BudgetTracker, MeasuredRequest, estimate_request_tokens_after};
 use crate::conversation::{Message, ModelRequest, ModelTurn, ToolSpec};
+use crate::guard::{Intervention, InterventionKind};
 use crate::inner::{
     InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Step,
-    ToolOutcome, VisibilityExpansionRequiredData,
+    ToolOutcome, TurnEffects, VisibilityExpansionRequiredData,
 };
 use crate::metrics;
 use crate::provider::{ProviderAdapter, ProviderError, ProviderErrorKind, StreamSink};
@@ -32,6 +33,10 @@ pub struct ModelCallRecord {
     pub messages: Vec<Message>,
     /// Names of the tools offered.
     pub tools: Vec<String>,
+    /// Token usage the provider reported for the call (`None` when it reported none or the
+    /// call failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
 }
 
 /// Progress callbacks (the CLI prints them to stderr).
@@ -55,6 +60,11 @@ pub trait RunObserver: Send + Sync {
     /// The main loop restarts the evaluation with these sections (dotted paths) expanded.
     fn on_restart(&self, sections: &[String]) {
         let _ = sections;
+    }
+    /// The loop stepped in (a repeated call, an answer-only call, an unknown tool, an
+    /// auto-opened section, a request too large for the context window).
+    fn on_intervention(&self, intervention: &Intervention) {
+        let _ = intervention;
     }
 }
 
@@ -100,6 +110,9 @@ pub struct EvaluateOptions<'a> {
     pub observer: Option<&'a dyn RunObserver>,
     /// Decides on terminal expansion requests (default: restart with what was asked).
     pub decider: Option<&'a mut dyn ExpansionDecider>,
+    /// Tool calls to run before the first model call: the turn that auto-opened sections before
+    /// a restart ([`InnerLoop::replay_calls`]).
+    pub replay: Vec<ToolCall>,
 }
 
 /// The result of one evaluation.
@@ -116,14 +129,26 @@ pub struct Evaluation {
 fn provider_failure(
     error: &ProviderError,
     prompt_name: &str,
+    context_window: Option<u64>,
 ) -> (PromptEvaluationError, ProviderFailure) {
     let phase = match error.kind {
         ProviderErrorKind::Decode | ProviderErrorKind::TruncatedStream => EvaluationPhase::Response,
         _ => EvaluationPhase::Request,
     };
     // WINK reports the adapter's own message (`result.error == "adapter failure"`); the
-    // provider, model, status and body travel beside it.
-    let e = PromptEvaluationError::new(error.message.clone(), prompt_name, phase);
+    // provider, model, status and body travel beside it. A context overflow says so first.
+    let message = match (&error.kind, context_window) {
+        (ProviderErrorKind::ContextOverflow, Some(window)) => format!(
+            "the request does not fit the model's context window ({window} tokens): {}",
+            error.message
+        ),
+        (ProviderErrorKind::ContextOverflow, None) => format!(
+            "the request does not fit the model's context window: {}",
+            error.message
+        ),
+        _ => error.message.clone(),
+    };
+    let e = PromptEvaluationError::new(message, prompt_name, phase);
     let e = match &error.raw_body {
         Some(body) => e.with_payload(body.clone()),
         None => e,
@@ -184,6 +209,8 @@ pub struct Driver<'a, 'o> {
     executor: ToolExecutor,
     model_calls: Vec<ModelCallRecord>,
     announced: bool,
+    /// The last request the provider measured (for the context-window estimate).
+    measured: Option<MeasuredRequest>,
 }
 
 impl<'a, 'o> Driver<'a, 'o> {
@@ -218,7 +245,14 @@ impl<'a, 'o> Driver<'a, 'o> {
         config.supports_dynamic_tools =
             config.supports_dynamic_tools && adapter.supports_dynamic_tools();
         let state = InnerLoop::start(rendered, prompt_name, config);
-        Self::resume(state, rendered, session, adapter, options)
+        let mut options = options;
+        let replay = std::mem::take(&mut options.replay);
+        let mut driver = Self::resume(state, rendered, session, adapter, options);
+        if !replay.is_empty() {
+            let effects = driver.state.replay(replay);
+            driver.announce_effects(&effects);
+        }
+        driver
     }
 
     /// Continue a saved evaluation against the same rendered prompt.
@@ -259,6 +293,7 @@ impl<'a, 'o> Driver<'a, 'o> {
             executor,
             model_calls: Vec::new(),
             announced: false,
+            measured: None,
         }
     }
 
@@ -325,6 +360,42 @@ impl<'a, 'o> Driver<'a, 'o> {
         self.session.dispatch(executed);
     }
 
+    /// The model's context window: the loop config's, else the adapter's.
+    pub fn context_window(&self) -> Option<u64> {
+        self.state
+            .config()
+            .context_window
+            .or_else(|| self.adapter.context_window())
+    }
+
+    fn announce_effects(&mut self, effects: &TurnEffects) {
+        for intervention in &effects.interventions {
+            self.announce_intervention(intervention);
+        }
+        for injection in &effects.injections {
+            announce_injection(
+                injection,
+                self.session,
+                &mut self.registry,
+                self.rendered,
+                self.options.observer,
+                "a call of a tool it hid opened the section",
+            );
+        }
+    }
+
+    fn announce_intervention(&self, intervention: &Intervention) {
+        let mut event = LoopIntervention::new(intervention.kind.as_str(), &intervention.detail)
+            .with_session_id(self.session.id());
+        event.tool.clone_from(&intervention.tool);
+        event.arguments.clone_from(&intervention.arguments);
+        self.session.dispatch(event);
+        tracing::info!(kind = intervention.kind.as_str(), tool = ?intervention.tool, detail = %intervention.detail, "Loop intervention");
+        if let Some(o) = self.options.observer {
+            o.on_intervention(intervention);
+        }
+    }
+
     async fn call_model(&mut self, request: ModelRequest) {
         // Copied out: the options themselves (with the `!Sync` decider) are not held across
         // the await.
@@ -334,6 +405,25 @@ impl<'a, 'o> Driver<'a, 'o> {
         if let Err(limit) = budget.check_model_call() {
             self.state.exhaust(limit);
             return;
+        }
+        let window = self.context_window();
+        if let Some(window) = window {
+            let estimate = estimate_request_tokens_after(&request, self.measured);
+            if estimate > window {
+                let message = format!(
+                    "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
+                );
+                self.announce_intervention(&Intervention::new(
+                    InterventionKind::ContextWindow,
+                    message.clone(),
+                ));
+                self.state.fail(&PromptEvaluationError::new(
+                    message,
+                    self.state.prompt_name(),
+                    EvaluationPhase::Request,
+                ));
+                return;
+            }
         }
         if let Some(o) = observer {
             o.on_model_call(
@@ -345,16 +435,29 @@ impl<'a, 'o> Driver<'a, 'o> {
         self.model_calls.push(ModelCallRecord {
             messages: request.messages.clone(),
             tools: request.tools.iter().map(|t| t.name.clone()).collect(),
+            usage: None,
         });
         let call = self.adapter.complete(&request, stream);
         match until_deadline(call, budget.budget().deadline).await {
             Err(DeadlineExpired) => self.state.exhaust(BudgetLimit::Deadline),
             Ok(Ok(turn)) => {
                 budget.record_model_call(turn.usage.as_ref());
+                if let Some(record) = self.model_calls.last_mut() {
+                    record.usage = turn.usage;
+                }
+                self.measured =
+                    turn.usage
+                        .filter(|u| u.input_tokens > 0)
+                        .map(|u| MeasuredRequest {
+                            tokens: u.input_tokens + u.output_tokens,
+                            messages: request.messages.len(),
+                            tools: request.tools.len(),
+                        });
                 if let Some(o) = observer {
                     o.on_model_turn(&turn);
                 }
-                self.state.on_model_turn(turn);
+                let effects = self.state.on_model_turn(turn);
+                self.announce_effects(&effects);
                 if self.state.outcome().is_none()
                     && let Some(limit) = budget.exceeded_tokens()
                 {
@@ -362,7 +465,7 @@ impl<'a, 'o> Driver<'a, 'o> {
                 }
             }
             Ok(Err(error)) => {
-                let (error, failure) = provider_failure(&error, self.state.prompt_name());
+                let (error, failure) = provider_failure(&error, self.state.prompt_name(), window);
                 self.state.fail_provider(&error, failure);
             }
         }
@@ -436,6 +539,7 @@ impl<'a, 'o> Driver<'a, 'o> {
                 &mut self.registry,
                 self.rendered,
                 self.options.observer,
+                "read_section disclosed tools",
             );
         }
     }
@@ -447,6 +551,7 @@ fn announce_injection(
     registry: &mut HashMap<String, ToolRef>,
     rendered: &RenderedPrompt,
     observer: Option<&dyn RunObserver>,
+    reason: &str,
 ) {
     let section = &injection.section;
     let names: Vec<String> = injection
@@ -477,12 +582,8 @@ fn announce_injection(
         ToolsInjected::new(names.clone(), section.dotted()).with_session_id(session.id()),
     );
     session.dispatch(
-        VisibilityExpanded::new(
-            vec![section.dotted()],
-            "read_section disclosed tools",
-            ExpansionPath::Dynamic,
-        )
-        .with_session_id(session.id()),
+        VisibilityExpanded::new(vec![section.dotted()], reason, ExpansionPath::Dynamic)
+            .with_session_id(session.id()),
     );
     metrics::record_injection(names.len());
     tracing::info!(section_key = %section.dotted(), tool_count = names.len(), tool_names = ?names, "Injected tools from section expansion");

@@ -9,14 +9,17 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wink_core::{
-    EvaluationPhase, OutputSpec, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall,
-    VisibilityExpansionRequired,
+    DisclosureMode, EvaluationPhase, OutputSpec, PromptEvaluationError, RenderedPrompt,
+    SectionPath, ToolCall, VisibilityExpansionRequired,
 };
 
 use crate::budget::BudgetLimit;
 use crate::conversation::{
     DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolSpec,
 };
+use crate::guard::{Intervention, InterventionKind, RepetitionGuard};
+
+mod screen;
 
 /// Loop settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +37,24 @@ pub struct LoopConfig {
     /// Extra user message appended after the system prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_message: Option<String>,
+    /// A call of a tool that hides in a summarized section opens that section (as `read_section`
+    /// would: injected when the adapter takes tools mid-conversation, else by a restart that
+    /// replays the call) and runs the call (default true; never in `wink` mode).
+    #[serde(default = "default_true")]
+    pub auto_open_hidden_tools: bool,
+    /// The repetition guard (see [`crate::RepetitionGuard`]): `None` (default) turns it on
+    /// outside `wink` mode and off in `wink` mode (WINK v0.17 has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition_guard: Option<bool>,
+    /// The model's context window in tokens, overriding what the adapter reports
+    /// ([`crate::ProviderAdapter::context_window`]); the driver never sends a request that
+    /// cannot fit it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Default for LoopConfig {
@@ -43,8 +64,21 @@ impl Default for LoopConfig {
             max_output_tokens: None,
             temperature: None,
             user_message: None,
+            auto_open_hidden_tools: true,
+            repetition_guard: None,
+            context_window: None,
         }
     }
+}
+
+/// What a model turn (or a replayed turn) asks the driver to announce: tools injected by
+/// auto-opened sections, and the loop's interventions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnEffects {
+    /// Sections opened by calls of the tools they hid (dynamic path).
+    pub injections: Vec<Injection>,
+    /// What the loop did instead of running the turn as asked.
+    pub interventions: Vec<Intervention>,
 }
 
 /// A tool injected mid-conversation, with the section that owns it.
@@ -267,8 +301,16 @@ pub enum Step {
 #[serde(tag = "phase", rename_all = "snake_case")]
 enum Phase {
     NeedModel,
-    NeedTools { calls: Vec<ToolCall> },
-    Done { outcome: LoopOutcome },
+    NeedTools {
+        calls: Vec<ToolCall>,
+        /// Calls of the turn the loop answered itself (repetitions, unknown tools), with their
+        /// positions in the turn; merged with the run calls' outcomes in turn order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        answered: Vec<(usize, ToolOutcome)>,
+    },
+    Done {
+        outcome: LoopOutcome,
+    },
 }
 
 /// The state of one evaluation. Serialize it to save a run; deserialize to resume.
@@ -292,6 +334,17 @@ pub struct InnerLoop {
     model_calls: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     provider_failure: Option<ProviderFailure>,
+    /// The disclosure mode of the rendered prompt.
+    #[serde(default)]
+    disclosure: DisclosureMode,
+    /// The owning section of each hidden tool (by name), for auto-open injections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hidden_owners: Vec<(String, SectionPath)>,
+    #[serde(default)]
+    guard: RepetitionGuard,
+    /// The calls to replay after a restart that auto-opened sections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    replay: Vec<ToolCall>,
 }
 
 impl InnerLoop {
@@ -332,6 +385,14 @@ impl InnerLoop {
             output: rendered.output.clone(),
             model_calls: 0,
             provider_failure: None,
+            disclosure: rendered.disclosure(),
+            hidden_owners: rendered
+                .hidden_tools
+                .iter()
+                .map(|(owner, tool)| (tool.name().to_owned(), owner.clone()))
+                .collect(),
+            guard: RepetitionGuard::default(),
+            replay: Vec::new(),
         }
     }
 
@@ -423,12 +484,16 @@ impl InnerLoop {
                 tools: self.offered_tools(),
                 tool_additions: self.tool_additions(),
                 deferred_tools: self.deferred_tools(),
-                tool_choice: ToolChoice::Auto,
+                tool_choice: if self.guard_active() && self.guard.answer_only() {
+                    ToolChoice::None
+                } else {
+                    ToolChoice::Auto
+                },
                 output: self.output.clone(),
                 max_output_tokens: self.config.max_output_tokens,
                 temperature: self.config.temperature,
             }),
-            Phase::NeedTools { calls } => Step::RunTools(calls.clone()),
+            Phase::NeedTools { calls, .. } => Step::RunTools(calls.clone()),
             Phase::Done { outcome } => Step::Done(outcome.clone()),
         }
     }
@@ -457,38 +522,72 @@ impl InnerLoop {
         self.provider_failure = Some(failure);
     }
 
-    /// Feed the model's turn. Tool calls are checked against the tools that were offered.
-    pub fn on_model_turn(&mut self, turn: ModelTurn) {
+    /// Feed the model's turn. Tool calls are checked against the tools that were offered: in
+    /// `wink` mode an unknown tool ends the evaluation (WINK's fatal error); otherwise it gets a
+    /// failed tool result saying what is available, or — for a tool hidden in a summarized
+    /// section, with auto-open on — opens that section. Repeated calls are answered by the
+    /// repetition guard. Returns what the driver must announce.
+    pub fn on_model_turn(&mut self, turn: ModelTurn) -> TurnEffects {
         if !matches!(self.phase, Phase::NeedModel) {
-            return;
+            return TurnEffects::default();
         }
         self.model_calls += 1;
-        let offered = self.offered_tools();
+        let answer_only = self.guard_active() && self.guard.answer_only();
         self.messages.push(Message::Assistant {
             content: turn.text.clone(),
             tool_calls: turn.tool_calls.clone(),
         });
-        if let Some(unknown) = turn.tool_calls[..self.checked_calls(&turn.tool_calls)]
-            .iter()
-            .find(|c| !offered.iter().any(|t| t.name == c.name))
-        {
+        if turn.tool_calls.is_empty() {
+            self.phase = Phase::Done {
+                outcome: self.finish(turn),
+            };
+            return TurnEffects::default();
+        }
+        if answer_only {
+            let detail = "The model kept calling tools after it was asked to answer without them (repeated tool calls).";
             self.phase = Phase::Done {
                 outcome: LoopOutcome::Failed {
-                    message: format!("Unknown tool '{}' requested by provider.", unknown.name),
-                    phase: EvaluationPhase::Tool,
+                    message: detail.into(),
+                    phase: EvaluationPhase::Response,
                 },
             };
-            return;
-        }
-        if !turn.tool_calls.is_empty() {
-            self.phase = Phase::NeedTools {
-                calls: turn.tool_calls,
+            return TurnEffects {
+                injections: Vec::new(),
+                interventions: vec![Intervention::new(
+                    InterventionKind::KeptCallingTools,
+                    detail,
+                )],
             };
-            return;
         }
-        self.phase = Phase::Done {
-            outcome: self.finish(turn),
-        };
+        self.screen_calls(turn.tool_calls)
+    }
+
+    /// After a restart that auto-opened sections: the calls to run first (as the model's turn).
+    pub fn replay_calls(&self) -> &[ToolCall] {
+        &self.replay
+    }
+
+    /// Start with `calls` (the turn that auto-opened sections before a restart), as if the model
+    /// had just made them; does not count as a model call.
+    pub fn replay(&mut self, calls: Vec<ToolCall>) -> TurnEffects {
+        if !matches!(self.phase, Phase::NeedModel) || calls.is_empty() {
+            return TurnEffects::default();
+        }
+        self.messages.push(Message::Assistant {
+            content: None,
+            tool_calls: calls.clone(),
+        });
+        self.screen_calls(calls)
+    }
+
+    /// The disclosure mode of the prompt.
+    pub fn disclosure(&self) -> DisclosureMode {
+        self.disclosure
+    }
+
+    /// The repetition guard's state.
+    pub fn guard(&self) -> &RepetitionGuard {
+        &self.guard
     }
 
     /// How many of a turn's calls are checked against the offered tools: all of them, or those
@@ -545,6 +644,7 @@ impl InnerLoop {
         if !matches!(self.phase, Phase::NeedTools { .. }) {
             return injections;
         }
+        let outcomes = self.merge_answered(outcomes);
         let mut restart: Option<LoopOutcome> = None;
         for outcome in outcomes {
             match outcome {

@@ -32,6 +32,7 @@
 mod budget;
 mod conversation;
 mod driver;
+mod guard;
 mod inner;
 mod mailbox;
 mod main_loop;
@@ -41,7 +42,10 @@ mod scripted;
 mod subagent;
 mod timer;
 
-pub use budget::{Budget, BudgetLimit, BudgetTracker, Spent};
+pub use budget::{
+    Budget, BudgetLimit, BudgetTracker, DEFAULT_OUTPUT_RESERVE, MeasuredRequest, Spent,
+    estimate_request_tokens, estimate_request_tokens_after,
+};
 pub use conversation::{
     DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,
     ToolChoice, ToolSpec,
@@ -50,14 +54,19 @@ pub use driver::{
     Driver, EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord,
     RunObserver, evaluate, resume,
 };
+pub use guard::{
+    ANSWER_ONLY_AFTER, Intervention, InterventionKind, Repetition, RepetitionGuard,
+    arguments_value, repeated_call_note, repeated_failure_note, unknown_tool_message,
+};
 pub use inner::{
     InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Step,
-    ToolOutcome, VisibilityExpansionRequiredData,
+    ToolOutcome, TurnEffects, VisibilityExpansionRequiredData,
 };
 pub use mailbox::{Delivery, InMemoryMailbox, Mailbox, MailboxError, Receipt};
 pub use main_loop::{
-    ExpansionPolicy, MainLoop, MainLoopConfig, RunHooks, RunOutputError, RunResult, WorkerOptions,
-    WorkerResult,
+    DEFAULT_MAX_INPUT_TOKENS, DEFAULT_MAX_MODEL_CALLS, ExpansionPolicy,
+    INPUT_TOKENS_PER_CONTEXT_WINDOW, MainLoop, MainLoopConfig, RunHooks, RunOutputError, RunResult,
+    WorkerOptions, WorkerResult, default_max_input_tokens,
 };
 pub use metrics::{MetricsSnapshot, metrics};
 pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};

@@ -41,13 +41,37 @@ pub enum ExpansionPolicy {
     },
 }
 
+/// The default model-call limit of a run ([`MainLoopConfig::default`], `wink run`): a task that
+/// needs a few section reads and tool calls finishes in well under 10 calls; 16 leaves room for
+/// multi-step tasks while a model stuck in a loop stops after 16 calls instead of hundreds.
+pub const DEFAULT_MAX_MODEL_CALLS: u32 = 16;
+
+/// The default input-token limit of a run is this many times the model's context window: 16
+/// calls that each fill half the window.
+pub const INPUT_TOKENS_PER_CONTEXT_WINDOW: u64 = 8;
+
+/// The default input-token limit of a run when the model's context window is not known.
+pub const DEFAULT_MAX_INPUT_TOKENS: u64 = 500_000;
+
+/// The default input-token limit for a model with this context window (`None`: unknown).
+pub fn default_max_input_tokens(context_window: Option<u64>) -> u64 {
+    context_window.map_or(DEFAULT_MAX_INPUT_TOKENS, |w| {
+        w.saturating_mul(INPUT_TOKENS_PER_CONTEXT_WINDOW)
+    })
+}
+
 /// Main-loop settings.
 #[derive(Debug, Clone)]
 pub struct MainLoopConfig {
     /// Inner-loop settings.
     pub loop_config: LoopConfig,
-    /// The budget for the whole run (all evaluations).
+    /// The budget for the whole run (all evaluations). The default caps model calls at
+    /// [`DEFAULT_MAX_MODEL_CALLS`]; `None` fields are unlimited.
     pub budget: Budget,
+    /// When `budget.max_input_tokens` is `None`, cap the run's input tokens at
+    /// [`default_max_input_tokens`] of the model's context window (default true; false leaves
+    /// them unlimited).
+    pub derive_input_budget: bool,
     /// Resources for tools.
     pub resources: Resources,
     /// Most restarts allowed.
@@ -60,7 +84,11 @@ impl Default for MainLoopConfig {
     fn default() -> Self {
         Self {
             loop_config: LoopConfig::default(),
-            budget: Budget::default(),
+            budget: Budget {
+                max_model_calls: Some(DEFAULT_MAX_MODEL_CALLS),
+                ..Budget::default()
+            },
+            derive_input_budget: true,
             resources: Resources::new(),
             max_expansions: 8,
             policy: ExpansionPolicy::Eager,
@@ -270,6 +298,22 @@ impl<'a> MainLoop<'a> {
         &self.config
     }
 
+    /// The budget [`MainLoop::execute`] runs under: the config's, with the input-token limit
+    /// derived from the model's context window when it is unset and
+    /// [`MainLoopConfig::derive_input_budget`] is on.
+    pub fn budget(&self) -> Budget {
+        let mut budget = self.config.budget;
+        if budget.max_input_tokens.is_none() && self.config.derive_input_budget {
+            let window = self
+                .config
+                .loop_config
+                .context_window
+                .or_else(|| self.adapter.context_window());
+            budget.max_input_tokens = Some(default_max_input_tokens(window));
+        }
+        budget
+    }
+
     /// Evaluate `prompt` in `session` until it finishes, fails, runs out of budget or exceeds
     /// `max_expansions`. Render errors (bad params, ...) are returned as errors.
     pub async fn execute<O>(
@@ -278,13 +322,8 @@ impl<'a> MainLoop<'a> {
         session: &Session,
         hooks: RunHooks<'_>,
     ) -> Result<RunResult<O>, PromptError> {
-        self.execute_with(
-            prompt,
-            session,
-            BudgetTracker::new(self.config.budget),
-            hooks,
-        )
-        .await
+        self.execute_with(prompt, session, BudgetTracker::new(self.budget()), hooks)
+            .await
     }
 
     /// As [`MainLoop::execute`], spending from an existing tracker (shared budgets).
@@ -299,9 +338,13 @@ impl<'a> MainLoop<'a> {
             policy: self.config.policy,
             pending: Vec::new(),
         };
-        let mut evaluations = Vec::new();
+        let mut evaluations: Vec<Evaluation> = Vec::new();
         let mut restarts = 0;
         loop {
+            let replay = evaluations
+                .last()
+                .map(|e| e.state.replay_calls().to_vec())
+                .unwrap_or_default();
             let rendered = prompt.render_with(session)?;
             let options = EvaluateOptions {
                 config: self.config.loop_config.clone(),
@@ -310,6 +353,7 @@ impl<'a> MainLoop<'a> {
                 stream: hooks.stream,
                 observer: hooks.observer,
                 decider: Some(&mut policy),
+                replay,
             };
             let evaluation = evaluate(&rendered, session, self.adapter, options).await;
             let outcome = evaluation.outcome.clone();

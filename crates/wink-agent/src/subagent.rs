@@ -1492,6 +1492,7 @@ async fn run_child(
         resources: ctx.resources.clone(),
         max_expansions: shared.max_expansions,
         policy: shared.policy,
+        derive_input_budget: false,
     };
     let run = {
         let main_loop = MainLoop::new(&metered, config);

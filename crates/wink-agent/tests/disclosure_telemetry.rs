@@ -224,18 +224,17 @@ fn without_dynamic_tools_a_tool_bearing_read_counts_a_restart() {
 #[test]
 fn a_read_of_an_expanded_section_records_the_visibility_at_invocation() {
     let _turn = counters();
-    // The second read finds `search` full (the first read injected its tools).
+    // The second read finds `search` full (the first read injected its tools). The repetition
+    // guard would answer it from the first result: off here.
     let provider = script(json!([
         {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "search"}}]},
         {"tool_calls": [{"id": "c2", "name": "read_section", "arguments": {"section_key": "search"}}]},
         {"text": "done"}
     ]));
     let before = metrics();
-    let (_, session) = run(
-        &provider,
-        DisclosureMode::Unified,
-        MainLoopConfig::default(),
-    );
+    let mut config = MainLoopConfig::default();
+    config.loop_config.repetition_guard = Some(false);
+    let (_, session) = run(&provider, DisclosureMode::Unified, config);
     assert_eq!(delta(before), (1, 1, 0), "the second read injects nothing");
     let invoked = session.slice::<ToolInvoked>().all();
     assert_eq!(invoked.len(), 2);

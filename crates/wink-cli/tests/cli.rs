@@ -203,7 +203,7 @@ fn unified_mode_is_the_default_and_read_section_discloses_tools() {
     );
     assert_eq!(
         out,
-        json!({"success": false, "message": "Unknown section key: 'nope'", "value": null})
+        json!({"success": false, "message": "Unknown section key: 'nope'. Valid keys: math, reference.", "value": null})
     );
     let out = call(
         "unified.json",
@@ -505,8 +505,156 @@ fn wink_run_with_the_scripted_provider_writes_transcript_and_session_log() {
     assert!(
         String::from_utf8(out.stderr)
             .unwrap()
-            .contains("error: run stopped: the max model calls budget ran out")
+            .contains("error: budget exceeded: 1 model call (raise it with --max-model-calls)")
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn wink_run_stops_at_the_default_budget_and_keeps_everything_so_far() {
+    let dir = std::env::temp_dir().join(format!("wink-run-budget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("script.json");
+    // A model that calls forever with new arguments (the guard does not stop it).
+    let mut turns = vec![
+        json!({"tool_calls": [{"id": "c0", "name": "read_section", "arguments": {"section_key": "math"}}]}),
+    ];
+    turns.extend((1..40).map(|i| {
+        json!({
+            "tool_calls": [{"id": format!("c{i}"), "name": "add", "arguments": {"a": i, "b": 1}}],
+            "usage": {"input_tokens": 100 + i, "output_tokens": 7, "cached_tokens": 90}
+        })
+    }));
+    std::fs::write(&script, Value::Array(turns).to_string()).unwrap();
+    let transcript = dir.join("t.json");
+    let log = dir.join("s.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let f = fixture("unified.json");
+    let model = format!("scripted:{}", script.display());
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            f.as_str(),
+            "--model",
+            model.as_str(),
+            "--params",
+            r#"{"TaskParams": {"objective": "add"}}"#,
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        wink(&args)
+    };
+    let out = run(&["--session", log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("error: budget exceeded: 16 model calls (raise it with --max-model-calls)\n"),
+        "{err}"
+    );
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    assert_eq!(t["status"]["status"], "budget_exceeded");
+    let calls = t["model_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 16);
+    // Every model call carries its usage (zeros when the provider reported none).
+    assert_eq!(
+        calls[0]["usage"],
+        json!({"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0})
+    );
+    assert_eq!(
+        calls[1]["usage"],
+        json!({"input_tokens": 101, "output_tokens": 7, "cached_tokens": 90})
+    );
+    let shown = stdout(&wink(&[
+        "session",
+        "show",
+        log.to_str().unwrap(),
+        "--slice",
+        "ToolInvoked",
+        "--format",
+        "json",
+    ]));
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["slices"]["ToolInvoked"].as_array().unwrap().len(), 16);
+
+    // Raised, lowered, or unlimited.
+    let out = run(&["--max-model-calls", "3"]);
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("error: budget exceeded: 3 model calls (raise it with --max-model-calls)")
+    );
+    let out = run(&["--max-model-calls", "none"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("the script has no turn 41"),
+    );
+    let out = run(&["--max-input-tokens", "250"]);
+    assert!(
+        String::from_utf8(out.stderr).unwrap().contains(
+            "error: budget exceeded: 250 input tokens (raise it with --max-input-tokens)"
+        )
+    );
+    // A context window too small for the first request.
+    let out = run(&["--context-size", "50"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("does not fit the model's context window (50 tokens)"),
+        "{err}"
+    );
+    // A model repeating one call ends at the guard; the interventions are in the session log.
+    let add = |id: &str| json!({"tool_calls": [{"id": id, "name": "add", "arguments": {"a": 1, "b": 2}}]});
+    std::fs::write(
+        &script,
+        json!([add("c1"), add("c2"), add("c3"), add("c4"), add("c5")]).to_string(),
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(&log);
+    let out = run(&["--session", log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("loop repeated_call add({\"a\":1,\"b\":2}): repetition 1: answered with the earlier result"),
+        "{err}"
+    );
+    let shown = stdout(&wink(&[
+        "session",
+        "show",
+        log.to_str().unwrap(),
+        "--slice",
+        "LoopIntervention",
+        "--format",
+        "json",
+    ]));
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    let kinds: Vec<&str> = shown["slices"]["LoopIntervention"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "auto_open",
+            "repeated_call",
+            "repeated_call",
+            "answer_only",
+            "kept_calling_tools"
+        ]
+    );
+
+    let help = stdout(&wink(&["run", "--help"]));
+    for text in [
+        "most model calls over the run (default 16; 0 or none: unlimited)",
+        "--max-input-tokens <N>",
+        "--context-size <TOKENS>",
+    ] {
+        assert!(help.contains(text), "{text}: {help}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

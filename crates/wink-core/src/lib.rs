@@ -83,6 +83,7 @@ mod tool;
 pub use disclosure::{
     CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, OpenSectionsResult, READ_SECTION,
     build_custom_suffix, build_summary_suffix, expansion_overrides, is_disclosure_tool,
+    with_valid_keys,
 };
 pub use error::{OutputError, PromptError, PromptErrorKind, VisibilityExpansionRequired};
 pub use executor::{

@@ -11,7 +11,7 @@ use wink_session::{DisclosureTelemetry, SectionPath, SectionVisibility, Session}
 
 use crate::disclosure::{
     CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, OpenSectionsTool, READ_SECTION, ReadSectionTool,
-    build_custom_suffix, build_summary_suffix, disclosure_telemetry,
+    build_custom_suffix, build_summary_suffix, disclosure_telemetry, with_valid_keys,
 };
 use crate::error::PromptError;
 use crate::params::ParamsValue;
@@ -290,6 +290,20 @@ impl RenderState {
             .is_some_and(|n| n.subtree_has_tools)
     }
 
+    /// Keys of the enabled sections that are summarized now (what `read_section` /
+    /// `open_sections` can open), in tree order.
+    pub(crate) fn summarized_keys(&self, session: Option<&Session>) -> Vec<String> {
+        (0..self.nodes().len())
+            .filter(|&i| {
+                let params = self.resolve_params(i).ok().flatten();
+                self.is_enabled(i, params.as_ref(), session)
+                    .unwrap_or(false)
+                    && self.live_visibility(i, session) == SectionVisibility::Summary
+            })
+            .map(|i| self.nodes()[i].path.dotted())
+            .collect()
+    }
+
     pub(crate) fn visibility_state(
         &self,
         session: Option<&Session>,
@@ -406,8 +420,10 @@ impl RenderState {
         session: &Session,
     ) -> Result<ToolResponse, PromptError> {
         let unknown = || {
-            ToolResponse::from(ToolResult::<ToolPayload>::failure(format!(
-                "Unknown section key: '{key}'"
+            ToolResponse::from(ToolResult::<ToolPayload>::failure(with_valid_keys(
+                &format!("Unknown section key: '{key}'"),
+                key,
+                &self.summarized_keys(Some(session)),
             )))
         };
         let Some(index) = self.nodes().iter().position(|n| n.path.dotted() == key) else {

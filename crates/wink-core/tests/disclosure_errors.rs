@@ -109,13 +109,15 @@ fn open_sections_rejects_unknown_keys_and_an_empty_list() {
         let p = prefix(mode);
         assert_eq!(
             failure(open(&rendered, &session, &["nope"], "r")),
-            format!("{p}Section 'nope' does not exist in this prompt."),
+            format!("{p}Section 'nope' does not exist in this prompt. Valid keys: guide, tools."),
             "{mode:?}"
         );
         // Every key is checked: one bad key fails the whole request.
         assert_eq!(
             failure(open(&rendered, &session, &["tools", "guide.nope"], "r")),
-            format!("{p}Section 'guide.nope' does not exist in this prompt."),
+            format!(
+                "{p}Section 'guide.nope' does not exist in this prompt. Valid keys: guide, tools."
+            ),
             "{mode:?}"
         );
         assert_eq!(
@@ -199,7 +201,14 @@ fn unified_read_section_reports_an_unknown_key() {
     let rendered = Prompt::new(template(DisclosureMode::Unified))
         .render_with(&session)
         .unwrap();
-    for key in ["nope", "tools.nope", ""] {
+    // The valid keys (the sections summarized now) come closest first: a key the bad one
+    // extends, then by edit distance.
+    for (key, valid) in [
+        ("nope", "guide, tools"),
+        ("tools.nope", "tools, guide"),
+        ("", "guide, tools"),
+    ] {
+        let expected = format!("Unknown section key: '{key}'. Valid keys: {valid}.");
         match call(
             &rendered,
             &session,
@@ -208,8 +217,8 @@ fn unified_read_section_reports_an_unknown_key() {
         ) {
             CallOutcome::Completed(r) => {
                 assert!(!r.result.success);
-                assert_eq!(r.result.message, format!("Unknown section key: '{key}'"));
-                assert_eq!(r.model_text(), format!("Unknown section key: '{key}'"));
+                assert_eq!(r.result.message, expected);
+                assert_eq!(r.model_text(), expected);
                 assert!(r.result.value.is_none());
                 assert!(r.expansion.is_none());
             }

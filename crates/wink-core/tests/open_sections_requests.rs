@@ -156,10 +156,12 @@ fn keys_already_expanded_are_skipped_and_only_an_all_expanded_request_fails() {
             failure(open(mode, &session, &["task", "tools", "task"])),
             format!("{p}All requested sections are already expanded: 'task', 'tools'")
         );
-        // An unknown key still fails the whole request.
+        // An unknown key still fails the whole request, naming the keys that can be opened.
         assert_eq!(
             failure(open(mode, &session, &["task", "nope"])),
-            format!("{p}Section 'nope' does not exist in this prompt.")
+            format!(
+                "{p}Section 'nope' does not exist in this prompt. Valid keys: kit, guide, kit.extra, guide.deep."
+            )
         );
     }
 }

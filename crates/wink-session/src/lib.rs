@@ -61,8 +61,8 @@ pub use session::{ReplayError, Session, SessionBuilder};
 pub use slice::{SliceOp, SliceView};
 pub use snapshot::{SNAPSHOT_VERSION, Snapshot, SnapshotRestoreError};
 pub use telemetry::{
-    DisclosureTelemetry, ExpansionPath, PromptExecuted, PromptRendered, TelemetryEvent, TokenUsage,
-    ToolInvoked, ToolsInjected, VisibilityExpanded,
+    DisclosureTelemetry, ExpansionPath, LoopIntervention, PromptExecuted, PromptRendered,
+    TelemetryEvent, TokenUsage, ToolInvoked, ToolsInjected, VisibilityExpanded,
 };
 pub use time::{Timestamp, TimestampParseError};
 pub use transaction::SessionTransaction;

@@ -1,5 +1,6 @@
 //! Telemetry events published while prompts are rendered and evaluated (see `EVENTS.md` of WINK v0.12):
-//! [`PromptRendered`], [`PromptExecuted`], [`ToolInvoked`], [`ToolsInjected`] and [`VisibilityExpanded`].
+//! [`PromptRendered`], [`PromptExecuted`], [`ToolInvoked`], [`ToolsInjected`],
+//! [`VisibilityExpanded`] and [`LoopIntervention`].
 //!
 //! Each carries an `event_id` (UUID v4) and a creation [`Timestamp`] (`created_at`; seed 003 names
 //! it `timestamp` on [`ToolsInjected`]), both filled by its `new` constructor; optional fields are
@@ -390,6 +391,57 @@ impl VisibilityExpanded {
 }
 telemetry_event!(VisibilityExpanded);
 
+/// The agent loop stepped in on a model turn instead of running it as asked: a repeated call
+/// answered with the earlier result, an answer-only model call, an unknown tool answered with
+/// a failed result, a hidden tool's section opened automatically, a request that would not fit
+/// the context window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoopIntervention {
+    /// Unique id.
+    pub event_id: Uuid,
+    /// When the loop stepped in.
+    pub created_at: Timestamp,
+    /// What it did: `repeated_call`, `answer_only`, `unknown_tool`, `auto_open`, ...
+    pub kind: String,
+    /// The tool the model called, when a call prompted it.
+    pub tool: Option<String>,
+    /// The call's arguments, when a call prompted it.
+    pub arguments: Option<Value>,
+    /// What the loop did, in words.
+    pub detail: String,
+    /// Session the evaluation runs in.
+    pub session_id: Option<SessionId>,
+}
+
+impl LoopIntervention {
+    /// A new event with a fresh id and the current time.
+    pub fn new(kind: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self {
+            event_id: Uuid::new_v4(),
+            created_at: Timestamp::now(),
+            kind: kind.into(),
+            tool: None,
+            arguments: None,
+            detail: detail.into(),
+            session_id: None,
+        }
+    }
+
+    /// Sets the tool call that prompted it.
+    pub fn with_call(mut self, tool: impl Into<String>, arguments: Value) -> Self {
+        self.tool = Some(tool.into());
+        self.arguments = Some(arguments);
+        self
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: SessionId) -> Self {
+        self.session_id = Some(session_id);
+        self
+    }
+}
+telemetry_event!(LoopIntervention);
+
 /// Registers the telemetry event types (every session does this so logs holding them can be replayed).
 pub(crate) fn register_telemetry_events(registry: &mut Registry) {
     registry.register_event::<PromptRendered>();
@@ -397,6 +449,7 @@ pub(crate) fn register_telemetry_events(registry: &mut Registry) {
     registry.register_event::<ToolInvoked>();
     registry.register_event::<ToolsInjected>();
     registry.register_event::<VisibilityExpanded>();
+    registry.register_event::<LoopIntervention>();
 }
 
 #[cfg(test)]
@@ -447,6 +500,28 @@ mod tests {
         "#);
         assert_eq!(event.usage.unwrap().total_tokens(), 15);
         assert_eq!(ToolInvoked::type_name(), "ToolInvoked");
+    }
+
+    #[test]
+    fn loop_intervention_wire_json() {
+        let mut event = LoopIntervention::new("repeated_call", "answered with the earlier result")
+            .with_call("stock", serde_json::json!({"title": "Dune"}));
+        event.event_id = Uuid::nil();
+        event.created_at = Timestamp::from_unix_micros(1_795_319_259_123_456);
+        insta::assert_json_snapshot!(event, @r#"
+        {
+          "event_id": "00000000-0000-0000-0000-000000000000",
+          "created_at": "2026-11-22T03:47:39.123456Z",
+          "kind": "repeated_call",
+          "tool": "stock",
+          "arguments": {
+            "title": "Dune"
+          },
+          "detail": "answered with the earlier result",
+          "session_id": null
+        }
+        "#);
+        assert_eq!(LoopIntervention::type_name(), "LoopIntervention");
     }
 
     #[test]

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde_json::{Value, json};
 use wink_agent::{
-    Budget, BudgetLimit, ExpansionPolicy, LoopConfig, LoopOutcome, MainLoop, MainLoopConfig,
-    ModelTurn, RunHooks, RunObserver, StreamDelta, StreamSink, ToolSpec,
+    Budget, BudgetLimit, DEFAULT_MAX_MODEL_CALLS, ExpansionPolicy, Intervention, LoopConfig,
+    LoopOutcome, MainLoop, MainLoopConfig, ModelTurn, RunHooks, RunObserver, StreamDelta,
+    StreamSink, ToolSpec,
 };
 use wink_core::{Deadline, ToolCall};
 
@@ -79,15 +80,20 @@ pub struct RunArgs {
     /// A user message after the system prompt.
     #[arg(long, value_name = "TEXT")]
     pub input: Option<String>,
-    /// Budget: most model calls.
-    #[arg(long, value_name = "N")]
-    pub max_model_calls: Option<u32>,
+    /// Budget: most model calls over the run (default 16; 0 or none: unlimited).
+    #[arg(long, value_name = "N", value_parser = parse_limit)]
+    pub max_model_calls: Option<Limit>,
     /// Budget: most tool calls.
     #[arg(long, value_name = "N")]
     pub max_tool_calls: Option<u32>,
-    /// Budget: most input tokens over the run.
-    #[arg(long, value_name = "N")]
-    pub max_input_tokens: Option<u64>,
+    /// Budget: most input (prompt) tokens over the run (default: 8 × the model's context
+    /// window, or 500000 when the window is unknown; 0 or none: unlimited).
+    #[arg(long, value_name = "N", value_parser = parse_limit)]
+    pub max_input_tokens: Option<Limit>,
+    /// The model's context window in tokens (default: what the provider reports, if
+    /// anything). A request estimated not to fit is not sent: the run stops with a message.
+    #[arg(long, value_name = "TOKENS")]
+    pub context_size: Option<u64>,
     /// Budget: most output tokens over the run.
     #[arg(long, value_name = "N")]
     pub max_output_tokens: Option<u64>,
@@ -100,6 +106,60 @@ pub struct RunArgs {
     /// More progress detail on stderr.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+/// A budget flag's value: a number, or `0` / `none` for unlimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// No limit.
+    Unlimited,
+    /// At most this many.
+    At(u64),
+}
+
+fn parse_limit(text: &str) -> Result<Limit, String> {
+    match text.trim() {
+        "none" | "0" => Ok(Limit::Unlimited),
+        n => n
+            .parse::<u64>()
+            .map(Limit::At)
+            .map_err(|_| format!("'{text}' is not a number (or 0 / none for unlimited)")),
+    }
+}
+
+/// The message for a run that ran out of `limit` under `budget`, naming the flag to raise it.
+pub fn budget_message(limit: BudgetLimit, budget: &Budget) -> String {
+    let (spent, what, flag) = match limit {
+        BudgetLimit::ModelCalls => (
+            budget.max_model_calls.map(u64::from),
+            "model calls",
+            "--max-model-calls",
+        ),
+        BudgetLimit::ToolCalls => (
+            budget.max_tool_calls.map(u64::from),
+            "tool calls",
+            "--max-tool-calls",
+        ),
+        BudgetLimit::InputTokens => (
+            budget.max_input_tokens,
+            "input tokens",
+            "--max-input-tokens",
+        ),
+        BudgetLimit::OutputTokens => (
+            budget.max_output_tokens,
+            "output tokens",
+            "--max-output-tokens",
+        ),
+        _ => return "budget exceeded: the deadline passed (raise it with --timeout)".to_owned(),
+    };
+    match spent {
+        Some(1) => format!(
+            "budget exceeded: 1 {} (raise it with {flag})",
+            what.strip_suffix('s').unwrap_or(what)
+        ),
+        Some(n) => format!("budget exceeded: {n} {what} (raise it with {flag})"),
+        None => format!("budget exceeded: {what} (raise it with {flag})"),
+    }
 }
 
 fn parse_policy(text: &str) -> anyhow::Result<ExpansionPolicy> {
@@ -191,6 +251,18 @@ impl RunObserver for Progress {
             sections.join(", ")
         );
     }
+    fn on_intervention(&self, intervention: &Intervention) {
+        let call = match (&intervention.tool, &intervention.arguments) {
+            (Some(tool), Some(args)) => format!(" {tool}({})", one_line(&args.to_string(), 120)),
+            _ => String::new(),
+        };
+        eprintln!(
+            "[{:>6.1}s]   loop {}{call}: {}",
+            self.started.elapsed().as_secs_f64(),
+            intervention.kind.as_str(),
+            one_line(&intervention.detail, if self.verbose { 400 } else { 160 })
+        );
+    }
 }
 
 /// Streams answer text to the terminal.
@@ -265,18 +337,28 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let budget = Budget {
-        max_model_calls: args.max_model_calls,
+        max_model_calls: match args.max_model_calls {
+            None => Some(DEFAULT_MAX_MODEL_CALLS),
+            Some(Limit::Unlimited) => None,
+            Some(Limit::At(n)) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
+        },
         max_tool_calls: args.max_tool_calls,
-        max_input_tokens: args.max_input_tokens,
+        max_input_tokens: match args.max_input_tokens {
+            Some(Limit::At(n)) => Some(n),
+            _ => None,
+        },
         max_output_tokens: args.max_output_tokens,
         deadline: timeout.map(Deadline::after),
     };
     let config = MainLoopConfig {
         loop_config: LoopConfig {
             user_message: args.input.clone(),
+            context_window: args.context_size,
             ..LoopConfig::default()
         },
         budget,
+        // Unset: derived from the context window; `0` / `none`: unlimited.
+        derive_input_budget: args.max_input_tokens.is_none(),
         resources: prepared.resources.clone(),
         max_expansions: args.max_expansions,
         policy,
@@ -299,6 +381,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         adapter.model()
     );
     let main_loop = MainLoop::new(adapter.as_ref(), config);
+    let budget = main_loop.budget();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -322,7 +405,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .evaluations
             .iter()
             .flat_map(|e| e.model_calls.iter())
-            .map(|c| json!({"messages": c.messages, "tools": c.tools}))
+            .map(|c| {
+                json!({
+                    "messages": c.messages,
+                    "tools": c.tools,
+                    "usage": c.usage.unwrap_or_default(),
+                })
+            })
             .collect();
         let (text, output) = match &result.outcome {
             LoopOutcome::Finished { text, output } => (json!(text), json!(output)),
@@ -365,11 +454,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         LoopOutcome::BudgetExceeded { limit } => {
-            let what = match limit {
-                BudgetLimit::Deadline => "the deadline passed".to_owned(),
-                other => format!("the {other} budget ran out"),
-            };
-            eprintln!("error: run stopped: {what}");
+            eprintln!("error: {}", budget_message(limit, &budget));
             Ok(ExitCode::from(BUDGET_EXIT))
         }
         LoopOutcome::Failed { message, phase } => {

@@ -1,0 +1,219 @@
+//! Screening a model turn before its calls run: the repetition guard, unknown tools, and
+//! auto-opening the sections that hide called tools.
+
+use wink_core::{DisclosureMode, EvaluationPhase, SectionPath, ToolCall, is_disclosure_tool};
+
+use super::{InjectedTool, Injection, InnerLoop, LoopOutcome, Phase, ToolOutcome, TurnEffects};
+use crate::guard::{Intervention, InterventionKind, unknown_tool_message};
+
+pub(super) fn answer(call: &ToolCall, content: String, is_error: bool) -> ToolOutcome {
+    ToolOutcome::Result {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        is_error,
+        disclosed: Vec::new(),
+        disclosed_section: None,
+    }
+}
+
+impl InnerLoop {
+    pub(super) fn guard_active(&self) -> bool {
+        self.config
+            .repetition_guard
+            .unwrap_or(self.disclosure != DisclosureMode::Wink)
+    }
+
+    fn auto_open(&self) -> bool {
+        self.config.auto_open_hidden_tools && self.disclosure != DisclosureMode::Wink
+    }
+
+    fn is_offered(&self, name: &str) -> bool {
+        self.base_tools.iter().any(|t| t.name == name)
+            || self.injected.iter().any(|t| t.spec.name == name)
+    }
+
+    /// Sort the calls of a turn: run, answer from the guard, answer as unknown, or open the
+    /// sections hiding them.
+    pub(super) fn screen_calls(&mut self, calls: Vec<ToolCall>) -> TurnEffects {
+        let mut effects = TurnEffects::default();
+        // Calls after one that may end the turn are neither screened nor validated here: they
+        // are not run when it does end the turn (issue 17).
+        let checked = self.checked_calls(&calls);
+        if self.disclosure == DisclosureMode::Wink
+            && let Some(unknown) = calls[..checked].iter().find(|c| !self.is_offered(&c.name))
+        {
+            self.phase = Phase::Done {
+                outcome: LoopOutcome::Failed {
+                    message: format!("Unknown tool '{}' requested by provider.", unknown.name),
+                    phase: EvaluationPhase::Tool,
+                },
+            };
+            return effects;
+        }
+        let first_result = self.messages.len();
+        let mut to_run = Vec::new();
+        let mut answered = Vec::new();
+        let mut restart: Vec<String> = Vec::new();
+        for (position, call) in calls.iter().enumerate() {
+            if position >= checked {
+                to_run.push(call.clone());
+                continue;
+            }
+            if self.guard_active()
+                && let Some(repetition) = self.guard.intercept(call)
+            {
+                answered.push((
+                    position,
+                    answer(call, repetition.content, repetition.is_error),
+                ));
+                effects.interventions.extend(repetition.interventions);
+                continue;
+            }
+            if self.is_offered(&call.name) {
+                to_run.push(call.clone());
+                continue;
+            }
+            let hiding = self
+                .hidden
+                .iter()
+                .find(|h| h.spec.name == call.name)
+                .map(|h| h.section.clone());
+            match hiding {
+                Some(section) if self.auto_open() => {
+                    let dynamic = self.disclosure == DisclosureMode::Unified
+                        && self.config.supports_dynamic_tools;
+                    effects.interventions.push(Intervention::for_call(
+                        InterventionKind::AutoOpen,
+                        call,
+                        format!(
+                            "opened section \"{section}\" ({})",
+                            if dynamic { "injected" } else { "restart" }
+                        ),
+                    ));
+                    if dynamic {
+                        effects
+                            .injections
+                            .extend(self.open_hidden(&section, first_result + position));
+                        to_run.push(call.clone());
+                    } else if !restart.contains(&section) {
+                        restart.push(section);
+                    }
+                }
+                hiding => {
+                    let opener = match self.disclosure {
+                        DisclosureMode::Unified => wink_core::READ_SECTION,
+                        _ => wink_core::OPEN_SECTIONS,
+                    };
+                    let available: Vec<String> =
+                        self.offered_tools().into_iter().map(|t| t.name).collect();
+                    let message = unknown_tool_message(
+                        &call.name,
+                        hiding.as_deref().map(|s| (opener, s)),
+                        &available,
+                    );
+                    if self.guard_active() {
+                        self.guard.record(call, &message, true, false);
+                    }
+                    effects.interventions.push(Intervention::for_call(
+                        InterventionKind::UnknownTool,
+                        call,
+                        message.clone(),
+                    ));
+                    answered.push((position, answer(call, message, true)));
+                }
+            }
+        }
+        if !restart.is_empty() {
+            let overrides: Vec<(SectionPath, wink_core::SectionVisibility)> = restart
+                .iter()
+                .map(|key| {
+                    (
+                        SectionPath::new(key.split('.').map(str::to_owned).collect()),
+                        wink_core::SectionVisibility::Full,
+                    )
+                })
+                .collect();
+            self.replay = calls;
+            self.phase = Phase::Done {
+                outcome: LoopOutcome::ExpansionRequired {
+                    requested_overrides: overrides,
+                    reason: format!("The model called tools hidden in {}", restart.join(", ")),
+                    section_keys: restart,
+                },
+            };
+            return effects;
+        }
+        self.phase = Phase::NeedTools {
+            calls: to_run,
+            answered,
+        };
+        effects
+    }
+
+    /// Inject the tools hidden in the summarized section `section` (an auto-open), available
+    /// after message `after_message` (the result of the call that opened it).
+    fn open_hidden(&mut self, section: &str, after_message: usize) -> Option<Injection> {
+        let tools: Vec<InjectedTool> = self
+            .hidden
+            .iter()
+            .filter(|h| h.section == section)
+            .filter(|h| !self.is_offered(&h.spec.name))
+            .map(|h| InjectedTool {
+                spec: h.spec.clone(),
+                section: self
+                    .hidden_owners
+                    .iter()
+                    .find(|(name, _)| name == &h.spec.name)
+                    .map(|(_, owner)| owner.clone())
+                    .unwrap_or_else(|| {
+                        SectionPath::new(section.split('.').map(str::to_owned).collect())
+                    }),
+                after_message,
+                disclosed_by: section.to_owned(),
+            })
+            .collect();
+        if tools.is_empty() {
+            return None;
+        }
+        self.injected.extend(tools.iter().cloned());
+        Some(Injection {
+            section: SectionPath::new(section.split('.').map(str::to_owned).collect()),
+            tools,
+        })
+    }
+
+    /// Merge the outcomes of the run calls with the calls the loop answered itself (turn
+    /// order), and let the repetition guard remember the answers.
+    pub(super) fn merge_answered(&mut self, outcomes: Vec<ToolOutcome>) -> Vec<ToolOutcome> {
+        let Phase::NeedTools { calls, answered } = &self.phase else {
+            return outcomes;
+        };
+        let (calls, answered) = (calls.clone(), answered.clone());
+        if self.guard_active() {
+            for (call, outcome) in calls.iter().zip(&outcomes) {
+                if let ToolOutcome::Result {
+                    content, is_error, ..
+                } = outcome
+                {
+                    let changes_state = !is_disclosure_tool(&call.name);
+                    self.guard.record(call, content, *is_error, changes_state);
+                }
+            }
+        }
+        if answered.is_empty() {
+            return outcomes;
+        }
+        let total = outcomes.len() + answered.len();
+        let mut run = outcomes.into_iter();
+        let mut answered = answered.into_iter().peekable();
+        let mut merged = Vec::with_capacity(total);
+        for position in 0..total {
+            match answered.next_if(|(p, _)| *p == position) {
+                Some((_, outcome)) => merged.push(outcome),
+                None => merged.extend(run.next()),
+            }
+        }
+        merged
+    }
+}
