@@ -219,11 +219,7 @@ mod tests {
     #[test]
     fn apply_opens_the_best_section_and_renders_it_with_its_tools() {
         let template = wink_core::PromptTemplate::builder("t", "preopen")
-            .section(wink_core::MarkdownSection::new(
-                "Task",
-                "task",
-                "Answer.",
-            ))
+            .section(wink_core::MarkdownSection::new("Task", "task", "Answer."))
             .section(
                 wink_core::MarkdownSection::new("Notes", "notes", "Meeting notes.")
                     .summary("Notes from meetings.")

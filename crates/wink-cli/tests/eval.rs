@@ -217,14 +217,24 @@ fn bad_cases_and_bad_usage_exit_2_naming_the_file_line_and_key() {
     let prompt = fixture("unified.json");
     let run = |cases_text: &str, extra: &[&str]| {
         let cases = write(&dir, "cases.jsonl", cases_text);
-        let mut args = vec!["eval", prompt.as_str(), "--cases", cases.as_str(), "--model", model.as_str()];
+        let mut args = vec![
+            "eval",
+            prompt.as_str(),
+            "--cases",
+            cases.as_str(),
+            "--model",
+            model.as_str(),
+        ];
         args.extend_from_slice(extra);
         let err = usage_error(&args);
         err.replace(&format!("{}/", dir.display()), "")
     };
     let ok = r#"{"id": "a", "params": {"TaskParams": {"objective": "x"}}, "expect": {}}"#;
     assert_eq!(
-        run(&format!("{ok}\n\n{{\"id\": \"b\", \"expect\": {{\"regex\": 3}}}}\n"), &[]),
+        run(
+            &format!("{ok}\n\n{{\"id\": \"b\", \"expect\": {{\"regex\": 3}}}}\n"),
+            &[]
+        ),
         "error: cases.jsonl:3: expect.regex: expected a string\n"
     );
     assert_eq!(
@@ -232,16 +242,10 @@ fn bad_cases_and_bad_usage_exit_2_naming_the_file_line_and_key() {
         "error: cases.jsonl:2: id: duplicate id 'a' (first on line 1)\n"
     );
     assert_eq!(
-        run(
-            r#"{"id": "a", "params": {"Nope": {}}, "expect": {}}"#,
-            &[]
-        ),
+        run(r#"{"id": "a", "params": {"Nope": {}}, "expect": {}}"#, &[]),
         "error: cases.jsonl:1: params: unknown params type 'Nope' (declared: TaskParams)\n"
     );
-    assert_eq!(
-        run("\n", &[]),
-        "error: --cases cases.jsonl: no cases\n"
-    );
+    assert_eq!(run("\n", &[]), "error: --cases cases.jsonl: no cases\n");
     assert_eq!(
         run(ok, &["--repeat", "0"]),
         "error: --repeat must be at least 1\n"
@@ -250,8 +254,18 @@ fn bad_cases_and_bad_usage_exit_2_naming_the_file_line_and_key() {
         run(ok, &["--disclosure", "everything"]),
         "error: --disclosure: unknown disclosure mode 'everything' (expected one of: unified, wink, open-sections, context-files)\n"
     );
-    let err = usage_error(&["eval", &prompt, "--cases", "/nonexistent/cases.jsonl", "--model", &model]);
-    assert!(err.starts_with("error: --cases /nonexistent/cases.jsonl: "), "{err}");
+    let err = usage_error(&[
+        "eval",
+        &prompt,
+        "--cases",
+        "/nonexistent/cases.jsonl",
+        "--model",
+        &model,
+    ]);
+    assert!(
+        err.starts_with("error: --cases /nonexistent/cases.jsonl: "),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -293,7 +307,12 @@ fn eval_runs_a_few_cases_on_the_small_local_model() {
     let cases = report["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 3);
     for case in cases {
-        let keys: Vec<&str> = case.as_object().unwrap().keys().map(String::as_str).collect();
+        let keys: Vec<&str> = case
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         assert_eq!(
             keys,
             [
@@ -313,5 +332,8 @@ fn eval_runs_a_few_cases_on_the_small_local_model() {
     }
     let rate = report["pass_rate"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&rate));
-    assert!(report["uncached_prompt_tokens"].as_u64().unwrap() <= report["prompt_tokens"].as_u64().unwrap());
+    assert!(
+        report["uncached_prompt_tokens"].as_u64().unwrap()
+            <= report["prompt_tokens"].as_u64().unwrap()
+    );
 }

@@ -210,7 +210,11 @@ pub fn build_model(
 
 /// `--preopen K`: opens the `k` summarized sections most relevant to `input` (or, without input,
 /// to the prompt's fully rendered sections) before the first model call. Returns the keys opened.
-pub fn preopen(prepared: &PreparedPrompt, input: Option<&str>, k: usize) -> anyhow::Result<Vec<String>> {
+pub fn preopen(
+    prepared: &PreparedPrompt,
+    input: Option<&str>,
+    k: usize,
+) -> anyhow::Result<Vec<String>> {
     wink_agent::preopen::apply(
         &prepared.prompt,
         &prepared.session,

@@ -311,7 +311,10 @@ impl Evaluator<'_> {
     fn prepare(&self, case: &Case) -> anyhow::Result<PreparedPrompt> {
         let prompt_args = PromptArgs {
             file: self.args.prompt.clone(),
-            params: case.params.as_ref().map(|p| Value::Object(p.clone()).to_string()),
+            params: case
+                .params
+                .as_ref()
+                .map(|p| Value::Object(p.clone()).to_string()),
             expand: if self.disclosure.expanded {
                 self.expand_keys.clone()
             } else {
@@ -382,7 +385,8 @@ impl Evaluator<'_> {
             }
             other => (None, Some(describe_outcome(other))),
         };
-        let failure = failure.or_else(|| check(&case.expect, answer.as_deref(), &called, spent.model_calls));
+        let failure =
+            failure.or_else(|| check(&case.expect, answer.as_deref(), &called, spent.model_calls));
         Ok(CaseResult {
             id: case.id.clone(),
             passed: failure.is_none(),
@@ -411,7 +415,12 @@ fn describe_outcome(outcome: &LoopOutcome) -> String {
 
 /// Why a finished run does not meet `expect` (`None`: it passes). `contains` is
 /// case-insensitive; `tools_called` needs each name called at least once, in any order.
-fn check(expect: &Expect, answer: Option<&str>, called: &[String], model_calls: u32) -> Option<String> {
+fn check(
+    expect: &Expect,
+    answer: Option<&str>,
+    called: &[String],
+    model_calls: u32,
+) -> Option<String> {
     let answer = answer.unwrap_or_default();
     let lower = answer.to_lowercase();
     if let Some(missing) = expect
@@ -427,7 +436,10 @@ fn check(expect: &Expect, answer: Option<&str>, called: &[String], model_calls: 
         return Some(format!("the answer does not match /{}/", regex.as_str()));
     }
     if let Some(missing) = expect.tools_called.iter().find(|t| !called.contains(t)) {
-        return Some(format!("{missing} was not called (called: {})", called.join(", ")));
+        return Some(format!(
+            "{missing} was not called (called: {})",
+            called.join(", ")
+        ));
     }
     if let Some(max) = expect.max_model_calls
         && model_calls > max
@@ -582,7 +594,13 @@ fn summarize(cases: Vec<CaseResult>, seconds: f64) -> Report {
 
 fn text_report(report: &Report) -> String {
     let mut out = String::new();
-    let width = report.cases.iter().map(|c| c.id.len()).max().unwrap_or(2).max(2);
+    let width = report
+        .cases
+        .iter()
+        .map(|c| c.id.len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
     out.push_str(&format!(
         "{:<4}  {:<width$}  {:>5}  {:>5}  {:>7}  {:>7}  {:>6}  {:>7}  answer\n",
         "", "id", "calls", "tools", "prompt", "cached", "output", "seconds"
@@ -684,7 +702,10 @@ mod tests {
         assert_eq!(err(r#"{"id": "a"}"#), "c.jsonl:7: expect: missing");
         assert_eq!(err(r#"{"expect": {}}"#), "c.jsonl:7: id: missing");
         assert_eq!(
-            err(r#"{"id": "a", "expect": {"regex": "("}}"#).lines().next().unwrap(),
+            err(r#"{"id": "a", "expect": {"regex": "("}}"#)
+                .lines()
+                .next()
+                .unwrap(),
             "c.jsonl:7: expect.regex: invalid regex: regex parse error:"
         );
         assert_eq!(
