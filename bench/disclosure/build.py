@@ -8,7 +8,7 @@ import pathlib
 import re
 
 HERE = pathlib.Path(__file__).parent
-MAX_CHARS = 2400  # longer chunks are split at paragraph boundaries
+MAX_CHARS = 3000  # longer chunks are split at paragraph boundaries
 
 
 def slug(text):
@@ -56,20 +56,43 @@ def split_long(body):
 
 
 def first_sentence(text):
-    flat = " ".join(l for l in text.split("\n") if not l.startswith(("|", "```", "    ")))
-    flat = re.sub(r"[`*>#]", "", " ".join(flat.split()))
-    sentence = re.split(r"(?<=[.!?])\s", flat, maxsplit=1)[0]
-    return sentence[:180].rstrip() + ("…" if len(sentence) > 180 else "")
+    """The first real sentence of the prose (code blocks, tables and list numbers skipped)."""
+    prose, fenced = [], False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or line.startswith(("|", "    ")):
+            continue
+        prose.append(line)
+    flat = re.sub(r"[`*>#]", "", " ".join(" ".join(prose).split()))
+    for sentence in re.split(r"(?<=[.!?:])\s", flat):
+        if len(sentence) >= 25:
+            return sentence.strip()
+    return ""
 
 
 def escape(text):
     return text.replace("$", "$$")
 
 
+DOC_LABELS = {
+    "architecture": "arch", "crates-wink-catalog": "catalog", "crates-wink-embed": "embed",
+    "crates-wink-search": "search", "disclosure": "disclosure",
+    "examples-02_typed_output": "ex02", "examples-04_tool_catalog": "ex04",
+    "examples-05_subagents": "ex05", "examples-06_mcp_docs": "ex06", "mcp": "mcp",
+    "prompt-files": "promptfiles", "providers": "providers", "readme": "readme",
+}
+
+
+def short_slug(text, words=3):
+    return "-".join(slug(text).split("-")[:words])
+
+
 def reference_sections():
     sections, seen = [], set()
     for path in sorted((HERE / "reference").glob("*.md")):
-        doc = path.stem
+        doc = DOC_LABELS[path.stem]
         title = None
         for heading, body in chunks(path.read_text()):
             if heading and title is None:
@@ -79,15 +102,18 @@ def reference_sections():
             name = heading or title or doc
             parts = split_long(body)
             for i, part in enumerate(parts):
-                label = name if len(parts) == 1 else f"{name} (part {i + 1})"
-                key = slug(f"{doc}-{label}")[:60].strip("-")
+                label = name if len(parts) == 1 else f"{name} ({i + 1})"
+                key = f"{doc}-{short_slug(name)}" + ("" if len(parts) == 1 else f"-{i + 1}")
                 while key in seen:
-                    key += "-x"
+                    key += "-b"
                 seen.add(key)
-                summary = f"{doc}: {name}. {first_sentence(part)}"
+                sentence = first_sentence(part)
+                if len(sentence) > 100:
+                    sentence = sentence[:100].rsplit(" ", 1)[0] + "…"
+                summary = f"{doc} docs: {sentence}" if sentence else f"{doc} docs on {name}."
                 sections.append({
-                    "key": key, "title": f"{doc}: {label}",
-                    "template": escape(part), "summary": escape(summary[:300]),
+                    "key": key, "title": label,
+                    "template": escape(part), "summary": escape(summary),
                     "visibility": "summary",
                 })
     return sections
