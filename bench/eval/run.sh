@@ -20,7 +20,10 @@ for model in "${models[@]}"; do
   for cases in "$here"/*.cases.jsonl; do
     name="$(basename "$cases" .cases.jsonl)"
     [ "$name" = ci ] && continue
-    prompt="$(ls "$here/$name".json "$here/$name".toml "$here/$name".yaml 2>/dev/null | head -1)"
+    prompt=""
+    for ext in json toml yaml; do
+      [ -f "$here/$name.$ext" ] && prompt="$here/$name.$ext" && break
+    done
     echo "== $model: $name" >&2
     "$wink" eval "$prompt" --cases "$cases" --model "$model" --format json "$@" > "$out/$name.json"
     reports+=("$out/$name.json")
