@@ -37,6 +37,7 @@ mod inner;
 mod mailbox;
 mod main_loop;
 mod metrics;
+pub mod preopen;
 mod provider;
 mod scripted;
 mod subagent;

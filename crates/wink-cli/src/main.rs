@@ -24,6 +24,8 @@ enum Command {
     Call(cmd::call::CallArgs),
     /// Run a prompt file with a model until it answers (progress on stderr, answer on stdout).
     Run(Box<cmd::run::RunArgs>),
+    /// Run a prompt file over a JSON Lines file of cases: pass rate, tokens, model calls, time.
+    Eval(Box<cmd::eval::EvalArgs>),
     /// Inspect session logs.
     Session(cmd::session::SessionArgs),
     /// Tool catalogs: search quality (`eval`) and token footprint (`tokens`).
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Command::Render(args) => cmd::render::run(&args),
         Command::Call(args) => cmd::call::run(&args),
         Command::Run(args) => cmd::run::run(&args),
+        Command::Eval(args) => cmd::eval::run(&args),
         Command::Model(args) => cmd::local_model::run(&args),
         Command::Session(args) => cmd::session::run(&args),
         Command::Catalog(args) => cmd::catalog::run(&args),

@@ -113,6 +113,8 @@ pub struct LoadedPrompt {
     pub filesystem: Option<Arc<dyn wink_fs::Filesystem>>,
     /// Where that workspace lives on disk.
     pub workspace_root: Option<PathBuf>,
+    /// The file's `preopen`: how many summarized sections to open before the first model call.
+    pub preopen: Option<usize>,
 }
 
 /// Load a prompt file (format by extension).
@@ -297,6 +299,7 @@ impl Converter<'_> {
             base_dir: self.base_dir.to_path_buf(),
             filesystem,
             workspace_root,
+            preopen: file.preopen,
         })
     }
 

@@ -21,6 +21,10 @@ pub struct PromptFile {
     /// Disclosure mode: `unified` (default), `wink`, `open-sections`, `context-files`.
     #[serde(default)]
     pub disclosure: Option<String>,
+    /// Open this many summarized sections, the most relevant to the input, before the first
+    /// model call (`wink run`/`wink eval`; see `wink_agent::preopen`).
+    #[serde(default)]
+    pub preopen: Option<usize>,
     /// Params types: type name → field name → field spec.
     #[serde(default)]
     pub params: IndexMap<String, IndexMap<String, FieldSpec>>,

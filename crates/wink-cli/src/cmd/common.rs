@@ -9,6 +9,8 @@ use wink_core::{DisclosureMode, Prompt, PromptTemplate, SectionPath, SectionVisi
 use wink_promptfile::LoadedPrompt;
 use wink_session::{Session, SetVisibilityOverride};
 
+use super::local_model::LocalOptions;
+use super::model::{self, ModelOptions};
 use crate::exit::usage;
 
 /// A prompt file plus params, visibility overrides and disclosure mode.
@@ -127,4 +129,97 @@ fn known_keys(template: &PromptTemplate) -> String {
         .map(|n| n.path.dotted())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Flags that choose and shape the model, for subcommands that run prompts against one
+/// (`wink eval`; `wink run` declares the same flags beside its own).
+#[derive(Debug, Args)]
+pub struct ModelFlags {
+    /// The model: local (default: the embedded Qwen2.5-Coder-1.5B), local:0.5b, local:PATH,
+    /// openai:MODEL, openai-responses:MODEL, anthropic:MODEL, litellm:MODEL,
+    /// openai-compat:MODEL (with --base-url), claude-cli[:MODEL] (the `claude` CLI), scripted:PATH.
+    #[arg(long, value_name = "SPEC", default_value = "local")]
+    pub model: String,
+    /// Fetch the local model without asking when it is missing.
+    #[arg(long)]
+    pub yes: bool,
+    /// Local model: do not reuse the KV cache between calls (for benchmarks).
+    #[arg(long)]
+    pub no_prefix_cache: bool,
+    /// Threads for the local model (default: all cores).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Local model: context window in tokens (default 8192).
+    #[arg(long, value_name = "N")]
+    pub context_size: Option<u32>,
+    /// Base URL for HTTP providers.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// HTTP providers: read the API key from this environment variable instead of the
+    /// provider's own. Keys are never taken on the command line.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// litellm:MODEL only: the proxy's wire format, openai (the default) or anthropic.
+    #[arg(long, value_name = "FORMAT", value_parser = ["openai", "anthropic"])]
+    pub litellm_format: Option<String>,
+    /// Retries for HTTP providers (429, 5xx, connection errors).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
+    /// Make the adapter report no dynamic tool support (forces the restart path).
+    #[arg(long)]
+    pub no_dynamic_tools: bool,
+}
+
+impl ModelFlags {
+    /// The adapter options these flags ask for.
+    pub fn options(&self, stream: bool, verbose: bool) -> ModelOptions {
+        ModelOptions {
+            base_url: self.base_url.clone(),
+            no_dynamic_tools: self.no_dynamic_tools,
+            stream,
+            max_retries: self.max_retries,
+            api_key_env: self.api_key_env.clone(),
+            litellm_format: self.litellm_format.as_deref().map(model::litellm_format),
+            deferred_tools: None,
+            local: LocalOptions {
+                yes: self.yes,
+                verbose,
+                threads: self.threads,
+                no_prefix_cache: self.no_prefix_cache,
+                context_size: self.context_size,
+            },
+        }
+    }
+}
+
+/// Builds the adapter for `spec` the way every prompt-running subcommand does: refuses
+/// `--native-tool-search` where the provider has none, records the catalog mode in the session
+/// and names the catalog tools to send deferred, then constructs the adapter (loading a local
+/// model once: reuse the adapter for every run that should share it).
+pub fn build_model(
+    spec: &str,
+    mut options: ModelOptions,
+    native_tool_search: bool,
+    template: &PromptTemplate,
+    session: &Session,
+) -> anyhow::Result<Arc<dyn wink_agent::ProviderAdapter>> {
+    model::check_native_tool_search(spec, native_tool_search)?;
+    options.deferred_tools = model::native_tool_search(native_tool_search, template, session)?;
+    model::adapter(spec, &options)
+}
+
+/// `--preopen K`: opens the `k` summarized sections most relevant to `input` (or, without input,
+/// to the prompt's fully rendered sections) before the first model call. Returns the keys opened.
+pub fn preopen(
+    prepared: &PreparedPrompt,
+    input: Option<&str>,
+    k: usize,
+) -> anyhow::Result<Vec<String>> {
+    wink_agent::preopen::apply(
+        &prepared.prompt,
+        &prepared.session,
+        input.unwrap_or_default(),
+        k,
+    )
+    .map_err(|e| usage(format!("--preopen: {e}")))
 }

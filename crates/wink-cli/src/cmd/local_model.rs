@@ -121,6 +121,8 @@ pub struct LocalOptions {
     pub threads: usize,
     /// Re-evaluate the whole prompt on every call (benchmarks the KV-cache reuse).
     pub no_prefix_cache: bool,
+    /// Context window in tokens (`None`: the adapter's default).
+    pub context_size: Option<u32>,
 }
 
 /// `local`, `local:1.5b`, `local:0.5b` or `local:PATH`.
@@ -141,6 +143,9 @@ pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn Prov
         config.threads = options.threads;
     }
     config.reuse_prefix = !options.no_prefix_cache;
+    if let Some(size) = options.context_size {
+        config.context_size = size;
+    }
     let adapter =
         LocalAdapter::load(&path, config).map_err(|e| usage(format!("--model local: {e}")))?;
     Ok(Arc::new(adapter.verbose(options.verbose)))

@@ -41,6 +41,13 @@ pub struct RunArgs {
     /// Threads for the local model (default: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+    /// Local model: context window in tokens (default 8192).
+    #[arg(long, value_name = "N")]
+    pub context_size: Option<u32>,
+    /// Open the K summarized sections most relevant to the input (BM25 over summaries and the
+    /// tools they hide; no model call) before the first model call.
+    #[arg(long, value_name = "K")]
+    pub preopen: Option<usize>,
     /// Base URL for HTTP providers.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -284,7 +291,7 @@ impl StreamSink for TerminalStream {
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let policy = parse_policy(&args.policy)?;
     let streaming = args.stream || std::io::stdout().is_terminal();
-    let mut model_options = ModelOptions {
+    let model_options = ModelOptions {
         base_url: args.base_url.clone(),
         no_dynamic_tools: args.no_dynamic_tools,
         stream: streaming,
@@ -297,9 +304,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             verbose: args.verbose,
             threads: args.threads,
             no_prefix_cache: args.no_prefix_cache,
+            context_size: args.context_size,
         },
     };
-    model::check_native_tool_search(&args.model, args.native_tool_search)?;
     let fsync = wink_store::FsyncPolicy::EveryEvent;
     let (session, mut log) = match &args.session {
         Some(path) if path.exists() => {
@@ -314,12 +321,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         _ => (wink_session::Session::new(), None),
     };
     let prepared = args.prompt.prepare_in(session)?;
-    model_options.deferred_tools = model::native_tool_search(
+    let adapter = super::common::build_model(
+        &args.model,
+        model_options,
         args.native_tool_search,
         &prepared.loaded.template,
         &prepared.session,
     )?;
-    let adapter = model::adapter(&args.model, &model_options)?;
+    if let Some(k) = args.preopen.or(prepared.loaded.preopen) {
+        let opened = super::common::preopen(&prepared, args.input.as_deref(), k)?;
+        if !opened.is_empty() {
+            eprintln!("wink run: pre-opened {}", opened.join(", "));
+        }
+    }
     if let (Some(path), None) = (&args.session, &log) {
         log = Some(
             wink_store::SessionLog::create(path, &prepared.session, fsync)

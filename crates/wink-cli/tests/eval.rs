@@ -1,0 +1,339 @@
+//! `wink eval` end to end with the scripted provider: the exact JSON report, exit codes, the
+//! `expanded` disclosure, `--preopen` and `--repeat`; plus a short real run on the 0.5B model
+//! (skipped only when `WINK_SKIP_REAL_MODEL=1`; `WINK_TEST_MODEL` names another GGUF).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{fixture, stdout, usage_error, wink};
+use serde_json::{Value, json};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wink-eval-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// Runs `wink eval` with `--format json` and returns the report with every `seconds` zeroed.
+fn eval_json(args: &[&str]) -> Value {
+    let mut all = vec!["eval"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    let mut report: Value = serde_json::from_str(&stdout(&wink(&all))).unwrap();
+    report["seconds"] = json!(0.0);
+    for case in report["cases"].as_array_mut().unwrap() {
+        assert!(case["seconds"].as_f64().unwrap() >= 0.0);
+        case["seconds"] = json!(0.0);
+    }
+    report
+}
+
+const TWO_CASES: &str = r#"{"id": "hidden-1", "params": {"TaskParams": {"objective": "add"}}, "input": "What is 2 + 40?", "expect": {"contains": ["42"], "tools_called": ["add"], "max_model_calls": 3}}
+
+{"id": "plain-1", "params": {"TaskParams": {"objective": "greet"}}, "expect": {"contains": ["hello"]}}
+"#;
+
+const TWO_CASES_SCRIPT: &str = r#"[
+ {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "math"}}], "usage": {"input_tokens": 50, "output_tokens": 5, "cached_tokens": 0}},
+ {"tool_calls": [{"id": "c2", "name": "add", "arguments": {"a": 2, "b": 40}}], "usage": {"input_tokens": 60, "output_tokens": 6, "cached_tokens": 50}},
+ {"text": "The sum is 42.", "usage": {"input_tokens": 70, "output_tokens": 4, "cached_tokens": 60}},
+ {"text": "Hi there.", "usage": {"input_tokens": 40, "output_tokens": 3, "cached_tokens": 30}}
+]"#;
+
+#[test]
+fn the_json_report_is_exact_and_a_failing_case_still_exits_0() {
+    let dir = temp_dir("json");
+    let cases = write(&dir, "cases.jsonl", TWO_CASES);
+    let script = write(&dir, "script.json", TWO_CASES_SCRIPT);
+    let report = eval_json(&[
+        &fixture("unified.json"),
+        "--cases",
+        &cases,
+        "--model",
+        &format!("scripted:{script}"),
+    ]);
+    assert_eq!(
+        report,
+        json!({
+            "cases": [
+                {"id": "hidden-1", "passed": true, "model_calls": 3, "tool_calls": 2,
+                 "prompt_tokens": 180, "cached_tokens": 110, "output_tokens": 15,
+                 "seconds": 0.0, "answer": "The sum is 42."},
+                {"id": "plain-1", "passed": false, "model_calls": 1, "tool_calls": 0,
+                 "prompt_tokens": 40, "cached_tokens": 30, "output_tokens": 3,
+                 "seconds": 0.0, "answer": "Hi there."}
+            ],
+            "pass_rate": 0.5,
+            "prompt_tokens": 220,
+            "uncached_prompt_tokens": 80,
+            "seconds": 0.0
+        })
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_text_report_has_a_line_per_run_and_a_pass_rate_per_type() {
+    let dir = temp_dir("text");
+    let cases = write(&dir, "cases.jsonl", TWO_CASES);
+    let script = write(&dir, "script.json", TWO_CASES_SCRIPT);
+    let out = stdout(&wink(&[
+        "eval",
+        &fixture("unified.json"),
+        "--cases",
+        &cases,
+        "--model",
+        &format!("scripted:{script}"),
+    ]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "      id        calls  tools   prompt   cached  output  seconds  answer"
+    );
+    assert!(
+        lines[1].starts_with("PASS  hidden-1      3      2      180      110      15  "),
+        "{out}"
+    );
+    assert!(lines[1].ends_with("  The sum is 42."), "{out}");
+    assert!(
+        lines[2].starts_with("FAIL  plain-1       1      0       40       30       3  "),
+        "{out}"
+    );
+    assert_eq!(
+        &lines[3..6],
+        [
+            "",
+            "type hidden: 1/1 passed (100%)",
+            "type plain: 0/1 passed (0%)"
+        ]
+    );
+    assert!(
+        lines[6].starts_with("pass rate 50.0% (1/2), 220 prompt tokens (80 uncached), "),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn repeat_runs_each_case_n_times_and_every_run_counts() {
+    let dir = temp_dir("repeat");
+    let cases = write(
+        &dir,
+        "cases.jsonl",
+        r#"{"id": "r-1", "params": {"TaskParams": {"objective": "x"}}, "expect": {"regex": "^ok$"}}"#,
+    );
+    let script = write(&dir, "script.json", r#"[{"text": "ok"}, {"text": "no"}]"#);
+    let report = eval_json(&[
+        &fixture("unified.json"),
+        "--cases",
+        &cases,
+        "--model",
+        &format!("scripted:{script}"),
+        "--repeat",
+        "2",
+    ]);
+    let passed: Vec<(Value, Value)> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["id"].clone(), c["passed"].clone()))
+        .collect();
+    assert_eq!(
+        passed,
+        [(json!("r-1"), json!(true)), (json!("r-1"), json!(false))]
+    );
+    assert_eq!(report["pass_rate"], 0.5);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The model calls `add` at once: it passes only when `add` is offered from the first call.
+const ADD_AT_ONCE: &str = r#"[
+ {"tool_calls": [{"id": "c1", "name": "add", "arguments": {"a": 1, "b": 2}}]},
+ {"text": "3"}
+]"#;
+
+#[test]
+fn expanded_and_preopen_offer_the_hidden_tool_from_the_first_call() {
+    let dir = temp_dir("expanded");
+    let cases = write(
+        &dir,
+        "cases.jsonl",
+        r#"{"id": "e-1", "params": {"TaskParams": {"objective": "sum"}}, "input": "Add the integers 1 and 2.", "expect": {"contains": ["3"], "tools_called": ["add"]}}"#,
+    );
+    let script = write(&dir, "script.json", ADD_AT_ONCE);
+    for extra in [["--disclosure", "expanded"], ["--preopen", "1"]] {
+        let mut args = vec![
+            fixture("unified.json"),
+            "--cases".into(),
+            cases.clone(),
+            "--model".into(),
+            format!("scripted:{script}"),
+        ];
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let report = eval_json(&args);
+        assert_eq!(report["cases"][0]["passed"], true, "{extra:?}: {report}");
+        assert_eq!(report["cases"][0]["tool_calls"], 1, "{extra:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn wink_run_preopen_opens_the_relevant_section_before_the_first_call() {
+    let dir = temp_dir("run-preopen");
+    let script = write(&dir, "script.json", ADD_AT_ONCE);
+    let out = wink(&[
+        "run",
+        &fixture("unified.json"),
+        "--model",
+        &format!("scripted:{script}"),
+        "--params",
+        r#"{"TaskParams": {"objective": "sum"}}"#,
+        "--input",
+        "Add the integers 1 and 2.",
+        "--preopen",
+        "1",
+    ]);
+    assert_eq!(stdout(&out), "3\n");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("wink run: pre-opened math\n"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_cases_and_bad_usage_exit_2_naming_the_file_line_and_key() {
+    let dir = temp_dir("errors");
+    let script = write(&dir, "script.json", r#"[{"text": "x"}]"#);
+    let model = format!("scripted:{script}");
+    let prompt = fixture("unified.json");
+    let run = |cases_text: &str, extra: &[&str]| {
+        let cases = write(&dir, "cases.jsonl", cases_text);
+        let mut args = vec![
+            "eval",
+            prompt.as_str(),
+            "--cases",
+            cases.as_str(),
+            "--model",
+            model.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        let err = usage_error(&args);
+        err.replace(&format!("{}/", dir.display()), "")
+    };
+    let ok = r#"{"id": "a", "params": {"TaskParams": {"objective": "x"}}, "expect": {}}"#;
+    assert_eq!(
+        run(
+            &format!("{ok}\n\n{{\"id\": \"b\", \"expect\": {{\"regex\": 3}}}}\n"),
+            &[]
+        ),
+        "error: cases.jsonl:3: expect.regex: expected a string\n"
+    );
+    assert_eq!(
+        run(&format!("{ok}\n{ok}\n"), &[]),
+        "error: cases.jsonl:2: id: duplicate id 'a' (first on line 1)\n"
+    );
+    assert_eq!(
+        run(r#"{"id": "a", "params": {"Nope": {}}, "expect": {}}"#, &[]),
+        "error: cases.jsonl:1: params: unknown params type 'Nope' (declared: TaskParams)\n"
+    );
+    assert_eq!(run("\n", &[]), "error: --cases cases.jsonl: no cases\n");
+    assert_eq!(
+        run(ok, &["--repeat", "0"]),
+        "error: --repeat must be at least 1\n"
+    );
+    assert_eq!(
+        run(ok, &["--disclosure", "everything"]),
+        "error: --disclosure: unknown disclosure mode 'everything' (expected one of: unified, wink, open-sections, context-files)\n"
+    );
+    let err = usage_error(&[
+        "eval",
+        &prompt,
+        "--cases",
+        "/nonexistent/cases.jsonl",
+        "--model",
+        &model,
+    ]);
+    assert!(
+        err.starts_with("error: --cases /nonexistent/cases.jsonl: "),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// CI-sized check on the real 0.5B model: `wink eval` runs three cases of the bench suite and
+/// reports the full JSON shape (the pass rate is not asserted).
+#[test]
+fn eval_runs_a_few_cases_on_the_small_local_model() {
+    if std::env::var("WINK_SKIP_REAL_MODEL").is_ok_and(|v| v == "1") {
+        eprintln!("skipped: WINK_SKIP_REAL_MODEL=1");
+        return;
+    }
+    let model = std::env::var_os("WINK_TEST_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default()
+                .join(".cache/wink/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
+        });
+    assert!(
+        model.is_file(),
+        "this test needs {} (scripts/fetch-model.sh 0.5b), or WINK_SKIP_REAL_MODEL=1 to skip it",
+        model.display()
+    );
+    let bench = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/eval");
+    let out = wink(&[
+        "eval",
+        &bench.join("calc.json").display().to_string(),
+        "--cases",
+        &bench.join("ci.cases.jsonl").display().to_string(),
+        "--model",
+        &format!("local:{}", model.display()),
+        "--max-model-calls",
+        "4",
+        "--format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 3);
+    for case in cases {
+        let keys: Vec<&str> = case
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "id",
+                "passed",
+                "model_calls",
+                "tool_calls",
+                "prompt_tokens",
+                "cached_tokens",
+                "output_tokens",
+                "seconds",
+                "answer"
+            ]
+        );
+        assert!(case["model_calls"].as_u64().unwrap() >= 1, "{case}");
+        assert!(case["prompt_tokens"].as_u64().unwrap() > 0, "{case}");
+    }
+    let rate = report["pass_rate"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&rate));
+    assert!(
+        report["uncached_prompt_tokens"].as_u64().unwrap()
+            <= report["prompt_tokens"].as_u64().unwrap()
+    );
+}
