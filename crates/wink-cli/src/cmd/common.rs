@@ -149,9 +149,11 @@ pub struct ModelFlags {
     /// Threads for the local model (default: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
-    /// Local model: context window in tokens (default 8192).
-    #[arg(long, value_name = "N")]
-    pub context_size: Option<u32>,
+    /// The model's context window in tokens (default: what the provider reports; the embedded
+    /// model is loaded with this window, default 8192). A request estimated not to fit is not
+    /// sent: the run stops with a message.
+    #[arg(long, value_name = "TOKENS")]
+    pub context_size: Option<u64>,
     /// Base URL for HTTP providers.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -186,7 +188,7 @@ impl ModelFlags {
                 verbose,
                 threads: self.threads,
                 no_prefix_cache: self.no_prefix_cache,
-                context_size: self.context_size,
+                context_size: self.context_size.map(local_context_size),
             },
         }
     }
@@ -222,4 +224,9 @@ pub fn preopen(
         k,
     )
     .map_err(|e| usage(format!("--preopen: {e}")))
+}
+
+/// `--context-size` for the embedded model, which takes a 32-bit window.
+pub fn local_context_size(tokens: u64) -> u32 {
+    u32::try_from(tokens).unwrap_or(u32::MAX)
 }

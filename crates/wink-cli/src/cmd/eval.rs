@@ -352,6 +352,7 @@ impl Evaluator<'_> {
         let config = MainLoopConfig {
             loop_config: LoopConfig {
                 user_message: case.input.clone(),
+                context_window: self.args.model.context_size,
                 ..LoopConfig::default()
             },
             budget: Budget {

@@ -149,6 +149,7 @@ pub fn adapter(spec: &str, options: &ModelOptions) -> anyhow::Result<Arc<dyn Pro
                 max_retries: options.max_retries,
                 litellm_format: options.litellm_format,
                 deferred_tools: options.deferred_tools.clone(),
+                context_window: options.local.context_size.map(u64::from),
                 ..wink_providers::AdapterOptions::default()
             };
             wink_providers::adapter_from_spec(spec, &adapter_options)

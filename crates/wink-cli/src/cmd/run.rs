@@ -41,9 +41,6 @@ pub struct RunArgs {
     /// Threads for the local model (default: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
-    /// Local model: context window in tokens (default 8192).
-    #[arg(long, value_name = "N")]
-    pub context_size: Option<u32>,
     /// Open the K summarized sections most relevant to the input (BM25 over summaries and the
     /// tools they hide; no model call) before the first model call.
     #[arg(long, value_name = "K")]
@@ -97,8 +94,9 @@ pub struct RunArgs {
     /// window, or 500000 when the window is unknown; 0 or none: unlimited).
     #[arg(long, value_name = "N", value_parser = parse_limit)]
     pub max_input_tokens: Option<Limit>,
-    /// The model's context window in tokens (default: what the provider reports, if
-    /// anything). A request estimated not to fit is not sent: the run stops with a message.
+    /// The model's context window in tokens (default: what the provider reports; the embedded
+    /// model is loaded with this window, default 8192). A request estimated not to fit is not
+    /// sent: the run stops with a message.
     #[arg(long, value_name = "TOKENS")]
     pub context_size: Option<u64>,
     /// Budget: most output tokens over the run.
@@ -304,7 +302,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             verbose: args.verbose,
             threads: args.threads,
             no_prefix_cache: args.no_prefix_cache,
-            context_size: args.context_size,
+            context_size: args.context_size.map(super::common::local_context_size),
         },
     };
     let fsync = wink_store::FsyncPolicy::EveryEvent;
