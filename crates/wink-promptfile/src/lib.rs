@@ -16,6 +16,7 @@
 
 mod command;
 mod model;
+mod subagents;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -113,6 +114,11 @@ pub struct LoadedPrompt {
     pub filesystem: Option<Arc<dyn wink_fs::Filesystem>>,
     /// Where that workspace lives on disk.
     pub workspace_root: Option<PathBuf>,
+    /// The `subagents` section the file's `subagents` registry added (its tool is
+    /// `dispatch_subagent`). A dispatch needs a model: put an `Arc<dyn ProviderAdapter>` (or a
+    /// `wink_agent::SubagentAdapter`) in the tool resources, and a `wink_agent::BudgetTracker` to
+    /// share the run's budget with the children.
+    pub subagents: Option<wink_agent::PromptSubagentToolsSection>,
 }
 
 /// Load a prompt file (format by extension).
@@ -140,13 +146,25 @@ pub fn load_str(
     base_dir: &Path,
     origin: &str,
 ) -> Result<LoadedPrompt, PromptFileError> {
+    let file = parse_file(text, format, origin)?;
+    convert_file(file, base_dir, origin)
+}
+
+/// Parse and check the shape of a prompt file (nothing is built yet).
+fn parse_file(text: &str, format: FileFormat, origin: &str) -> Result<PromptFile, PromptFileError> {
     let value = parse_document(text, format, origin)?;
-    let file: PromptFile =
-        serde_path_to_error::deserialize(value).map_err(|e| PromptFileError::Invalid {
-            path: origin.to_owned(),
-            key_path: display_key_path(&e.path().to_string()),
-            message: e.inner().to_string(),
-        })?;
+    serde_path_to_error::deserialize(value).map_err(|e| PromptFileError::Invalid {
+        path: origin.to_owned(),
+        key_path: display_key_path(&e.path().to_string()),
+        message: e.inner().to_string(),
+    })
+}
+
+fn convert_file(
+    file: PromptFile,
+    base_dir: &Path,
+    origin: &str,
+) -> Result<LoadedPrompt, PromptFileError> {
     Converter {
         origin,
         base_dir,
@@ -280,10 +298,19 @@ impl Converter<'_> {
         if let Some(name) = &file.name {
             builder = builder.name(name.clone());
         }
+        let mut roots = Vec::new();
         for (i, spec) in file.sections.iter().enumerate() {
             let section = self.section(spec, &format!("sections[{i}]"), None, &types)?;
+            roots.push(Arc::clone(&section));
             builder = builder.section_ref(section);
         }
+        let subagents = if file.subagents.is_empty() {
+            None
+        } else {
+            let section = self.subagents(&file.subagents, &roots)?;
+            builder = builder.section(section.clone());
+            Some(section)
+        };
         if let Some(output) = &file.output {
             builder = builder.output(self.output(output, &file)?);
         }
@@ -297,6 +324,7 @@ impl Converter<'_> {
             base_dir: self.base_dir.to_path_buf(),
             filesystem,
             workspace_root,
+            subagents,
         })
     }
 
