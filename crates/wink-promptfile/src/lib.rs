@@ -18,6 +18,12 @@ mod command;
 mod model;
 mod subagents;
 
+/// `docs/llms.md`: its Rust examples run as doctests of this crate (it depends on everything
+/// they use); `tests/llms_doc.rs` loads its prompt files and scripts.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/llms.md")]
+pub struct LlmsDoc;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
