@@ -24,6 +24,12 @@ mod subagents;
 #[doc = include_str!("../../../docs/llms.md")]
 pub struct LlmsDoc;
 
+/// `docs/tutorial.md`: its Rust step runs as a doctest of this crate; its shell steps are run by
+/// `crates/wink-cli/tests/tutorial.rs`.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/tutorial.md")]
+pub struct TutorialDoc;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
