@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One-time machine set-up: system packages the build needs, crate downloads, shared data check.
+# One-time machine set-up: system packages the build needs, crate downloads, model downloads.
+# The evaluation data the tests read is vendored in data/ (nothing outside the repository is read).
 # Safe to run again: every step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -77,5 +77,5 @@ pub use subagent::{
     DispatchSubagentResult, MAX_ARTIFACT_CHARS, MAX_INSTRUCTIONS_CHARS, PromptFactory,
     PromptRegistry, PromptRegistryError, PromptSource, PromptSubagentToolsSection,
     PromptSubagentToolsSectionBuilder, SUBAGENT_DEPTH_TAG, SubagentAdapter, SubagentArtifact,
-    SubagentMode, SubagentOutcome, SubagentRun, subagent_depth,
+    SubagentEvent, SubagentMode, SubagentOutcome, SubagentRun, subagent_depth,
 };

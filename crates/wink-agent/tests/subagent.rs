@@ -587,6 +587,155 @@ fn structured_output_produces_summary_artifacts_and_tools_used() {
     assert_eq!(files.0.lock().unwrap()["docs/api.md"], "# API");
 }
 
+#[test]
+fn the_child_task_message_carries_the_parent_snapshot_summary() {
+    let fixture = fixture();
+    let session = Session::new();
+    session.dispatch(Note("first".into()));
+    session.dispatch(Note("second".into()));
+    let provider = scripted(json!([
+        {"tool_calls": [{"id": "d1", "name": "dispatch_subagent", "arguments": dispatch_args("investigate", "Count the notes.")}]},
+        {"text": "There are 2 notes."},
+        {"text": "Done."}
+    ]));
+    run_parent(
+        &fixture,
+        provider.clone(),
+        &session,
+        Budget::default(),
+        &Files::default(),
+    );
+    // Seed 002: the instructions, plan metadata and snapshot summary reach the child.
+    assert_eq!(
+        user_message(&provider.requests()[1]).unwrap(),
+        "Task from the parent agent:\n\nCount the notes.\n\n\
+         Session state you start from (a copy of the parent's, snapshot version 1): Note (2 items).\n\n\
+         You are a subagent working in a copy of the parent agent's session: state changes you make \
+         stay in this run, and the parent does not see this conversation. When you are done, reply \
+         with a concise summary of what you did and found; the parent receives only that summary, \
+         the artifacts you produced and the names of the tools you used."
+    );
+}
+
+/// A journal keeping `(type name, event JSON)` in memory: the parent's session log.
+#[derive(Default)]
+struct MemoryJournal(Mutex<Vec<(String, Value)>>);
+
+impl wink_session::Journal for MemoryJournal {
+    fn append(
+        &self,
+        type_name: &str,
+        payload: &dyn wink_session::ErasedEvent,
+    ) -> Result<(), wink_session::JournalError> {
+        let json = payload.to_json().map_err(wink_session::JournalError::new)?;
+        self.0.lock().unwrap().push((type_name.to_owned(), json));
+        Ok(())
+    }
+}
+
+#[test]
+fn the_child_publishes_its_telemetry_on_the_parent_bus_tagged_with_its_run_id() {
+    let fixture = fixture();
+    let session = Session::new();
+    let journal = Arc::new(MemoryJournal::default());
+    session.attach_journal(journal.clone()).unwrap();
+    let seen: Arc<Mutex<Vec<SubagentEvent>>> = Arc::default();
+    let sink = seen.clone();
+    session.bus().subscribe::<SubagentEvent>(move |event| {
+        sink.lock().unwrap().push(event.clone());
+        Ok(())
+    });
+    let provider = scripted(json!([
+        {"tool_calls": [{"id": "d1", "name": "dispatch_subagent", "arguments": dispatch_args("investigate", "Note it.")}]},
+        {"tool_calls": [{"id": "n1", "name": "add_note", "arguments": {"text": "child"}}]},
+        {"text": "Noted."},
+        {"text": "Done."}
+    ]));
+    run_parent(
+        &fixture,
+        provider,
+        &session,
+        Budget::default(),
+        &Files::default(),
+    );
+    let run = session.slice::<SubagentRun>().all().remove(0);
+    let run_id = run.child_session_id.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    // Everything the child dispatched, in order, on the parent's bus.
+    let types: Vec<&str> = seen.iter().map(|e| e.event_type.as_str()).collect();
+    assert_eq!(
+        types,
+        ["PromptRendered", "Note", "ToolInvoked", "PromptExecuted"],
+        "{seen:#?}"
+    );
+    for event in &seen {
+        assert_eq!(event.run_id, run_id);
+        assert_eq!(event.parent_session_id, session.id());
+        assert_eq!(event.call_id.as_deref(), Some("d1"));
+        assert_eq!(
+            (
+                event.prompt_ns.as_str(),
+                event.prompt_key.as_str(),
+                event.depth
+            ),
+            ("research", "investigate", 1)
+        );
+    }
+    assert_eq!(seen[1].event, json!("child"));
+    assert_eq!(seen[2].event["name"], "add_note");
+    assert_eq!(seen[2].event["session_id"], json!(run_id));
+    // The same records are in the parent's session log, before the run's summary record.
+    let log = journal.0.lock().unwrap().clone();
+    let logged: Vec<&Value> = log
+        .iter()
+        .filter(|(t, _)| t == "SubagentEvent")
+        .map(|(_, e)| e)
+        .collect();
+    assert_eq!(logged.len(), seen.len());
+    assert!(logged.iter().all(|e| e["run_id"] == json!(run_id)));
+    let position = |name: &str| log.iter().position(|(t, _)| t == name).unwrap();
+    assert!(position("SubagentEvent") < position("SubagentRun"));
+    // The child's state stayed in the child.
+    assert!(session.slice::<Note>().is_empty());
+}
+
+#[test]
+fn nested_runs_keep_their_own_run_id_on_the_root_bus() {
+    let fixture = fixture_with(|b| b.max_depth(2));
+    let session = Session::new();
+    let provider = scripted(json!([
+        {"tool_calls": [{"id": "d1", "name": "dispatch_subagent", "arguments": dispatch_args("investigate", "Delegate further.")}]},
+        {"tool_calls": [{"id": "d2", "name": "dispatch_subagent", "arguments": dispatch_args("investigate", "Dig deep.")}]},
+        {"text": "Grandchild result."},
+        {"text": "Child result."},
+        {"text": "Done."}
+    ]));
+    run_parent(
+        &fixture,
+        provider,
+        &session,
+        Budget::default(),
+        &Files::default(),
+    );
+    let events = session.slice::<SubagentEvent>().all();
+    let child = session.slice::<SubagentRun>().all().remove(0);
+    let child_id = child.child_session_id.unwrap();
+    let grandchild: Vec<&SubagentEvent> = events.iter().filter(|e| e.depth == 2).collect();
+    assert!(!grandchild.is_empty());
+    let grandchild_id = grandchild[0].run_id;
+    assert_ne!(grandchild_id, child_id);
+    assert!(grandchild.iter().all(|e| e.run_id == grandchild_id
+        && e.call_id.as_deref() == Some("d2")
+        && e.parent_session_id == child_id));
+    // The child's own record of the nested run reaches the root, tagged with the child's id.
+    let nested_run = events
+        .iter()
+        .find(|e| e.event_type == "SubagentRun")
+        .unwrap();
+    assert_eq!(nested_run.run_id, child_id);
+    assert_eq!(nested_run.event["child_session_id"], json!(grandchild_id));
+}
+
 // endregion: --- seed 002 checklist
 
 // region: --- failure reporting
@@ -1182,6 +1331,9 @@ fn direct_dispatch_leaves_the_parent_untouched_but_for_the_record() {
     assert_eq!(result.message_summary, "ok");
     let mut after = session.slices_json().unwrap();
     assert_eq!(after.remove("SubagentRun").map(|r| r.len()), Some(1));
+    // The child's telemetry, forwarded to the parent: records, not state.
+    let forwarded: Vec<Value> = after.remove("SubagentEvent").unwrap();
+    assert_eq!(forwarded[1]["event_type"], "Note");
     assert_eq!(after, before);
 }
 

@@ -93,8 +93,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../../../shared/data/livemcp/tools.json")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/livemcp/tools.json")
         });
     let mut records: Vec<ToolRecord> = load_catalog_file(&path)?.tools;
     records.truncate(50);

@@ -1,7 +1,7 @@
 //! Token footprint of a catalog file at several line budgets.
 //!
 //! ```sh
-//! cargo run --release -p wink-catalog --example catalog_footprint -- ../shared/data/livemcp/tools.json 25 22 20
+//! cargo run --release -p wink-catalog --example catalog_footprint -- data/livemcp/tools.json 25 22 20
 //! ```
 
 use std::path::PathBuf;
@@ -11,10 +11,9 @@ use wink_tokens::TokenCounter;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let path = PathBuf::from(
-        args.next()
-            .unwrap_or_else(|| "../shared/data/livemcp/tools.json".to_owned()),
-    );
+    let path = PathBuf::from(args.next().unwrap_or_else(|| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/livemcp/tools.json").to_owned()
+    }));
     let budgets: Vec<usize> = args.map(|a| a.parse()).collect::<Result<_, _>>()?;
     let budgets = if budgets.is_empty() {
         vec![25]

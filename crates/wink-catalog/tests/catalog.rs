@@ -547,11 +547,10 @@ fn mcp_stdio_round_trip() {
 
 #[test]
 fn livemcp_footprint_meets_the_targets() {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/livemcp/tools.json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/livemcp/tools.json");
     assert!(
         path.exists(),
-        "{} is missing: the tests need ../shared beside the checkout",
+        "{} is missing: the vendored data/ folder of the repository is missing",
         path.display()
     );
     let catalog = Catalog::builder()

@@ -83,13 +83,13 @@ fn eval_prints_a_table() {
     insta::assert_snapshot!("eval_text", text);
 }
 
-fn shared_data(path: &str) -> String {
+fn vendored_data(path: &str) -> String {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
+        .join("../../data")
         .join(path);
     assert!(
         dir.exists(),
-        "{} is missing: the tests need ../shared beside the checkout",
+        "{} is missing: the vendored data/ folder of the repository is missing",
         dir.display()
     );
     dir.display().to_string()
@@ -104,12 +104,12 @@ fn eval_json(args: &[&str]) -> Value {
 
 #[test]
 fn bfcl_pooled_beats_the_published_bm25_baseline() {
-    let bfcl = shared_data("bfcl");
+    let bfcl = vendored_data("bfcl");
     let value = eval_json(&["--dataset", "bfcl", &bfcl]);
     assert_eq!(value["queries"], 2135);
     assert_eq!(value["tools"], 1883);
     assert_eq!(value["ranker"], "bm25");
-    // ../shared/data/README.md: BM25 baseline R@5 .691, nDCG@10 .602.
+    // data/README.md: BM25 baseline R@5 .691, nDCG@10 .602.
     assert!(value["recall@5"].as_f64().unwrap() > 0.691, "{value}");
     assert!(value["ndcg@10"].as_f64().unwrap() > 0.602, "{value}");
 }
@@ -135,7 +135,7 @@ fn hybrid_reranking_beats_bm25_on_bfcl() {
     let Some(model) = embedding_model() else {
         return;
     };
-    let bfcl = shared_data("bfcl");
+    let bfcl = vendored_data("bfcl");
     let bm25 = eval_json(&["--dataset", "bfcl", &bfcl]);
     let hybrid = eval_json(&[
         "--dataset",

@@ -16,6 +16,19 @@
 
 mod command;
 mod model;
+mod subagents;
+
+/// `docs/llms.md`: its Rust examples run as doctests of this crate (it depends on everything
+/// they use); `tests/llms_doc.rs` loads its prompt files and scripts.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/llms.md")]
+pub struct LlmsDoc;
+
+/// `docs/tutorial.md`: its Rust step runs as a doctest of this crate; its shell steps are run by
+/// `crates/wink-cli/tests/tutorial.rs`.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/tutorial.md")]
+pub struct TutorialDoc;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -115,6 +128,11 @@ pub struct LoadedPrompt {
     pub workspace_root: Option<PathBuf>,
     /// The file's `preopen`: how many summarized sections to open before the first model call.
     pub preopen: Option<usize>,
+    /// The `subagents` section the file's `subagents` registry added (its tool is
+    /// `dispatch_subagent`). A dispatch needs a model: put an `Arc<dyn ProviderAdapter>` (or a
+    /// `wink_agent::SubagentAdapter`) in the tool resources, and a `wink_agent::BudgetTracker` to
+    /// share the run's budget with the children.
+    pub subagents: Option<wink_agent::PromptSubagentToolsSection>,
 }
 
 /// Load a prompt file (format by extension).
@@ -142,13 +160,25 @@ pub fn load_str(
     base_dir: &Path,
     origin: &str,
 ) -> Result<LoadedPrompt, PromptFileError> {
+    let file = parse_file(text, format, origin)?;
+    convert_file(file, base_dir, origin)
+}
+
+/// Parse and check the shape of a prompt file (nothing is built yet).
+fn parse_file(text: &str, format: FileFormat, origin: &str) -> Result<PromptFile, PromptFileError> {
     let value = parse_document(text, format, origin)?;
-    let file: PromptFile =
-        serde_path_to_error::deserialize(value).map_err(|e| PromptFileError::Invalid {
-            path: origin.to_owned(),
-            key_path: display_key_path(&e.path().to_string()),
-            message: e.inner().to_string(),
-        })?;
+    serde_path_to_error::deserialize(value).map_err(|e| PromptFileError::Invalid {
+        path: origin.to_owned(),
+        key_path: display_key_path(&e.path().to_string()),
+        message: e.inner().to_string(),
+    })
+}
+
+fn convert_file(
+    file: PromptFile,
+    base_dir: &Path,
+    origin: &str,
+) -> Result<LoadedPrompt, PromptFileError> {
     Converter {
         origin,
         base_dir,
@@ -282,10 +312,19 @@ impl Converter<'_> {
         if let Some(name) = &file.name {
             builder = builder.name(name.clone());
         }
+        let mut roots = Vec::new();
         for (i, spec) in file.sections.iter().enumerate() {
             let section = self.section(spec, &format!("sections[{i}]"), None, &types)?;
+            roots.push(Arc::clone(&section));
             builder = builder.section_ref(section);
         }
+        let subagents = if file.subagents.is_empty() {
+            None
+        } else {
+            let section = self.subagents(&file.subagents, &roots)?;
+            builder = builder.section(section.clone());
+            Some(section)
+        };
         if let Some(output) = &file.output {
             builder = builder.output(self.output(output, &file)?);
         }
@@ -300,6 +339,7 @@ impl Converter<'_> {
             filesystem,
             workspace_root,
             preopen: file.preopen,
+            subagents,
         })
     }
 

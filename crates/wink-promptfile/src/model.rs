@@ -37,6 +37,10 @@ pub struct PromptFile {
     /// Accept extra keys in structured output.
     #[serde(default)]
     pub allow_extra_keys: bool,
+    /// Sub-agent prompts: name → prompt file, relative to this file. Each name is the `key` its
+    /// file declares; a `subagents` section offering `dispatch_subagent` is appended.
+    #[serde(default)]
+    pub subagents: IndexMap<String, String>,
 }
 
 /// One params field.

@@ -173,4 +173,9 @@ fn the_editor_json_schema_accepts_the_corpus_and_rejects_typos() {
     }
     let bad = serde_json::json!({"ns": "a", "key": "b", "sections": [{"key": "x", "titel": "X"}]});
     assert!(wink_schema::validate(&schema, &bad).is_err());
+    let bad = serde_json::json!({"ns": "a", "key": "b", "subagents": {"reviewer": 3}});
+    assert!(wink_schema::validate(&schema, &bad).is_err());
+    // (The schema's `pattern` on sub-agent file names is for editors: wink_schema ignores it.)
+    let good = serde_json::json!({"ns": "a", "key": "b", "subagents": {"reviewer": "r.yaml"}});
+    assert!(wink_schema::validate(&schema, &good).is_ok());
 }

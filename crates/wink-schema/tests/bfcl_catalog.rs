@@ -1,8 +1,8 @@
 //! Every BFCL function must normalise without error in every dialect, and the
 //! result must be a fixed point (normalising again changes nothing).
 //!
-//! Data: `../shared/data/bfcl/BFCL_v4_*.json` next to the workspace (override
-//! with `WINK_BFCL_DIR`). BFCL (Berkeley Function Calling Leaderboard),
+//! Data: the repository's vendored `data/bfcl/BFCL_v4_*.json` (override with
+//! `WINK_BFCL_DIR`; source and license in `data/README.md`). BFCL (Berkeley Function Calling Leaderboard),
 //! Apache-2.0, <https://github.com/ShishirPatil/gorilla>.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -14,7 +14,7 @@ use wink_schema::names::{ToolNameAliases, is_provider_safe};
 fn bfcl_dir() -> PathBuf {
     match std::env::var_os("WINK_BFCL_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/bfcl"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/bfcl"),
     }
 }
 
@@ -23,7 +23,7 @@ fn bfcl_functions() -> Option<Vec<(String, String, Value)>> {
     let dir = bfcl_dir();
     let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}: the tests need ../shared beside the checkout (or WINK_BFCL_DIR)",
+            "{}: {e}: the vendored data/bfcl of the repository is missing (or WINK_BFCL_DIR is wrong)",
             dir.display()
         )
     });

@@ -2,7 +2,7 @@
 //! for the default (tuned) one.
 //!
 //! `cargo run --release -p wink-search --example bfcl [DIR]` (default
-//! `$WINK_SHARED_DATA/bfcl`, else `/work/shared/data/bfcl`).
+//! `$WINK_DATA_DIR/bfcl`, else the repository's vendored `data/bfcl`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,9 +14,9 @@ fn main() -> ExitCode {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            std::env::var_os("WINK_SHARED_DATA")
+            std::env::var_os("WINK_DATA_DIR")
                 .map_or_else(
-                    || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+                    || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data"),
                     PathBuf::from,
                 )
                 .join("bfcl")

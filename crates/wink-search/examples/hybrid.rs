@@ -26,9 +26,9 @@ fn main() -> ExitCode {
         .find(|a| !a.starts_with("--"))
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            std::env::var_os("WINK_SHARED_DATA")
+            std::env::var_os("WINK_DATA_DIR")
                 .map_or_else(
-                    || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+                    || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data"),
                     PathBuf::from,
                 )
                 .join("bfcl")

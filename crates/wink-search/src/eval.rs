@@ -4,7 +4,7 @@
 //!
 //! * **recall@k** = |relevant ∩ top-k| / |relevant|. With one relevant tool this is the hit rate
 //!   (1 if it is in the top k, else 0); with several, partial credit. This is also how the BFCL
-//!   baseline in `shared/data/README.md` is computed.
+//!   baseline in `data/README.md` is computed.
 //! * **nDCG@10** with binary gains: DCG = Σ 1/log2(rank + 1) over relevant results in the top 10,
 //!   divided by the DCG of an ideal ranking (all relevant tools first, at most 10).
 //! * **MRR** = 1 / rank of the first relevant result in the full ranking (0 if none is retrieved).

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! The pooled BFCL set, when the shared data is present (`$WINK_SHARED_DATA/bfcl`, else
-//! `/work/shared/data/bfcl`); otherwise the tests print a note and pass.
+//! The pooled BFCL set, vendored in the repository's `data/bfcl` (override the folder holding
+//! `bfcl/` with `WINK_DATA_DIR`); see `data/README.md` for its source and license.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -8,15 +8,15 @@ use std::path::PathBuf;
 use wink_search::{IndexConfig, Metrics, SearchIndex, ToolDocument, evaluate, load_bfcl};
 
 fn bfcl() -> Option<(Vec<ToolDocument>, Vec<wink_search::Query>)> {
-    let dir = std::env::var_os("WINK_SHARED_DATA")
+    let dir = std::env::var_os("WINK_DATA_DIR")
         .map_or_else(
-            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data"),
             PathBuf::from,
         )
         .join("bfcl");
     assert!(
         dir.is_dir(),
-        "{} is missing: the tests need ../shared beside the checkout (or WINK_SHARED_DATA)",
+        "{} is missing: the vendored data/ folder of the repository is missing (or WINK_DATA_DIR is wrong)",
         dir.display()
     );
     Some(load_bfcl(&dir).unwrap())

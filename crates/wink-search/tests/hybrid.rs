@@ -243,15 +243,15 @@ fn real_model() -> Option<Arc<StaticModel>> {
 #[test]
 fn hybrid_beats_bm25_on_bfcl_with_the_real_model() {
     let Some(model) = real_model() else { return };
-    let dir = std::env::var_os("WINK_SHARED_DATA")
+    let dir = std::env::var_os("WINK_DATA_DIR")
         .map_or_else(
-            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data"),
             PathBuf::from,
         )
         .join("bfcl");
     assert!(
         dir.is_dir(),
-        "{} is missing: the tests need ../shared beside the checkout (or WINK_SHARED_DATA)",
+        "{} is missing: the vendored data/ folder of the repository is missing (or WINK_DATA_DIR is wrong)",
         dir.display()
     );
     let (documents, queries) = load_bfcl(&dir).unwrap();

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use wink_mcp::PromptServer;
 
-use super::common::PromptArgs;
+use super::common::{PreparedPrompt, PromptArgs};
+use super::local_model::LocalOptions;
+use super::model::{self, ModelOptions};
 use crate::exit::usage;
 
 /// `wink mcp <command>`
@@ -31,6 +33,14 @@ pub struct ServeArgs {
     /// Serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
+    /// The model that runs sub-agents, for a prompt file that declares `subagents` (required
+    /// then; the MCP client stays the parent's model): local, local:0.5b, local:PATH,
+    /// scripted:PATH, or an HTTP provider as in `wink run --model`.
+    #[arg(long, value_name = "SPEC")]
+    pub model: Option<String>,
+    /// Fetch the local sub-agent model without asking when it is missing.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
@@ -53,8 +63,8 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let prepared = args.prompt.prepare()?;
-    let server =
-        PromptServer::new(prepared.prompt, prepared.session).with_resources(prepared.resources);
+    let resources = subagent_resources(args, &prepared)?;
+    let server = PromptServer::new(prepared.prompt, prepared.session).with_resources(resources);
     // Fail before serving when the prompt does not render (bad params, missing fields, ...).
     server
         .render()
@@ -80,4 +90,34 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The tool resources: the prompt's, plus the `--model` adapter that runs the sub-agents of a
+/// prompt file declaring `subagents`.
+fn subagent_resources(
+    args: &ServeArgs,
+    prepared: &PreparedPrompt,
+) -> anyhow::Result<wink_core::Resources> {
+    match (&prepared.loaded.subagents, &args.model) {
+        (None, None) => Ok(prepared.resources.clone()),
+        (None, Some(_)) => Err(usage(format!(
+            "--model: {} declares no subagents (the MCP client is the model; --model only runs sub-agents)",
+            args.prompt.file.display()
+        ))),
+        (Some(_), None) => Err(usage(format!(
+            "{} declares subagents: pass --model SPEC for the model that runs them (e.g. --model local)",
+            args.prompt.file.display()
+        ))),
+        (Some(_), Some(spec)) => {
+            let options = ModelOptions {
+                local: LocalOptions {
+                    yes: args.yes,
+                    ..LocalOptions::default()
+                },
+                ..ModelOptions::default()
+            };
+            let adapter = model::adapter(spec, &options)?;
+            Ok(prepared.resources.clone().with(adapter))
+        }
+    }
 }

@@ -312,6 +312,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 s.register_event::<wink_catalog::CatalogToolsActivated>();
                 s.register_event::<wink_catalog::CatalogNativeSearch>();
                 s.register_event::<wink_agent::SubagentRun>();
+                s.register_event::<wink_agent::SubagentEvent>();
             })
             .map_err(|e| usage(format!("--session: {e}")))?;
             (session, Some(log))
@@ -362,6 +363,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         max_output_tokens: args.max_output_tokens,
         deadline: timeout.map(Deadline::after),
     };
+    let tracker = wink_agent::BudgetTracker::new(budget);
+    let resources = match &prepared.loaded.subagents {
+        // dispatch_subagent runs each child on the same model, spending from the run's budget.
+        Some(_) => (prepared.resources.clone())
+            .with(adapter.clone())
+            .with(tracker.clone()),
+        None => prepared.resources.clone(),
+    };
     let config = MainLoopConfig {
         loop_config: LoopConfig {
             user_message: args.input.clone(),
@@ -371,7 +380,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         budget,
         // Unset: derived from the context window; `0` / `none`: unlimited.
         derive_input_budget: args.max_input_tokens.is_none(),
-        resources: prepared.resources.clone(),
+        resources,
         max_expansions: args.max_expansions,
         policy,
     };
@@ -399,7 +408,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
     let result = runtime
-        .block_on(main_loop.execute(&prepared.prompt, &prepared.session, hooks))
+        .block_on(main_loop.execute_with(&prepared.prompt, &prepared.session, tracker, hooks))
         .map_err(|e| usage(format!("{}: {e}", args.prompt.file.display())))?;
     let spent = result.spent;
     eprintln!(

@@ -1,0 +1,93 @@
+//! Wrappers around the child's run: counting its model calls and tokens, catching its panics.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use wink_session::TokenUsage;
+
+use crate::conversation::ModelRequest;
+use crate::provider::{ProviderAdapter, ProviderFuture, StreamSink};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Meter {
+    pub(super) calls: u32,
+    pub(super) usage: TokenUsage,
+}
+
+/// Counts the child's own model calls and tokens (the budget tracker may be shared).
+#[derive(Debug)]
+pub(super) struct MeteredAdapter {
+    pub(super) inner: Arc<dyn ProviderAdapter>,
+    pub(super) meter: Mutex<Meter>,
+}
+
+impl MeteredAdapter {
+    pub(super) fn meter(&self) -> Meter {
+        *self.meter.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl ProviderAdapter for MeteredAdapter {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+    fn supports_dynamic_tools(&self) -> bool {
+        self.inner.supports_dynamic_tools()
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        stream: Option<&'a dyn StreamSink>,
+    ) -> ProviderFuture<'a> {
+        self.meter
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .calls += 1;
+        let call = self.inner.complete(request, stream);
+        Box::pin(async move {
+            let turn = call.await?;
+            if let Some(u) = &turn.usage {
+                let mut meter = self.meter.lock().unwrap_or_else(PoisonError::into_inner);
+                meter.usage.input_tokens += u.input_tokens;
+                meter.usage.output_tokens += u.output_tokens;
+                meter.usage.cached_tokens += u.cached_tokens;
+            }
+            Ok(turn)
+        })
+    }
+}
+
+/// Polls a future, turning a panic during a poll into an error (the future is not polled again).
+pub(super) struct CatchUnwind<F> {
+    pub(super) future: Pin<Box<F>>,
+}
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let future = self.get_mut().future.as_mut();
+        match catch_unwind(AssertUnwindSafe(move || future.poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-text payload".to_owned()
+    }
+}
