@@ -9,8 +9,14 @@
 //! * **Hidden tools are callable.** The grammar also admits calls of [`ModelRequest::deferred_tools`]
 //!   (tools of summarized sections), which the prompt does not list: a model that names one writes a
 //!   well-formed call and the loop opens the section that hides it.
-//! * **A user turn.** Chat models answer a user turn; a prompt rendered as a lone system message gets
-//!   [`IMPLICIT_USER_TURN`] (see [`to_chat_request`]).
+//! * **A user turn.** Chat models answer a user turn, and wink prompts carry the request in the
+//!   rendered prompt (as WINK's do). When the conversation has no user message, the rendered prompt is
+//!   sent as the user turn and the system message is the model's default one (Qwen2.5: "You are Qwen,
+//!   created by Alibaba Cloud. You are a helpful assistant.") with the tools block. Measured on
+//!   Qwen2.5-Coder-1.5B: with the prompt as the system message and a generic user turn ("Carry out
+//!   the task described in the system prompt.") the model answers "I'm sorry, but I can't assist with
+//!   that."; repeating the prompt's first section as the user turn gets the call of a visible tool but
+//!   not the `read_section` call of a hidden one; the prompt as the user turn gets both.
 //! * **Tool choice.** [`ToolChoice::None`] forces a final answer, [`ToolChoice::Required`] a call,
 //!   [`ToolChoice::Tool`] a call of that tool (grammar-enforced).
 //! * **Structured output.** When the prompt declares structured output and the model gives a final
@@ -34,8 +40,7 @@ use crate::{
     ToolCall, ToolSpec, TurnConstraint,
 };
 
-/// The user turn added when a conversation has none: chat models expect one, and wink prompts
-/// carry the request in the system prompt (as WINK's do).
+/// The user turn added when a conversation has no message at all.
 pub const IMPLICIT_USER_TURN: &str = "Carry out the task described in the system prompt.";
 
 /// The embedded model as a provider adapter (`supports_dynamic_tools() == true`).
@@ -235,8 +240,9 @@ fn chat_message(message: &Message) -> Option<ChatMessage> {
 
 /// Map the agent's conversation onto the local chat format.
 ///
-/// * Messages map one to one; a conversation without a user message gets one right after the system
-///   message (see [`IMPLICIT_USER_TURN`]).
+/// * Messages map one to one, except that in a conversation without a user message the leading
+///   system message (the rendered prompt) becomes the user turn ([`IMPLICIT_USER_TURN`] when there is
+///   no message at all).
 /// * [`ModelRequest::tool_additions`] become [`ToolAnnouncement`]s after the same messages;
 ///   [`ModelRequest::deferred_tools`] become [`ChatRequest::deferred_tools`].
 /// * The constraint follows [`ModelRequest::tool_choice`]: `None` is a final answer (the output's
@@ -254,11 +260,14 @@ pub fn to_chat_request(request: &ModelRequest) -> ChatRequest {
         positions.push(messages.len().saturating_sub(1));
     }
     if !messages.iter().any(|m| m.role == Role::User) {
-        let at = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
-        messages.insert(at, ChatMessage::user(IMPLICIT_USER_TURN));
-        for position in &mut positions {
-            if *position >= at {
-                *position += 1;
+        // Chat models answer a user turn: the rendered prompt becomes it (see the module docs).
+        match messages.first_mut() {
+            Some(first) if first.role == Role::System => first.role = Role::User,
+            _ => {
+                messages.insert(0, ChatMessage::user(IMPLICIT_USER_TURN));
+                for position in &mut positions {
+                    *position += 1;
+                }
             }
         }
     }
@@ -342,17 +351,17 @@ mod tests {
     #[test]
     fn maps_the_conversation_onto_chat_messages() {
         let chat = to_chat_request(&request());
-        assert_eq!(chat.messages.len(), 4);
-        assert_eq!(chat.messages[1].content, IMPLICIT_USER_TURN);
-        assert_eq!(chat.messages[2].tool_calls[0].arguments, json!({"a": 1}));
-        assert_eq!(chat.messages[3].role, Role::Tool);
-        assert_eq!(chat.messages[3].tool_call_id.as_deref(), Some("c1"));
+        assert_eq!(chat.messages.len(), 3);
+        assert_eq!(chat.messages[0], ChatMessage::user("sys"));
+        assert_eq!(chat.messages[1].tool_calls[0].arguments, json!({"a": 1}));
+        assert_eq!(chat.messages[2].role, Role::Tool);
+        assert_eq!(chat.messages[2].tool_call_id.as_deref(), Some("c1"));
         assert_eq!(chat.tools[0].name, "add");
         assert_eq!(chat.constraint, TurnConstraint::Auto);
     }
 
     #[test]
-    fn tool_additions_follow_their_message_past_the_implicit_user_turn() {
+    fn tool_additions_and_deferred_tools_map_onto_the_chat_request() {
         let mut r = request();
         r.tools.push(AgentToolSpec {
             name: "sub".into(),
@@ -373,15 +382,38 @@ mod tests {
             section: "more".into(),
         }];
         let chat = to_chat_request(&r);
-        // system, implicit user, call, result: the result moved from index 2 to 3.
-        assert_eq!(chat.messages[3].role, Role::Tool);
+        // The prompt (as the user turn), the call, the result.
+        assert_eq!(chat.messages[2].role, Role::Tool);
         assert_eq!(
             chat.tool_additions,
-            [ToolAnnouncement::new(3, vec!["sub".into()])]
+            [ToolAnnouncement::new(2, vec!["sub".into()])]
         );
         assert_eq!(chat.deferred_tools[0].name, "mul");
         let names: Vec<String> = chat.callable_tools().into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["add", "sub", "mul"]);
+    }
+
+    #[test]
+    fn without_a_user_message_the_prompt_is_the_user_turn() {
+        let mut r = request();
+        r.messages[0] = Message::system("## 1. Task\n\nAdd 1 and 2.");
+        let chat = to_chat_request(&r);
+        assert_eq!(
+            chat.messages[0],
+            ChatMessage::user("## 1. Task\n\nAdd 1 and 2.")
+        );
+        assert_eq!(chat.messages.len(), 3);
+        // With a user message, the prompt stays the system message.
+        r.messages.insert(1, Message::user("Go."));
+        let chat = to_chat_request(&r);
+        assert_eq!(
+            chat.messages[0],
+            ChatMessage::system("## 1. Task\n\nAdd 1 and 2.")
+        );
+        assert_eq!(chat.messages[1], ChatMessage::user("Go."));
+        // No message at all: the generic request.
+        let empty = to_chat_request(&ModelRequest::default());
+        assert_eq!(empty.messages, [ChatMessage::user(IMPLICIT_USER_TURN)]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use wink_local::{
 };
 use wink_session::Session;
 
-fn render(file: &str, question: &str) -> (String, Vec<ToolSpec>) {
+fn render(file: &str, question: &str) -> (String, Vec<ToolSpec>, Vec<ToolSpec>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/issue15")
         .join(file);
@@ -32,7 +32,18 @@ fn render(file: &str, question: &str) -> (String, Vec<ToolSpec>) {
             )
         })
         .collect();
-    (rendered.text.clone(), tools)
+    let hidden = rendered
+        .hidden_tools
+        .iter()
+        .map(|(_, t)| {
+            ToolSpec::new(
+                t.name().to_owned(),
+                t.description().to_owned(),
+                t.parameters().clone(),
+            )
+        })
+        .collect();
+    (rendered.text.clone(), tools, hidden)
 }
 
 /// The text of the first `## ` section of a rendered prompt (its body, without the heading).
@@ -42,6 +53,11 @@ fn first_section(prompt: &str) -> String {
         .map_or(body, |(_, rest)| rest)
         .trim()
         .to_owned()
+}
+
+/// `WINK_VARIANTS=a,b` runs only the named variants (all by default).
+fn wanted(name: &str) -> bool {
+    std::env::var("WINK_VARIANTS").map_or(true, |names| names.split(',').any(|n| n == name))
 }
 
 #[test]
@@ -56,14 +72,26 @@ fn user_turn_variants() {
         ..LocalModelConfig::default()
     };
     let mut model = LocalModel::load(&path, config).unwrap();
-    let questions = [
+    let all_questions = [
         "What is 1234 + 4321?",
         "How much is 250 plus 17?",
         "Add 9 and 33.",
     ];
-    for file in ["visible.json", "hidden.json"] {
-        for question in questions {
-            let (system, tools) = render(file, question);
+    // `WINK_VARIANT_QUESTIONS=N` keeps the first N questions (all by default).
+    let keep = std::env::var("WINK_VARIANT_QUESTIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(all_questions.len());
+    let questions = &all_questions[..keep.min(all_questions.len())];
+    let files = ["visible.json", "hidden.json"];
+    // `WINK_VARIANT_FILES=hidden.json` keeps the named prompt files (both by default).
+    let chosen = std::env::var("WINK_VARIANT_FILES").unwrap_or_default();
+    for file in files
+        .into_iter()
+        .filter(|f| chosen.is_empty() || chosen.split(',').any(|c| c == *f))
+    {
+        for &question in questions {
+            let (system, tools, hidden) = render(file, question);
             let task = first_section(&system);
             let variants: Vec<(&str, Vec<ChatMessage>)> = vec![
                 (
@@ -82,13 +110,6 @@ fn user_turn_variants() {
                 ),
                 ("prompt-as-user", vec![ChatMessage::user(system.clone())]),
                 (
-                    "go-ahead",
-                    vec![
-                        ChatMessage::system(system.clone()),
-                        ChatMessage::user("Go ahead."),
-                    ],
-                ),
-                (
                     "do-task-above",
                     vec![
                         ChatMessage::system(system.clone()),
@@ -97,8 +118,12 @@ fn user_turn_variants() {
                 ),
             ];
             for (name, messages) in variants {
+                if !wanted(name) {
+                    continue;
+                }
                 let request = ChatRequest::new(messages)
                     .with_tools(tools.clone())
+                    .with_deferred_tools(hidden.clone())
                     .with_constraint(TurnConstraint::Auto);
                 let turn = model.complete(&request).unwrap();
                 let outcome = match turn.tool_calls.first() {
