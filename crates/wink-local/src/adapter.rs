@@ -16,7 +16,8 @@
 //!   Qwen2.5-Coder-1.5B: with the prompt as the system message and a generic user turn ("Carry out
 //!   the task described in the system prompt.") the model answers "I'm sorry, but I can't assist with
 //!   that."; repeating the prompt's first section as the user turn gets the call of a visible tool but
-//!   not the `read_section` call of a hidden one; the prompt as the user turn gets both.
+//!   not the `read_section` call of a hidden one; the prompt as the user turn gets both (and the call
+//!   on Qwen2.5-Coder-0.5B, where the generic turn gets a Python snippet instead).
 //! * **Tool choice.** [`ToolChoice::None`] forces a final answer, [`ToolChoice::Required`] a call,
 //!   [`ToolChoice::Tool`] a call of that tool (grammar-enforced).
 //! * **Structured output.** When the prompt declares structured output and the model gives a final
