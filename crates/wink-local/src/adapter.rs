@@ -1,16 +1,28 @@
 //! [`LocalAdapter`]: the embedded model as a [`wink_agent::ProviderAdapter`].
 //!
-//! Small models need help in a tool loop, so the adapter applies two fixed rules, each visible
-//! in `--verbose` output:
+//! The adapter maps a [`ModelRequest`] onto a [`ChatRequest`] so that each call's prompt extends the
+//! previous one (the KV cache then holds everything but the new tail):
 //!
-//! * **No repeated calls.** When the model answers a tool result by repeating a call it already
-//!   made (same tool, same arguments), the turn is regenerated with a short user nudge ("Answer
-//!   now, using the tool results above.") and a final-answer constraint. The nudge exists only in
-//!   the request sent to the model; the agent's conversation is unchanged.
-//! * **Structured output.** When the prompt declares structured output and the model gives a
-//!   final answer, the answer is regenerated under the output's JSON-Schema grammar.
-//!
-//! Both regenerations append to the end of the prompt, so the KV cache keeps the prefix.
+//! * **Append-only tools.** The system message lists the tools offered from the start; tools injected
+//!   mid-run ([`ModelRequest::tool_additions`]) are announced right after the message that disclosed them
+//!   and the grammar admits them from then on. The system message is never rewritten.
+//! * **Hidden tools are callable.** The grammar also admits calls of [`ModelRequest::deferred_tools`]
+//!   (tools of summarized sections), which the prompt does not list: a model that names one writes a
+//!   well-formed call and the loop opens the section that hides it.
+//! * **A user turn.** Chat models answer a user turn, and wink prompts carry the request in the
+//!   rendered prompt (as WINK's do). When the conversation has no user message, the rendered prompt is
+//!   sent as the user turn and the system message is the model's default one (Qwen2.5: "You are Qwen,
+//!   created by Alibaba Cloud. You are a helpful assistant.") with the tools block. Measured on
+//!   Qwen2.5-Coder-1.5B: with the prompt as the system message and a generic user turn ("Carry out
+//!   the task described in the system prompt.") the model answers "I'm sorry, but I can't assist with
+//!   that."; repeating the prompt's first section as the user turn gets the call of a visible tool but
+//!   not the `read_section` call of a hidden one; the prompt as the user turn gets both (and the call
+//!   on Qwen2.5-Coder-0.5B, where the generic turn gets a Python snippet instead).
+//! * **Tool choice.** [`ToolChoice::None`] forces a final answer, [`ToolChoice::Required`] a call,
+//!   [`ToolChoice::Tool`] a call of that tool (grammar-enforced).
+//! * **Structured output.** When the prompt declares structured output and the model gives a final
+//!   answer, the answer is regenerated under the output's JSON-Schema grammar (appended to the same
+//!   prompt, so the cache keeps it).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -19,21 +31,17 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::Value;
 use wink_agent::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderAdapter, ProviderError,
-    ProviderErrorKind, ProviderFuture, StreamDelta, StreamSink,
+    ProviderErrorKind, ProviderFuture, StreamDelta, StreamSink, ToolChoice,
 };
 use wink_core::{ToolArguments, ToolCall as CoreToolCall};
 use wink_session::TokenUsage;
 
 use crate::{
-    ChatMessage, ChatRequest, ChatTurn, LocalModel, LocalModelConfig, Role, ToolCall, ToolSpec,
-    TurnConstraint,
+    ChatMessage, ChatRequest, ChatTurn, LocalModel, LocalModelConfig, Role, ToolAnnouncement,
+    ToolCall, ToolSpec, TurnConstraint,
 };
 
-/// The nudge appended when the model repeats a call.
-pub const ANSWER_NUDGE: &str = "Answer now, using the tool results above.";
-
-/// The user turn added when a conversation has none: chat models expect one, and wink prompts
-/// carry the request in the system prompt (as WINK's do).
+/// The user turn added when a conversation has no message at all.
 pub const IMPLICIT_USER_TURN: &str = "Carry out the task described in the system prompt.";
 
 /// The embedded model as a provider adapter (`supports_dynamic_tools() == true`).
@@ -41,6 +49,7 @@ pub struct LocalAdapter {
     model: Mutex<LocalModel>,
     name: String,
     path: PathBuf,
+    context_window: u64,
     verbose: bool,
 }
 
@@ -58,10 +67,12 @@ impl LocalAdapter {
     pub fn load(path: &Path, config: LocalModelConfig) -> Result<Self, crate::LocalError> {
         let model = LocalModel::load(path, config)?;
         let name = model.model_name();
+        let context_window = u64::from(model.context_size());
         Ok(Self {
             model: Mutex::new(model),
             name,
             path: path.to_path_buf(),
+            context_window,
             verbose: false,
         })
     }
@@ -104,14 +115,9 @@ impl LocalAdapter {
         let mut chat = to_chat_request(request);
         let mut usage = TokenUsage::default();
         let mut turn = self.complete(&mut model, &chat, &mut usage, "turn")?;
-        if let Some(call) = turn.tool_calls.first()
-            && repeats_earlier_call(request, call)
-        {
-            chat.messages.push(ChatMessage::user(ANSWER_NUDGE));
-            chat.constraint = TurnConstraint::FinalAnswer;
-            turn = self.complete(&mut model, &chat, &mut usage, "repeated call, answering")?;
-        }
+        let answered_freely = !matches!(chat.constraint, TurnConstraint::JsonSchema(_));
         if turn.tool_calls.is_empty()
+            && answered_freely
             && let Some(output) = &request.output
         {
             let schema = wink_schema::output::response_schema(output);
@@ -169,6 +175,9 @@ impl ProviderAdapter for LocalAdapter {
     fn supports_dynamic_tools(&self) -> bool {
         true
     }
+    fn context_window(&self) -> Option<u64> {
+        Some(self.context_window)
+    }
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
@@ -193,68 +202,112 @@ fn arguments_value(arguments: &ToolArguments) -> Value {
     }
 }
 
+fn chat_message(message: &Message) -> Option<ChatMessage> {
+    match message {
+        Message::System { content } => Some(ChatMessage::system(content.clone())),
+        Message::User { content } => Some(ChatMessage::user(content.clone())),
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let calls: Vec<ToolCall> = tool_calls
+                .iter()
+                .map(|c| ToolCall {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    arguments: arguments_value(&c.arguments),
+                })
+                .collect();
+            Some(ChatMessage::assistant_tool_calls(
+                content.clone().unwrap_or_default(),
+                calls,
+            ))
+        }
+        Message::Tool {
+            tool_call_id,
+            name,
+            content,
+            ..
+        } => Some(ChatMessage {
+            role: Role::Tool,
+            content: content.clone(),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(tool_call_id.clone()),
+            name: Some(name.clone()),
+        }),
+        _ => None,
+    }
+}
+
 /// Map the agent's conversation onto the local chat format.
+///
+/// * Messages map one to one, except that in a conversation without a user message the leading
+///   system message (the rendered prompt) becomes the user turn ([`IMPLICIT_USER_TURN`] when there is
+///   no message at all).
+/// * [`ModelRequest::tool_additions`] become [`ToolAnnouncement`]s after the same messages;
+///   [`ModelRequest::deferred_tools`] become [`ChatRequest::deferred_tools`].
+/// * The constraint follows [`ModelRequest::tool_choice`]: `None` is a final answer (the output's
+///   JSON document when the prompt declares structured output), `Required` one call of a callable tool,
+///   `Tool(name)` one call of that tool, `Auto` a call or an answer (a final answer, or the output's
+///   document, when no tool is callable).
 pub fn to_chat_request(request: &ModelRequest) -> ChatRequest {
-    let messages = request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::System { content } => Some(ChatMessage::system(content.clone())),
-            Message::User { content } => Some(ChatMessage::user(content.clone())),
-            Message::Assistant {
-                content,
-                tool_calls,
-            } => {
-                let calls: Vec<ToolCall> = tool_calls
-                    .iter()
-                    .map(|c| ToolCall {
-                        id: c.id.clone(),
-                        name: c.name.clone(),
-                        arguments: arguments_value(&c.arguments),
-                    })
-                    .collect();
-                Some(ChatMessage::assistant_tool_calls(
-                    content.clone().unwrap_or_default(),
-                    calls,
-                ))
+    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    // For each agent message, the index of the chat message it became (or the one before it).
+    let mut positions = Vec::with_capacity(request.messages.len());
+    for message in &request.messages {
+        if let Some(chat) = chat_message(message) {
+            messages.push(chat);
+        }
+        positions.push(messages.len().saturating_sub(1));
+    }
+    if !messages.iter().any(|m| m.role == Role::User) {
+        // Chat models answer a user turn: the rendered prompt becomes it (see the module docs).
+        match messages.first_mut() {
+            Some(first) if first.role == Role::System => first.role = Role::User,
+            _ => {
+                messages.insert(0, ChatMessage::user(IMPLICIT_USER_TURN));
+                for position in &mut positions {
+                    *position += 1;
+                }
             }
-            Message::Tool {
-                tool_call_id,
-                name,
-                content,
-                ..
-            } => Some(ChatMessage {
-                role: Role::Tool,
-                content: content.clone(),
-                tool_calls: Vec::new(),
-                tool_call_id: Some(tool_call_id.clone()),
-                name: Some(name.clone()),
-            }),
-            _ => None,
+        }
+    }
+    let tool_additions = request
+        .tool_additions
+        .iter()
+        .map(|addition| {
+            let after = positions
+                .get(addition.after_message)
+                .or(positions.last())
+                .copied()
+                .unwrap_or_default();
+            ToolAnnouncement::new(after, addition.tools.clone())
         })
         .collect();
-    let mut messages: Vec<ChatMessage> = messages;
-    if !messages.iter().any(|m| m.role == Role::User) {
-        let at = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
-        messages.insert(at, ChatMessage::user(IMPLICIT_USER_TURN));
-    }
-    let tools = request
-        .tools
+    let spec = |t: &wink_agent::ToolSpec| {
+        ToolSpec::new(t.name.clone(), t.description.clone(), t.parameters.clone())
+    };
+    let tools: Vec<ToolSpec> = request.tools.iter().map(spec).collect();
+    let deferred: Vec<ToolSpec> = request
+        .deferred_tools
         .iter()
-        .map(|t| ToolSpec::new(t.name.clone(), t.description.clone(), t.parameters.clone()))
+        .map(|d| spec(&d.spec))
         .collect();
-    let constraint = if request.tools.is_empty() {
-        match &request.output {
-            Some(output) => {
-                TurnConstraint::JsonSchema(wink_schema::output::response_schema(output))
-            }
-            None => TurnConstraint::FinalAnswer,
-        }
-    } else {
-        TurnConstraint::Auto
+    let answer = || match &request.output {
+        Some(output) => TurnConstraint::JsonSchema(wink_schema::output::response_schema(output)),
+        None => TurnConstraint::FinalAnswer,
+    };
+    let constraint = match &request.tool_choice {
+        ToolChoice::None => answer(),
+        ToolChoice::Required => TurnConstraint::RequireTool,
+        ToolChoice::Tool(name) => TurnConstraint::RequireNamedTool(name.clone()),
+        _ if tools.is_empty() && deferred.is_empty() => answer(),
+        _ => TurnConstraint::Auto,
     };
     let mut chat = ChatRequest::new(messages)
         .with_tools(tools)
+        .with_tool_additions(tool_additions)
+        .with_deferred_tools(deferred)
         .with_constraint(constraint);
     if let Some(max) = request.max_output_tokens {
         chat = chat.with_max_tokens(max);
@@ -262,20 +315,11 @@ pub fn to_chat_request(request: &ModelRequest) -> ChatRequest {
     chat
 }
 
-fn repeats_earlier_call(request: &ModelRequest, call: &ToolCall) -> bool {
-    request.messages.iter().any(|m| match m {
-        Message::Assistant { tool_calls, .. } => tool_calls
-            .iter()
-            .any(|c| c.name == call.name && arguments_value(&c.arguments) == call.arguments),
-        _ => false,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-    use wink_agent::ToolSpec as AgentToolSpec;
+    use wink_agent::{DeferredTool, ToolAddition, ToolSpec as AgentToolSpec};
 
     fn request() -> ModelRequest {
         ModelRequest {
@@ -308,34 +352,92 @@ mod tests {
     #[test]
     fn maps_the_conversation_onto_chat_messages() {
         let chat = to_chat_request(&request());
-        assert_eq!(chat.messages.len(), 4);
-        assert_eq!(chat.messages[1].content, IMPLICIT_USER_TURN);
-        assert_eq!(chat.messages[2].tool_calls[0].arguments, json!({"a": 1}));
-        assert_eq!(chat.messages[3].role, Role::Tool);
-        assert_eq!(chat.messages[3].tool_call_id.as_deref(), Some("c1"));
+        assert_eq!(chat.messages.len(), 3);
+        assert_eq!(chat.messages[0], ChatMessage::user("sys"));
+        assert_eq!(chat.messages[1].tool_calls[0].arguments, json!({"a": 1}));
+        assert_eq!(chat.messages[2].role, Role::Tool);
+        assert_eq!(chat.messages[2].tool_call_id.as_deref(), Some("c1"));
         assert_eq!(chat.tools[0].name, "add");
         assert_eq!(chat.constraint, TurnConstraint::Auto);
     }
 
     #[test]
-    fn detects_repeated_calls() {
-        let r = request();
-        assert!(repeats_earlier_call(
-            &r,
-            &ToolCall {
-                id: "x".into(),
-                name: "add".into(),
-                arguments: json!({"a": 1})
-            }
-        ));
-        assert!(!repeats_earlier_call(
-            &r,
-            &ToolCall {
-                id: "x".into(),
-                name: "add".into(),
-                arguments: json!({"a": 2})
-            }
-        ));
+    fn tool_additions_and_deferred_tools_map_onto_the_chat_request() {
+        let mut r = request();
+        r.tools.push(AgentToolSpec {
+            name: "sub".into(),
+            description: "Subtract.".into(),
+            parameters: json!({"type": "object"}),
+        });
+        r.tool_additions = vec![ToolAddition {
+            after_message: 2,
+            section: "math".into(),
+            tools: vec!["sub".into()],
+        }];
+        r.deferred_tools = vec![DeferredTool {
+            spec: AgentToolSpec {
+                name: "mul".into(),
+                description: "Multiply.".into(),
+                parameters: json!({"type": "object"}),
+            },
+            section: "more".into(),
+        }];
+        let chat = to_chat_request(&r);
+        // The prompt (as the user turn), the call, the result.
+        assert_eq!(chat.messages[2].role, Role::Tool);
+        assert_eq!(
+            chat.tool_additions,
+            [ToolAnnouncement::new(2, vec!["sub".into()])]
+        );
+        assert_eq!(chat.deferred_tools[0].name, "mul");
+        let names: Vec<String> = chat.callable_tools().into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["add", "sub", "mul"]);
+    }
+
+    #[test]
+    fn without_a_user_message_the_prompt_is_the_user_turn() {
+        let mut r = request();
+        r.messages[0] = Message::system("## 1. Task\n\nAdd 1 and 2.");
+        let chat = to_chat_request(&r);
+        assert_eq!(
+            chat.messages[0],
+            ChatMessage::user("## 1. Task\n\nAdd 1 and 2.")
+        );
+        assert_eq!(chat.messages.len(), 3);
+        // With a user message, the prompt stays the system message.
+        r.messages.insert(1, Message::user("Go."));
+        let chat = to_chat_request(&r);
+        assert_eq!(
+            chat.messages[0],
+            ChatMessage::system("## 1. Task\n\nAdd 1 and 2.")
+        );
+        assert_eq!(chat.messages[1], ChatMessage::user("Go."));
+        // No message at all: the generic request.
+        let empty = to_chat_request(&ModelRequest::default());
+        assert_eq!(empty.messages, [ChatMessage::user(IMPLICIT_USER_TURN)]);
+    }
+
+    #[test]
+    fn tool_choice_sets_the_constraint() {
+        let mut r = request();
+        let constraint = |r: &ModelRequest| to_chat_request(r).constraint;
+        r.tool_choice = ToolChoice::None;
+        assert_eq!(constraint(&r), TurnConstraint::FinalAnswer);
+        r.tool_choice = ToolChoice::Required;
+        assert_eq!(constraint(&r), TurnConstraint::RequireTool);
+        r.tool_choice = ToolChoice::Tool("add".into());
+        assert_eq!(
+            constraint(&r),
+            TurnConstraint::RequireNamedTool("add".into())
+        );
+        r.tool_choice = ToolChoice::Auto;
+        assert_eq!(constraint(&r), TurnConstraint::Auto);
+        // Only deferred tools: still a call or an answer.
+        r.deferred_tools = vec![DeferredTool {
+            spec: r.tools.remove(0),
+            section: "math".into(),
+        }];
+        assert_eq!(constraint(&r), TurnConstraint::Auto);
     }
 
     #[test]

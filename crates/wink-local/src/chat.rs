@@ -8,8 +8,17 @@ use serde_json::Value;
 pub struct ChatRequest {
     /// The conversation, oldest first. A leading [`Role::System`] message becomes the system prompt.
     pub messages: Vec<ChatMessage>,
-    /// Tools the model may call. They are listed in the system prompt in this order.
+    /// Tools the model may call. Those not named in [`ChatRequest::tool_additions`] are listed in the
+    /// system prompt in this order; the others are announced where they became available.
     pub tools: Vec<ToolSpec>,
+    /// Tools that became available mid-conversation, each group announced right after one message
+    /// (append-only: the system prompt never changes, so the KV cache keeps the whole prefix).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_additions: Vec<ToolAnnouncement>,
+    /// Tools the model may call although they are listed nowhere (they hide in summarized sections): the
+    /// grammar admits a well-formed call of them, the prompt does not mention them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deferred_tools: Vec<ToolSpec>,
     /// What the generated turn must be (enforced with a grammar).
     pub constraint: TurnConstraint,
     /// Upper bound on generated tokens for this call; `None` uses [`crate::LocalModelConfig::max_tokens`].
@@ -23,6 +32,8 @@ impl ChatRequest {
         Self {
             messages,
             tools: Vec::new(),
+            tool_additions: Vec::new(),
+            deferred_tools: Vec::new(),
             constraint: TurnConstraint::Auto,
             max_tokens: None,
         }
@@ -33,6 +44,33 @@ impl ChatRequest {
     pub fn with_tools(mut self, tools: Vec<ToolSpec>) -> Self {
         self.tools = tools;
         self
+    }
+
+    /// Replaces the announcements of tools added mid-conversation (each named tool must be in
+    /// [`ChatRequest::tools`]).
+    #[must_use]
+    pub fn with_tool_additions(mut self, additions: Vec<ToolAnnouncement>) -> Self {
+        self.tool_additions = additions;
+        self
+    }
+
+    /// Replaces the deferred tools (callable, never listed).
+    #[must_use]
+    pub fn with_deferred_tools(mut self, tools: Vec<ToolSpec>) -> Self {
+        self.deferred_tools = tools;
+        self
+    }
+
+    /// The tools a call may name: the offered ones, then the deferred ones not offered.
+    #[must_use]
+    pub fn callable_tools(&self) -> Vec<ToolSpec> {
+        let mut tools = self.tools.clone();
+        for tool in &self.deferred_tools {
+            if !tools.iter().any(|t| t.name == tool.name) {
+                tools.push(tool.clone());
+            }
+        }
+        tools
     }
 
     /// Replaces the turn constraint.
@@ -47,6 +85,26 @@ impl ChatRequest {
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);
         self
+    }
+}
+
+/// Tools announced right after message `after_message` (an index into [`ChatRequest::messages`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolAnnouncement {
+    /// Index of the message after which the tools are announced.
+    pub after_message: usize,
+    /// Names of the announced tools (each one of [`ChatRequest::tools`]), in order.
+    pub tools: Vec<String>,
+}
+
+impl ToolAnnouncement {
+    /// Announces `tools` after message `after_message`.
+    #[must_use]
+    pub fn new(after_message: usize, tools: Vec<String>) -> Self {
+        Self {
+            after_message,
+            tools,
+        }
     }
 }
 
@@ -176,6 +234,8 @@ pub enum TurnConstraint {
     Auto,
     /// Exactly one call of an offered tool; an error if no tools are offered.
     RequireTool,
+    /// Exactly one call of the named tool (offered or deferred); an error if no such tool is callable.
+    RequireNamedTool(String),
     /// Plain text only, even if tools are listed in the prompt: the answer starts with a letter, a digit, `*`,
     /// `#` or a non-ASCII character, so it cannot be (or begin with) a tool call.
     FinalAnswer,

@@ -80,6 +80,12 @@ pub enum LocalError {
     /// [`crate::TurnConstraint::RequireTool`] was requested but no tools were offered.
     #[error("a tool call is required but the request offers no tools")]
     NoToolsOffered,
+    /// [`crate::TurnConstraint::RequireNamedTool`] names a tool the request neither offers nor defers.
+    #[error("a call of tool '{name}' is required but the request offers no tool of that name")]
+    RequiredToolMissing {
+        /// The required tool's name.
+        name: String,
+    },
     /// The rendered prompt does not fit the context window.
     #[error(
         "the prompt has {prompt_tokens} tokens but the context window holds {context_size} \

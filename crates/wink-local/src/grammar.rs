@@ -52,7 +52,9 @@ pub fn json_schema_grammar(schema: &Value, origin: &str) -> Result<String, Local
 /// the arguments are constrained whichever they pick. The turn is one call.
 ///
 /// # Errors
-/// [`LocalError::NoToolsOffered`] for [`TurnConstraint::RequireTool`] without tools; [`LocalError::Schema`]
+/// [`LocalError::NoToolsOffered`] for [`TurnConstraint::RequireTool`] without tools,
+/// [`LocalError::RequiredToolMissing`] for [`TurnConstraint::RequireNamedTool`] of a tool not in `tools`;
+/// [`LocalError::Schema`]
 /// when a schema cannot be converted.
 pub fn turn_grammar(
     constraint: &TurnConstraint,
@@ -75,6 +77,14 @@ pub fn turn_grammar(
             }
             builder.set_root("tool-call".to_owned());
             builder.tool_call(tools)?;
+        }
+        TurnConstraint::RequireNamedTool(name) => {
+            let named: Vec<ToolSpec> = tools.iter().filter(|t| t.name == *name).cloned().collect();
+            if named.is_empty() {
+                return Err(LocalError::RequiredToolMissing { name: name.clone() });
+            }
+            builder.set_root("tool-call".to_owned());
+            builder.tool_call(&named)?;
         }
         // `Auto` and any future variant default to "a call or an answer".
         _ => {

@@ -3,7 +3,8 @@
 //! * [`LocalModel`] loads a GGUF chat model and completes conversations given as provider-neutral [`ChatRequest`]s: messages, offered [`ToolSpec`]s and a
 //!   [`TurnConstraint`]. ChatML (Qwen2.5), Llama 3, Gemma, Phi-3 and Mistral templates are formatted
 //!   natively ([`ChatTemplate`]); other templates llama.cpp knows go through its built-in template support.
-//!   Tools are described as text in the system message, so any chat model can be offered tools.
+//!   Tools are described as text (in the system message, or right where they became available when added
+//!   mid-conversation), so any chat model can be offered tools.
 //! * **Grammar-constrained decoding** makes a turn either one well-formed call of an offered tool (its
 //!   arguments matching the tool's JSON Schema) or a plain final answer; [`TurnConstraint::JsonSchema`]
 //!   forces a JSON document (structured output). See [`grammar`].
@@ -55,10 +56,10 @@ mod model;
 mod parse;
 mod template;
 
-pub use adapter::{ANSWER_NUDGE, IMPLICIT_USER_TURN, LocalAdapter, to_chat_request};
+pub use adapter::{IMPLICIT_USER_TURN, LocalAdapter, to_chat_request};
 pub use chat::{
-    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, Role, ToolCall, ToolSpec,
-    TurnConstraint,
+    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, Role, ToolAnnouncement, ToolCall,
+    ToolSpec, TurnConstraint,
 };
 pub use error::LocalError;
 pub use fetch::{
@@ -67,4 +68,7 @@ pub use fetch::{
 };
 pub use model::{LocalModel, LocalModelConfig};
 pub use parse::{ParsedTurn, parse_tool_calls};
-pub use template::{ChatTemplate, PromptTurn, TemplateFamily, prompt_turns, python_json};
+pub use template::{
+    ChatTemplate, NEW_TOOLS_INTRO, PromptTurn, TemplateFamily, prompt_turns, python_json,
+    tools_announcement,
+};

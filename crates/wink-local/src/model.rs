@@ -1,7 +1,8 @@
 //! [`LocalModel`]: a GGUF model and its llama.cpp context, with KV cache reuse between calls.
 
 use crate::chat::{
-    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, ToolCall, TurnConstraint,
+    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, Role, ToolCall, ToolSpec,
+    TurnConstraint,
 };
 use crate::error::LocalError;
 use crate::grammar::turn_grammar;
@@ -97,7 +98,23 @@ pub struct LocalModel {
     /// Tokens whose keys and values are in the KV cache, position by position.
     cached: Vec<LlamaToken>,
     next_call_id: u64,
+    /// The exact text of recent tool-call turns, so the next prompt writes them as the model did.
+    generated: Vec<GeneratedTurn>,
 }
+
+/// A tool-call turn as the model wrote it.
+#[derive(Debug, Clone, PartialEq)]
+struct GeneratedTurn {
+    /// The text outside the calls (the assistant message's content).
+    text: String,
+    /// The parsed calls, with their ids.
+    calls: Vec<ToolCall>,
+    /// Everything the model generated.
+    raw: String,
+}
+
+/// How many tool-call turns [`LocalModel`] remembers verbatim.
+const GENERATED_TURNS_KEPT: usize = 64;
 
 impl fmt::Debug for LocalModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -229,6 +246,7 @@ impl LocalModel {
             engine,
             cached: Vec::new(),
             next_call_id: 0,
+            generated: Vec::new(),
         })
     }
 
@@ -248,6 +266,12 @@ impl LocalModel {
     #[must_use]
     pub fn config(&self) -> &LocalModelConfig {
         &self.config
+    }
+
+    /// The context window in tokens (llama.cpp's `n_ctx`).
+    #[must_use]
+    pub fn context_size(&self) -> u32 {
+        self.engine.borrow_dependent().n_ctx()
     }
 
     /// The template family the prompt is formatted with, or `None` when llama.cpp's built-in template
@@ -306,15 +330,22 @@ impl LocalModel {
     /// [`LocalError::MissingToolCall`] / [`LocalError::InvalidStructuredOutput`] when the token budget ran out
     /// before the required call or document was complete.
     pub fn complete(&mut self, request: &ChatRequest) -> Result<ChatTurn, LocalError> {
-        if matches!(request.constraint, TurnConstraint::RequireTool) && request.tools.is_empty() {
-            return Err(LocalError::NoToolsOffered);
+        let callable = request.callable_tools();
+        match &request.constraint {
+            TurnConstraint::RequireTool if callable.is_empty() => {
+                return Err(LocalError::NoToolsOffered);
+            }
+            TurnConstraint::RequireNamedTool(name) if !callable.iter().any(|t| t.name == *name) => {
+                return Err(LocalError::RequiredToolMissing { name: name.clone() });
+            }
+            _ => {}
         }
         let grammar = if self.config.constrained_decoding {
-            turn_grammar(&request.constraint, &request.tools)?
+            turn_grammar(&request.constraint, &callable)?
         } else {
             None
         };
-        let prompt = self.render_prompt(request)?;
+        let prompt = self.render_prompt(&self.as_generated(request))?;
         let max_tokens = request.max_tokens.unwrap_or(self.config.max_tokens);
         let settings = GenerationSettings {
             max_tokens,
@@ -342,12 +373,45 @@ impl LocalModel {
             decode_tps = generation.timings.decode_tokens_per_s,
             "local completion"
         );
-        self.turn_from(request, generation, grammar.is_some(), max_tokens)
+        self.turn_from(
+            request,
+            &callable,
+            generation,
+            grammar.is_some(),
+            max_tokens,
+        )
+    }
+
+    /// `request` with the tool-call turns this model generated written back exactly as it wrote them
+    /// (whitespace, fences and all), so the prompt continues the text the KV cache holds.
+    fn as_generated(&self, request: &ChatRequest) -> ChatRequest {
+        let mut request = request.clone();
+        for message in &mut request.messages {
+            if message.role != Role::Assistant || message.tool_calls.is_empty() {
+                continue;
+            }
+            let known = self
+                .generated
+                .iter()
+                .find(|g| g.calls == message.tool_calls && g.text == message.content);
+            if let Some(generated) = known {
+                *message = ChatMessage::assistant(generated.raw.clone());
+            }
+        }
+        request
+    }
+
+    fn remember(&mut self, turn: GeneratedTurn) {
+        if self.generated.len() == GENERATED_TURNS_KEPT {
+            self.generated.remove(0);
+        }
+        self.generated.push(turn);
     }
 
     fn turn_from(
         &mut self,
         request: &ChatRequest,
+        callable: &[ToolSpec],
         generation: Generation,
         constrained: bool,
         max_tokens: u32,
@@ -380,14 +444,13 @@ impl LocalModel {
                 turn.text = (!trimmed.is_empty()).then(|| trimmed.to_owned());
             }
             constraint => {
-                let names: Vec<&str> = request
-                    .tools
-                    .iter()
-                    .map(|tool| tool.name.as_str())
-                    .collect();
+                let names: Vec<&str> = callable.iter().map(|tool| tool.name.as_str()).collect();
                 let parsed = parse_tool_calls(&text, &names);
                 let opened_a_call = constrained && text.trim_start().starts_with(['<', '`', '{']);
-                let needs_call = matches!(constraint, TurnConstraint::RequireTool) || opened_a_call;
+                let needs_call = matches!(
+                    constraint,
+                    TurnConstraint::RequireTool | TurnConstraint::RequireNamedTool(_)
+                ) || opened_a_call;
                 if parsed.calls.is_empty() && needs_call {
                     return Err(LocalError::MissingToolCall { text, max_tokens });
                 }
@@ -399,6 +462,13 @@ impl LocalModel {
                         arguments,
                     });
                     self.next_call_id += 1;
+                }
+                if !turn.tool_calls.is_empty() {
+                    self.remember(GeneratedTurn {
+                        text: turn.text.clone().unwrap_or_default(),
+                        calls: turn.tool_calls.clone(),
+                        raw: text,
+                    });
                 }
             }
         }
@@ -469,8 +539,11 @@ fn generate(
     grammar: Option<&str>,
     settings: &GenerationSettings,
 ) -> Result<Generation, LocalError> {
-    let vocab = model.vocab();
-    let prompt_tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+    let prompt_tokens = if settings.reuse_prefix {
+        tokens_continuing_cache(model, cached, prompt)
+    } else {
+        model.vocab().tokenize(prompt.as_bytes(), true, true)
+    };
     let context_size = context.n_ctx();
     let context_len = usize::try_from(context_size).unwrap_or(usize::MAX);
     if prompt_tokens.is_empty() || prompt_tokens.len() >= context_len {
@@ -546,6 +619,63 @@ fn generate(
             decode_tokens_per_s: per_second(completion_tokens, decode_seconds),
         },
     })
+}
+
+/// The tokens of `prompt`. When the prompt starts with the text of cached tokens, those tokens are kept as
+/// they are and only the rest of the text is tokenized: the tokens the model generated stay valid even where
+/// tokenizing their text afresh would split it differently (decoded tokens need not be the canonical
+/// tokenization), so a growing conversation takes everything from the KV cache. Falls back to tokenizing
+/// the whole prompt when that reuses as much (or the split does not reproduce the text exactly).
+fn tokens_continuing_cache(
+    model: &LlamaModel,
+    cached: &[LlamaToken],
+    prompt: &str,
+) -> Vec<LlamaToken> {
+    let vocab = model.vocab();
+    let fresh = vocab.tokenize(prompt.as_bytes(), true, true);
+    let common = |tokens: &[LlamaToken]| {
+        cached
+            .iter()
+            .zip(tokens)
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    // Tokens the tokenizer adds in front of the text (BOS).
+    let leading = usize::from(vocab.should_add_bos() && fresh.first() == Some(&vocab.bos()));
+    if cached.len() <= leading || cached[..leading] != fresh[..leading] {
+        return fresh;
+    }
+    let text = prompt.as_bytes();
+    let mut offset = 0;
+    let mut ends = Vec::with_capacity(cached.len());
+    for token in &cached[leading..] {
+        let piece = vocab.token_to_piece(*token, true, None);
+        if piece.is_empty() || !text[offset..].starts_with(&piece) {
+            break;
+        }
+        offset += piece.len();
+        ends.push(offset);
+    }
+    // Split the text on a character boundary.
+    while !prompt.is_char_boundary(offset) {
+        ends.pop();
+        offset = ends.last().copied().unwrap_or(0);
+    }
+    let kept = leading + ends.len();
+    if kept <= common(&fresh) {
+        return fresh;
+    }
+    let rest = vocab.tokenize(&text[offset..], false, true);
+    let rest_text: Vec<u8> = rest
+        .iter()
+        .flat_map(|token| vocab.token_to_piece(*token, true, None))
+        .collect();
+    if rest_text != text[offset..] {
+        return fresh;
+    }
+    let mut tokens = cached[..kept].to_vec();
+    tokens.extend(rest);
+    tokens
 }
 
 /// Returns the generated bytes, the number of generated tokens and the prefill / decode seconds.

@@ -326,11 +326,15 @@ fn render_mistral_v7(out: &mut String, turns: &[PromptTurn]) {
 /// The conversation of `request` as template turns, with tools written out as text:
 ///
 /// * the system message (the request's leading one, else `default_system`) gets the `# Tools` block
-///   appended after a blank line when tools are offered (the block alone when there is no system text);
+///   appended after a blank line when tools are offered from the start (the block alone when there is no
+///   system text); tools named in [`ChatRequest::tool_additions`] are not listed there;
 /// * an assistant turn with calls is its text (if any) and one `<tool_call>\n{…}\n</tool_call>` block per
 ///   call, joined by newlines;
 /// * consecutive tool results become one user turn of `<tool_response>\n…\n</tool_response>` blocks joined
-///   by newlines.
+///   by newlines;
+/// * tools added mid-conversation are announced at the end of the turn holding the message after which
+///   they became available, after a blank line (see [`tools_announcement`]). Nothing before that point
+///   changes, so a growing conversation renders to a growing prompt.
 #[must_use]
 pub fn prompt_turns(request: &ChatRequest, default_system: Option<&str>) -> Vec<PromptTurn> {
     let messages = &request.messages;
@@ -339,38 +343,76 @@ pub fn prompt_turns(request: &ChatRequest, default_system: Option<&str>) -> Vec<
         .filter(|m| m.role == Role::System)
         .map(|m| m.content.as_str());
     let system = explicit_system.or(default_system);
+    let late: Vec<&str> = request
+        .tool_additions
+        .iter()
+        .flat_map(|addition| addition.tools.iter().map(String::as_str))
+        .collect();
+    let initial: Vec<&ToolSpec> = request
+        .tools
+        .iter()
+        .filter(|tool| !late.contains(&tool.name.as_str()))
+        .collect();
+    let mut tools_listed = !initial.is_empty();
     let mut turns = Vec::with_capacity(messages.len() + 1);
-    match (system, request.tools.is_empty()) {
+    match (system, initial.is_empty()) {
         (Some(system), true) => turns.push(PromptTurn::new(Role::System, system)),
         (Some(system), false) => turns.push(PromptTurn::new(
             Role::System,
-            format!("{system}\n\n{}", tools_block(&request.tools)),
+            format!("{system}\n\n{}", tools_block(&initial)),
         )),
-        (None, false) => turns.push(PromptTurn::new(Role::System, tools_block(&request.tools))),
+        (None, false) => turns.push(PromptTurn::new(Role::System, tools_block(&initial))),
         (None, true) => {}
     }
-    let skip = usize::from(explicit_system.is_some());
+    let last_index = messages.len().saturating_sub(1);
     let mut previous_was_tool = false;
-    for message in messages.iter().skip(skip) {
-        match message.role {
-            Role::Tool => {
-                let block = format!("<tool_response>\n{}\n</tool_response>", message.content);
-                match turns.last_mut().filter(|_| previous_was_tool) {
-                    Some(turn) => {
-                        turn.content.push('\n');
-                        turn.content.push_str(&block);
-                    }
-                    None => turns.push(PromptTurn::new(Role::User, block)),
-                }
-            }
-            Role::Assistant if !message.tool_calls.is_empty() => {
-                turns.push(PromptTurn::new(Role::Assistant, assistant_calls(message)));
-            }
-            role => turns.push(PromptTurn::new(role, message.content.clone())),
+    for (index, message) in messages.iter().enumerate() {
+        let is_leading_system = index == 0 && explicit_system.is_some();
+        if !is_leading_system {
+            push_message(&mut turns, message, previous_was_tool);
+            previous_was_tool = message.role == Role::Tool;
         }
-        previous_was_tool = message.role == Role::Tool;
+        let announced: Vec<&ToolSpec> = request
+            .tool_additions
+            .iter()
+            .filter(|a| a.after_message.min(last_index) == index)
+            .flat_map(|a| a.tools.iter())
+            .filter_map(|name| request.tools.iter().find(|t| t.name == *name))
+            .collect();
+        if announced.is_empty() {
+            continue;
+        }
+        let text = tools_announcement(&announced, tools_listed);
+        tools_listed = true;
+        match turns.last_mut() {
+            Some(turn) if !turn.content.is_empty() => {
+                turn.content.push_str("\n\n");
+                turn.content.push_str(&text);
+            }
+            Some(turn) => turn.content = text,
+            None => turns.push(PromptTurn::new(Role::System, text)),
+        }
     }
     turns
+}
+
+fn push_message(turns: &mut Vec<PromptTurn>, message: &ChatMessage, previous_was_tool: bool) {
+    match message.role {
+        Role::Tool => {
+            let block = format!("<tool_response>\n{}\n</tool_response>", message.content);
+            match turns.last_mut().filter(|_| previous_was_tool) {
+                Some(turn) => {
+                    turn.content.push('\n');
+                    turn.content.push_str(&block);
+                }
+                None => turns.push(PromptTurn::new(Role::User, block)),
+            }
+        }
+        Role::Assistant if !message.tool_calls.is_empty() => {
+            turns.push(PromptTurn::new(Role::Assistant, assistant_calls(message)));
+        }
+        role => turns.push(PromptTurn::new(role, message.content.clone())),
+    }
 }
 
 fn assistant_calls(message: &ChatMessage) -> String {
@@ -387,12 +429,26 @@ fn assistant_calls(message: &ChatMessage) -> String {
     parts.join("\n")
 }
 
+const TOOLS_INTRO: &str = "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
+    You are provided with function signatures within <tools></tools> XML tags:";
+const TOOLS_CALL_FORMAT: &str = "For each function call, return a json object with function name and arguments within \
+    <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": \
+    <args-json-object>}\n</tool_call>";
+/// Opens the announcement of tools added after others were listed.
+pub const NEW_TOOLS_INTRO: &str =
+    "# New tools\n\nThese functions are now available too, within <tools></tools> XML tags:";
+
 /// The `# Tools` section of the system message, as Qwen2.5's template writes it.
-fn tools_block(tools: &[ToolSpec]) -> String {
-    let mut out = String::from(
-        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
-         You are provided with function signatures within <tools></tools> XML tags:\n<tools>",
-    );
+fn tools_block(tools: &[&ToolSpec]) -> String {
+    format!(
+        "{TOOLS_INTRO}\n{}\n\n{TOOLS_CALL_FORMAT}",
+        tools_list(tools)
+    )
+}
+
+/// `<tools>`, one JSON line per tool as Qwen2.5's template writes them, `</tools>`.
+fn tools_list(tools: &[&ToolSpec]) -> String {
+    let mut out = String::from("<tools>");
     for tool in tools {
         let entry = serde_json::json!({
             "type": "function",
@@ -405,12 +461,20 @@ fn tools_block(tools: &[ToolSpec]) -> String {
         out.push('\n');
         out.push_str(&python_json(&entry));
     }
-    out.push_str(
-        "\n</tools>\n\nFor each function call, return a json object with function name and arguments within \
-         <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": \
-         <args-json-object>}\n</tool_call>",
-    );
+    out.push_str("\n</tools>");
     out
+}
+
+/// The text announcing tools that became available mid-conversation. When tools were listed before
+/// (`tools_listed`), a short [`NEW_TOOLS_INTRO`] and the same `<tools>` lines the system message uses;
+/// otherwise the whole `# Tools` block, call format included.
+#[must_use]
+pub fn tools_announcement(tools: &[&ToolSpec], tools_listed: bool) -> String {
+    if tools_listed {
+        format!("{NEW_TOOLS_INTRO}\n{}", tools_list(tools))
+    } else {
+        tools_block(tools)
+    }
 }
 
 /// `{"name": "NAME", "arguments": ARGS}` exactly as the template writes a call (and as the model emits it).

@@ -1,0 +1,151 @@
+//! A disclosure run on the real Qwen2.5-Coder-0.5B model through [`LocalAdapter`]: the conversation grows
+//! as the agent loop grows it (a `read_section` call, its result disclosing `add`, the `add` call, its
+//! result, the answer), and every call takes from the KV cache everything the previous call prefilled and
+//! decoded, but at most 16 tokens at the turn boundary.
+//!
+//! Like `real_model.rs`, the model is found at `$WINK_TEST_MODEL` or in the default cache, and
+//! `WINK_SKIP_REAL_MODEL=1` skips the test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use serde_json::json;
+use wink_agent::{
+    DeferredTool, Message, ModelRequest, ModelTurn, ProviderAdapter, ToolAddition, ToolChoice,
+    ToolSpec,
+};
+use wink_core::{ToolArguments, block_on};
+use wink_local::{LocalAdapter, LocalModelConfig, ModelChoice, default_cache_dir, model_path};
+use wink_session::TokenUsage;
+
+fn model_file() -> Option<PathBuf> {
+    if std::env::var("WINK_SKIP_REAL_MODEL").is_ok_and(|value| value == "1") {
+        eprintln!("skipping: WINK_SKIP_REAL_MODEL=1");
+        return None;
+    }
+    let path = std::env::var_os("WINK_TEST_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| model_path(ModelChoice::Qwen05B, &default_cache_dir()));
+    assert!(
+        path.is_file(),
+        "this test needs {} (scripts/fetch-model.sh 0.5b), or WINK_SKIP_REAL_MODEL=1 to skip it",
+        path.display()
+    );
+    Some(path)
+}
+
+const PROMPT: &str = "## 1. Task\n\nAnswer the question: What is 1234 + 4321? Use the add tool.\n\n\
+    ## 2. Calculator (summarized)\n\nArithmetic tools.\n\n\
+    ---\nSome sections are summarized. Call `read_section` with a section's key to read it in full.";
+
+const CALCULATOR: &str =
+    "## 2. Calculator\n\nCall `add` with two integers `a` and `b`; it returns their sum.";
+
+fn read_section() -> ToolSpec {
+    ToolSpec {
+        name: "read_section".into(),
+        description: "Read the full content of a summarized section.".into(),
+        parameters: json!({"type": "object", "properties": {"section_key": {"type": "string"}}, "required": ["section_key"]}),
+    }
+}
+
+fn add() -> ToolSpec {
+    ToolSpec {
+        name: "add".into(),
+        description: "Add two integers and return their sum.".into(),
+        parameters: json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}),
+    }
+}
+
+/// Appends the model's turn and the result of its (only) call, as the agent loop does.
+fn answer_call(request: &mut ModelRequest, turn: &ModelTurn, result: &str) {
+    assert_eq!(turn.tool_calls.len(), 1, "{turn:?}");
+    let call = turn.tool_calls[0].clone();
+    request.messages.push(Message::Assistant {
+        content: turn.text.clone(),
+        tool_calls: vec![call.clone()],
+    });
+    request.messages.push(Message::Tool {
+        tool_call_id: call.id,
+        name: call.name,
+        content: result.into(),
+        is_error: false,
+    });
+}
+
+fn complete(adapter: &LocalAdapter, request: &ModelRequest) -> (ModelTurn, TokenUsage) {
+    let turn = block_on(adapter.complete(request, None)).unwrap();
+    let usage = turn.usage.unwrap();
+    eprintln!("turn {turn:?}");
+    (turn, usage)
+}
+
+fn assert_cached_all_but_16(previous: TokenUsage, next: TokenUsage) {
+    let processed = previous.input_tokens + previous.output_tokens;
+    assert!(
+        next.cached_tokens + 16 >= processed,
+        "cached {} of {} (the previous call processed {processed}: prompt {} + output {})",
+        next.cached_tokens,
+        next.input_tokens,
+        previous.input_tokens,
+        previous.output_tokens
+    );
+}
+
+#[test]
+fn each_call_takes_the_previous_prompt_and_output_from_the_kv_cache() {
+    let Some(path) = model_file() else {
+        return;
+    };
+    let config = LocalModelConfig {
+        context_size: 4096,
+        max_tokens: 48,
+        ..LocalModelConfig::default()
+    };
+    let adapter = LocalAdapter::load(&path, config).unwrap();
+    assert_eq!(adapter.context_window(), Some(4096));
+
+    // Call 1: only read_section is offered; `add` hides in the summarized section.
+    let mut request = ModelRequest {
+        messages: vec![Message::system(PROMPT)],
+        tools: vec![read_section()],
+        deferred_tools: vec![DeferredTool {
+            spec: add(),
+            section: "calculator".into(),
+        }],
+        tool_choice: ToolChoice::Tool("read_section".into()),
+        ..ModelRequest::default()
+    };
+    let (first, first_usage) = complete(&adapter, &request);
+    assert_eq!(first.tool_calls[0].name, "read_section");
+    assert_eq!(first_usage.cached_tokens, 0);
+
+    // Call 2: the section's text came back and disclosed `add` after message 2 (the tool result).
+    answer_call(&mut request, &first, CALCULATOR);
+    request.tools.push(add());
+    request.deferred_tools.clear();
+    request.tool_additions = vec![ToolAddition {
+        after_message: 2,
+        section: "calculator".into(),
+        tools: vec!["add".into()],
+    }];
+    request.tool_choice = ToolChoice::Tool("add".into());
+    let (second, second_usage) = complete(&adapter, &request);
+    assert_eq!(second.tool_calls[0].name, "add");
+    assert_eq!(
+        second.tool_calls[0].arguments,
+        ToolArguments::Json(json!({"a": 1234, "b": 4321}))
+    );
+    assert_cached_all_but_16(first_usage, second_usage);
+
+    // Call 3: the sum came back; the answer.
+    answer_call(&mut request, &second, "5555");
+    request.tool_choice = ToolChoice::None;
+    let (third, third_usage) = complete(&adapter, &request);
+    assert!(third.tool_calls.is_empty());
+    assert!(
+        third.text.as_deref().unwrap_or_default().contains("5555"),
+        "{third:?}"
+    );
+    assert_cached_all_but_16(second_usage, third_usage);
+}
