@@ -42,8 +42,9 @@ pub struct LoopConfig {
     /// replays the call) and runs the call (default true; never in `wink` mode).
     #[serde(default = "default_true")]
     pub auto_open_hidden_tools: bool,
-    /// The repetition guard (see [`crate::RepetitionGuard`]): `None` (default) turns it on
-    /// outside `wink` mode and off in `wink` mode (WINK v0.17 has none).
+    /// The repetition guard (see [`crate::RepetitionGuard`]): on unless `Some(false)`, in every
+    /// disclosure mode. WINK v0.17 has none (its loop runs a repeated call again until a budget
+    /// stops it); `Some(false)` restores that, conversation for conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetition_guard: Option<bool>,
     /// The model's context window in tokens, overriding what the adapter reports

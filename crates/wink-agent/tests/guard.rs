@@ -317,7 +317,7 @@ fn wink_mode_keeps_the_fatal_unknown_tool_error_and_no_auto_open() {
 }
 
 #[test]
-fn wink_mode_has_no_repetition_guard_unless_asked() {
+fn wink_mode_has_the_repetition_guard_unless_turned_off() {
     let turns = json!([
         {"tool_calls": [stock_call("c1", "Dune")]},
         {"tool_calls": [stock_call("c2", "Dune")]},
@@ -325,13 +325,14 @@ fn wink_mode_has_no_repetition_guard_unless_asked() {
     ]);
     let provider = script(turns.clone());
     let (_, session) = run(&provider, DisclosureMode::Wink);
-    assert_eq!(session.slice::<ToolInvoked>().len(), 2);
-    let provider = script(turns);
-    let mut config = MainLoopConfig::default();
-    config.loop_config.repetition_guard = Some(true);
-    let (_, session) = run_with(&provider, &shop(DisclosureMode::Wink), config);
     assert_eq!(session.slice::<ToolInvoked>().len(), 1);
     assert_eq!(kinds(&session), ["repeated_call"]);
+    let provider = script(turns);
+    let mut config = MainLoopConfig::default();
+    config.loop_config.repetition_guard = Some(false);
+    let (_, session) = run_with(&provider, &shop(DisclosureMode::Wink), config);
+    assert_eq!(session.slice::<ToolInvoked>().len(), 2);
+    assert!(kinds(&session).is_empty());
 }
 
 #[test]

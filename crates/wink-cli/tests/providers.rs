@@ -37,7 +37,8 @@ fn serve_canned(responses: Vec<Canned>) -> (String, Arc<Mutex<Vec<Recorded>>>) {
     let recorded = Arc::new(Mutex::new(Vec::new()));
     let log = recorded.clone();
     thread::spawn(move || {
-        for (stream, response) in listener.incoming().zip(responses) {
+        let mut responses = responses.into_iter();
+        for stream in listener.incoming() {
             let mut stream = stream.unwrap();
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let mut request_line = String::new();
@@ -65,6 +66,19 @@ fn serve_canned(responses: Vec<Canned>) -> (String, Arc<Mutex<Vec<Recorded>>>) {
             }
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
+            // The openai-compat adapter asks a llama.cpp server for its context size once
+            // (`GET /props`); this mock is no such server.
+            if request_line.starts_with("GET ") {
+                write!(
+                    stream,
+                    "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                )
+                .unwrap();
+                continue;
+            }
+            let Some(response) = responses.next() else {
+                break;
+            };
             log.lock().unwrap().push(Recorded {
                 path,
                 headers,

@@ -19,9 +19,7 @@ pub(super) fn answer(call: &ToolCall, content: String, is_error: bool) -> ToolOu
 
 impl InnerLoop {
     pub(super) fn guard_active(&self) -> bool {
-        self.config
-            .repetition_guard
-            .unwrap_or(self.disclosure != DisclosureMode::Wink)
+        self.config.repetition_guard.unwrap_or(true)
     }
 
     fn auto_open(&self) -> bool {

@@ -44,7 +44,9 @@ pub struct EvalArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub format: String,
     /// Open the K summarized sections most relevant to each case's input before its first model
-    /// call (default: the prompt file's `preopen`).
+    /// call. Default: the prompt file's
+    /// `preopen`, else 1 for the embedded model (local, local:…) outside wink mode, else none;
+    /// 0 turns it off.
     #[arg(long, value_name = "K")]
     pub preopen: Option<usize>,
     /// Most model calls per run (a run that needs more fails).
@@ -343,7 +345,12 @@ impl Evaluator<'_> {
         case: &Case,
     ) -> anyhow::Result<CaseResult> {
         let prepared = self.prepare(case)?;
-        let preopen = self.args.preopen.or(prepared.loaded.preopen);
+        let preopen = super::common::effective_preopen(
+            self.args.preopen,
+            prepared.loaded.preopen,
+            &self.args.model.model,
+            prepared.prompt.template().disclosure(),
+        );
         if let Some(k) = preopen
             && !self.disclosure.expanded
         {

@@ -42,7 +42,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// Open the K summarized sections most relevant to the input (BM25 over summaries and the
-    /// tools they hide; no model call) before the first model call.
+    /// tools they hide; no model call) before the first model call. Default: the prompt file's
+    /// `preopen`, else 1 for the embedded model (local, local:…) outside wink mode, else none;
+    /// 0 turns it off.
     #[arg(long, value_name = "K")]
     pub preopen: Option<usize>,
     /// Base URL for HTTP providers.
@@ -327,7 +329,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         &prepared.loaded.template,
         &prepared.session,
     )?;
-    if let Some(k) = args.preopen.or(prepared.loaded.preopen) {
+    if let Some(k) = super::common::effective_preopen(
+        args.preopen,
+        prepared.loaded.preopen,
+        &args.model,
+        prepared.prompt.template().disclosure(),
+    ) {
         let opened = super::common::preopen(&prepared, args.input.as_deref(), k)?;
         if !opened.is_empty() {
             eprintln!("wink run: pre-opened {}", opened.join(", "));
