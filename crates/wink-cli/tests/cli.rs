@@ -647,7 +647,11 @@ fn wink_run_stops_at_the_default_budget_and_keeps_everything_so_far() {
         ]
     );
 
-    let help = stdout(&wink(&["run", "--help"]));
+    // Compared with whitespace collapsed: clap wraps the help to the width of the option column.
+    let help = stdout(&wink(&["run", "--help"]))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     for text in [
         "most model calls over the run (default 16; 0 or none: unlimited)",
         "--max-input-tokens <N>",

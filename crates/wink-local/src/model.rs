@@ -1,7 +1,7 @@
 //! [`LocalModel`]: a GGUF model and its llama.cpp context, with KV cache reuse between calls.
 
 use crate::chat::{
-    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, Role, ToolCall, ToolSpec,
+    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, ToolCall, ToolSpec,
     TurnConstraint,
 };
 use crate::error::LocalError;
@@ -345,7 +345,7 @@ impl LocalModel {
         } else {
             None
         };
-        let prompt = self.render_prompt(&self.as_generated(request))?;
+        let prompt = self.render_prompt(request)?;
         let max_tokens = request.max_tokens.unwrap_or(self.config.max_tokens);
         let settings = GenerationSettings {
             max_tokens,
@@ -380,25 +380,6 @@ impl LocalModel {
             grammar.is_some(),
             max_tokens,
         )
-    }
-
-    /// `request` with the tool-call turns this model generated written back exactly as it wrote them
-    /// (whitespace, fences and all), so the prompt continues the text the KV cache holds.
-    fn as_generated(&self, request: &ChatRequest) -> ChatRequest {
-        let mut request = request.clone();
-        for message in &mut request.messages {
-            if message.role != Role::Assistant || message.tool_calls.is_empty() {
-                continue;
-            }
-            let known = self
-                .generated
-                .iter()
-                .find(|g| g.calls == message.tool_calls && g.text == message.content);
-            if let Some(generated) = known {
-                *message = ChatMessage::assistant(generated.raw.clone());
-            }
-        }
-        request
     }
 
     fn remember(&mut self, turn: GeneratedTurn) {
