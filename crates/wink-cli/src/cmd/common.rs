@@ -131,8 +131,8 @@ fn known_keys(template: &PromptTemplate) -> String {
         .join(", ")
 }
 
-/// Flags that choose and shape the model, for subcommands that run prompts against one
-/// (`wink eval`; `wink run` declares the same flags beside its own).
+/// Flags that choose and shape the model, for the subcommands that run prompts against one
+/// (`wink run`, `wink eval`).
 #[derive(Debug, Args)]
 pub struct ModelFlags {
     /// The model: local (default: the embedded Qwen2.5-Coder-1.5B), local:0.5b, local:PATH,
@@ -158,10 +158,12 @@ pub struct ModelFlags {
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
     /// HTTP providers: read the API key from this environment variable instead of the
-    /// provider's own. Keys are never taken on the command line.
+    /// provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, LITELLM_API_KEY,
+    /// OPENAI_COMPAT_API_KEY). Keys are never taken on the command line.
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,
-    /// litellm:MODEL only: the proxy's wire format, openai (the default) or anthropic.
+    /// litellm:MODEL only: the proxy's wire format, openai (Chat Completions, the default) or
+    /// anthropic (Messages, /v1/messages).
     #[arg(long, value_name = "FORMAT", value_parser = ["openai", "anthropic"])]
     pub litellm_format: Option<String>,
     /// Retries for HTTP providers (429, 5xx, connection errors).

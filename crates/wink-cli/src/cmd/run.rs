@@ -16,7 +16,6 @@ use wink_agent::{
 use wink_core::{Deadline, ToolCall};
 
 use super::common::PromptArgs;
-use super::model::{self, ModelOptions};
 use crate::exit::usage;
 
 /// Exit code when a budget or the deadline ran out.
@@ -27,38 +26,14 @@ pub const BUDGET_EXIT: u8 = 3;
 pub struct RunArgs {
     #[command(flatten)]
     pub prompt: PromptArgs,
-    /// The model: local (default: the embedded Qwen2.5-Coder-1.5B), local:0.5b, local:PATH,
-    /// openai:MODEL, openai-responses:MODEL, anthropic:MODEL, litellm:MODEL,
-    /// openai-compat:MODEL (with --base-url), claude-cli[:MODEL] (the `claude` CLI), scripted:PATH.
-    #[arg(long, value_name = "SPEC", default_value = "local")]
-    pub model: String,
-    /// Fetch the local model without asking when it is missing.
-    #[arg(long)]
-    pub yes: bool,
-    /// Local model: do not reuse the KV cache between calls (for benchmarks).
-    #[arg(long)]
-    pub no_prefix_cache: bool,
-    /// Threads for the local model (default: all cores).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub threads: usize,
+    #[command(flatten)]
+    pub model: super::common::ModelFlags,
     /// Open the K summarized sections most relevant to the input (BM25 over summaries and the
     /// tools they hide; no model call) before the first model call. Default: the prompt file's
     /// `preopen`, else 1 for the embedded model (local, local:…) outside wink mode, else none;
     /// 0 turns it off.
     #[arg(long, value_name = "K")]
     pub preopen: Option<usize>,
-    /// Base URL for HTTP providers.
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// HTTP providers: read the API key from this environment variable instead of the
-    /// provider's own (OPENAI_API_KEY, ANTHROPIC_API_KEY, LITELLM_API_KEY,
-    /// OPENAI_COMPAT_API_KEY). Keys are never taken on the command line.
-    #[arg(long, value_name = "VAR")]
-    pub api_key_env: Option<String>,
-    /// litellm:MODEL only: the proxy's wire format, openai (Chat Completions, the default) or
-    /// anthropic (Messages, /v1/messages).
-    #[arg(long, value_name = "FORMAT", value_parser = ["openai", "anthropic"])]
-    pub litellm_format: Option<String>,
     /// HTTP providers: stream the answer to stdout as it arrives, even when stdout is not a
     /// terminal (streaming is on by default for a terminal).
     #[arg(long)]
@@ -68,9 +43,6 @@ pub struct RunArgs {
     /// deferred and find_tool loads them, instead of tool.describe injecting them.
     #[arg(long)]
     pub native_tool_search: bool,
-    /// Make the adapter report no dynamic tool support (forces the restart path).
-    #[arg(long)]
-    pub no_dynamic_tools: bool,
     /// Most restarts for section expansion.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub max_expansions: u32,
@@ -96,20 +68,12 @@ pub struct RunArgs {
     /// window, or 500000 when the window is unknown; 0 or none: unlimited).
     #[arg(long, value_name = "N", value_parser = parse_limit)]
     pub max_input_tokens: Option<Limit>,
-    /// The model's context window in tokens (default: what the provider reports; the embedded
-    /// model is loaded with this window, default 8192). A request estimated not to fit is not
-    /// sent: the run stops with a message.
-    #[arg(long, value_name = "TOKENS")]
-    pub context_size: Option<u64>,
     /// Budget: most output tokens over the run.
     #[arg(long, value_name = "N")]
     pub max_output_tokens: Option<u64>,
     /// Wall-clock limit in seconds.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// Retries for HTTP providers (429, 5xx, connection errors).
-    #[arg(long, value_name = "N")]
-    pub max_retries: Option<u32>,
     /// More progress detail on stderr.
     #[arg(long, short)]
     pub verbose: bool,
@@ -291,22 +255,7 @@ impl StreamSink for TerminalStream {
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let policy = parse_policy(&args.policy)?;
     let streaming = args.stream || std::io::stdout().is_terminal();
-    let model_options = ModelOptions {
-        base_url: args.base_url.clone(),
-        no_dynamic_tools: args.no_dynamic_tools,
-        stream: streaming,
-        max_retries: args.max_retries,
-        api_key_env: args.api_key_env.clone(),
-        litellm_format: args.litellm_format.as_deref().map(model::litellm_format),
-        deferred_tools: None,
-        local: super::local_model::LocalOptions {
-            yes: args.yes,
-            verbose: args.verbose,
-            threads: args.threads,
-            no_prefix_cache: args.no_prefix_cache,
-            context_size: args.context_size.map(super::common::local_context_size),
-        },
-    };
+    let model_options = args.model.options(streaming, args.verbose);
     let fsync = wink_store::FsyncPolicy::EveryEvent;
     let (session, mut log) = match &args.session {
         Some(path) if path.exists() => {
@@ -323,7 +272,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     let prepared = args.prompt.prepare_in(session)?;
     let adapter = super::common::build_model(
-        &args.model,
+        &args.model.model,
         model_options,
         args.native_tool_search,
         &prepared.loaded.template,
@@ -332,7 +281,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(k) = super::common::effective_preopen(
         args.preopen,
         prepared.loaded.preopen,
-        &args.model,
+        &args.model.model,
         prepared.prompt.template().disclosure(),
     ) {
         let opened = super::common::preopen(&prepared, args.input.as_deref(), k)?;
@@ -381,7 +330,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let config = MainLoopConfig {
         loop_config: LoopConfig {
             user_message: args.input.clone(),
-            context_window: args.context_size,
+            context_window: args.model.context_size,
             ..LoopConfig::default()
         },
         budget,
