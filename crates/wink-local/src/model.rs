@@ -98,23 +98,7 @@ pub struct LocalModel {
     /// Tokens whose keys and values are in the KV cache, position by position.
     cached: Vec<LlamaToken>,
     next_call_id: u64,
-    /// The exact text of recent tool-call turns, so the next prompt writes them as the model did.
-    generated: Vec<GeneratedTurn>,
 }
-
-/// A tool-call turn as the model wrote it.
-#[derive(Debug, Clone, PartialEq)]
-struct GeneratedTurn {
-    /// The text outside the calls (the assistant message's content).
-    text: String,
-    /// The parsed calls, with their ids.
-    calls: Vec<ToolCall>,
-    /// Everything the model generated.
-    raw: String,
-}
-
-/// How many tool-call turns [`LocalModel`] remembers verbatim.
-const GENERATED_TURNS_KEPT: usize = 64;
 
 impl fmt::Debug for LocalModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -246,7 +230,6 @@ impl LocalModel {
             engine,
             cached: Vec::new(),
             next_call_id: 0,
-            generated: Vec::new(),
         })
     }
 
@@ -382,13 +365,6 @@ impl LocalModel {
         )
     }
 
-    fn remember(&mut self, turn: GeneratedTurn) {
-        if self.generated.len() == GENERATED_TURNS_KEPT {
-            self.generated.remove(0);
-        }
-        self.generated.push(turn);
-    }
-
     fn turn_from(
         &mut self,
         request: &ChatRequest,
@@ -443,13 +419,6 @@ impl LocalModel {
                         arguments,
                     });
                     self.next_call_id += 1;
-                }
-                if !turn.tool_calls.is_empty() {
-                    self.remember(GeneratedTurn {
-                        text: turn.text.clone().unwrap_or_default(),
-                        calls: turn.tool_calls.clone(),
-                        raw: text,
-                    });
                 }
             }
         }
