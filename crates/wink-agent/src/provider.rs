@@ -33,6 +33,10 @@ pub trait ProviderAdapter: Send + Sync + fmt::Debug {
     fn context_window(&self) -> Option<u64> {
         None
     }
+    /// Forget the prompt prefix kept between calls (the embedded model's KV cache), so that the
+    /// next call is evaluated from its first token, as in a new process. Benchmarks call it to
+    /// measure runs cold (`wink eval --cold`). Default: nothing is kept, nothing to forget.
+    fn forget_cached_prefix(&self) {}
     /// Run one model call. `stream`, when given, receives fragments as they arrive.
     fn complete<'a>(
         &'a self,

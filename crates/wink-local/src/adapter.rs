@@ -20,6 +20,9 @@
 //!   on Qwen2.5-Coder-0.5B, where the generic turn gets a Python snippet instead).
 //! * **Tool choice.** [`ToolChoice::None`] forces a final answer, [`ToolChoice::Required`] a call,
 //!   [`ToolChoice::Tool`] a call of that tool (grammar-enforced).
+//! * **Call-intent repair** (on by default, [`LocalAdapter::call_repair`]): a free answer that names a
+//!   callable tool the conversation has not called yet is generated again under the tool-call grammar
+//!   (see [`crate::repair`]).
 //! * **Structured output.** When the prompt declares structured output and the model gives a final
 //!   answer, the answer is regenerated under the output's JSON-Schema grammar (appended to the same
 //!   prompt, so the cache keeps it).
@@ -36,6 +39,7 @@ use wink_agent::{
 use wink_core::{ToolArguments, ToolCall as CoreToolCall};
 use wink_session::TokenUsage;
 
+use crate::repair::repair_constraint;
 use crate::{
     ChatMessage, ChatRequest, ChatTurn, LocalModel, LocalModelConfig, Role, ToolAnnouncement,
     ToolCall, ToolSpec, TurnConstraint,
@@ -51,6 +55,7 @@ pub struct LocalAdapter {
     path: PathBuf,
     context_window: u64,
     verbose: bool,
+    call_repair: bool,
 }
 
 impl fmt::Debug for LocalAdapter {
@@ -74,6 +79,7 @@ impl LocalAdapter {
             path: path.to_path_buf(),
             context_window,
             verbose: false,
+            call_repair: true,
         })
     }
 
@@ -81,6 +87,14 @@ impl LocalAdapter {
     #[must_use]
     pub fn verbose(mut self, verbose: bool) -> Self {
         self.verbose = verbose;
+        self
+    }
+
+    /// Generate a free answer that names a callable, not yet called tool again as a call of it
+    /// (default on; see [`crate::repair`]).
+    #[must_use]
+    pub fn call_repair(mut self, on: bool) -> Self {
+        self.call_repair = on;
         self
     }
 
@@ -115,6 +129,20 @@ impl LocalAdapter {
         let mut chat = to_chat_request(request);
         let mut usage = TokenUsage::default();
         let mut turn = self.complete(&mut model, &chat, &mut usage, "turn")?;
+        if self.call_repair && turn.tool_calls.is_empty() {
+            let constraint = turn
+                .text
+                .as_deref()
+                .and_then(|answer| repair_constraint(&chat, answer));
+            if let Some(constraint) = constraint {
+                let repair = chat.clone().with_constraint(constraint);
+                // A repair that cannot complete its call leaves the answer as it was.
+                if let Ok(repaired) = self.complete(&mut model, &repair, &mut usage, "call repair")
+                {
+                    turn = repaired;
+                }
+            }
+        }
         let answered_freely = !matches!(chat.constraint, TurnConstraint::JsonSchema(_));
         if turn.tool_calls.is_empty()
             && answered_freely
@@ -177,6 +205,12 @@ impl ProviderAdapter for LocalAdapter {
     }
     fn context_window(&self) -> Option<u64> {
         Some(self.context_window)
+    }
+    fn forget_cached_prefix(&self) {
+        self.model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear_cache();
     }
     fn complete<'a>(
         &'a self,

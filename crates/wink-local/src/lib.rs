@@ -54,6 +54,7 @@ mod fetch;
 pub mod grammar;
 mod model;
 mod parse;
+pub mod repair;
 mod template;
 
 pub use adapter::{IMPLICIT_USER_TURN, LocalAdapter, to_chat_request};

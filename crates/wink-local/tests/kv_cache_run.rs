@@ -147,4 +147,47 @@ fn each_call_takes_the_previous_prompt_and_output_from_the_kv_cache() {
     let (third, third_usage) = complete(&adapter, &request);
     assert!(third.tool_calls.is_empty());
     assert_cached_all_but_16(second_usage, third_usage);
+
+    // Forgotten, the cache gives nothing to the next call (`wink eval --cold`).
+    adapter.forget_cached_prefix();
+    let (_, cold) = complete(&adapter, &request);
+    assert_eq!(cold.cached_tokens, 0);
+}
+
+#[test]
+fn an_answer_that_names_an_uncalled_tool_is_generated_again_as_its_call() {
+    let Some(path) = model_file() else {
+        return;
+    };
+    let config = LocalModelConfig {
+        context_size: 2048,
+        max_tokens: 64,
+        ..LocalModelConfig::default()
+    };
+    let request = ModelRequest {
+        messages: vec![
+            Message::system("## 1. Task\n\nYou help with arithmetic."),
+            Message::user(
+                "Do not call any function now. Just tell me the name of the function you would use to add two numbers.",
+            ),
+        ],
+        tools: vec![add()],
+        ..ModelRequest::default()
+    };
+    let plain = LocalAdapter::load(&path, config.clone())
+        .unwrap()
+        .call_repair(false);
+    let (answer, _) = complete(&plain, &request);
+    assert!(answer.tool_calls.is_empty(), "{answer:?}");
+    assert!(
+        answer.text.as_deref().unwrap().contains("add"),
+        "{answer:?}"
+    );
+
+    let repairing = LocalAdapter::load(&path, config).unwrap();
+    let (repaired, usage) = complete(&repairing, &request);
+    assert_eq!(repaired.tool_calls.len(), 1, "{repaired:?}");
+    assert_eq!(repaired.tool_calls[0].name, "add");
+    // The second generation re-used the prompt the first one evaluated.
+    assert!(usage.cached_tokens > 0, "{usage:?}");
 }

@@ -41,6 +41,12 @@ impl ProviderAdapter for MeteredAdapter {
     fn supports_dynamic_tools(&self) -> bool {
         self.inner.supports_dynamic_tools()
     }
+    fn context_window(&self) -> Option<u64> {
+        self.inner.context_window()
+    }
+    fn forget_cached_prefix(&self) {
+        self.inner.forget_cached_prefix();
+    }
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,

@@ -146,6 +146,10 @@ pub struct ModelFlags {
     /// Local model: do not reuse the KV cache between calls (for benchmarks).
     #[arg(long)]
     pub no_prefix_cache: bool,
+    /// Local model: keep a free answer that names a tool it has not called yet, instead of
+    /// generating that turn again as a call of the tool (call-intent repair, on by default).
+    #[arg(long)]
+    pub no_call_repair: bool,
     /// Threads for the local model (default: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -190,6 +194,7 @@ impl ModelFlags {
                 verbose,
                 threads: self.threads,
                 no_prefix_cache: self.no_prefix_cache,
+                no_call_repair: self.no_call_repair,
                 context_size: self.context_size.map(local_context_size),
             },
         }

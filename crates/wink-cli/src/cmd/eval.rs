@@ -55,6 +55,11 @@ pub struct EvalArgs {
     /// Wall-clock limit per run, in seconds.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
+    /// Start every run with an empty prompt cache (the embedded model's KV cache), as a new
+    /// `wink run` process would; calls within a run still reuse it. Without it, a local model's
+    /// cache carries over from one run to the next (the prompt's shared prefix is evaluated once).
+    #[arg(long)]
+    pub cold: bool,
     /// One line per run on stderr (answer and reason for a failure).
     #[arg(long, short)]
     pub verbose: bool,
@@ -556,6 +561,9 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     for (index, case) in runs.iter().enumerate() {
         let passed = results.iter().filter(|r: &&CaseResult| r.passed).count();
         bar.draw(index, passed, &case.id);
+        if args.cold {
+            evaluator.adapter.forget_cached_prefix();
+        }
         let result = evaluator.run_case(&runtime, case)?;
         if args.verbose {
             bar.clear();

@@ -121,6 +121,8 @@ pub struct LocalOptions {
     pub threads: usize,
     /// Re-evaluate the whole prompt on every call (benchmarks the KV-cache reuse).
     pub no_prefix_cache: bool,
+    /// Keep answers that name an uncalled tool (`--no-call-repair`).
+    pub no_call_repair: bool,
     /// Context window in tokens (`None`: the adapter's default).
     pub context_size: Option<u32>,
 }
@@ -148,7 +150,11 @@ pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn Prov
     }
     let adapter =
         LocalAdapter::load(&path, config).map_err(|e| usage(format!("--model local: {e}")))?;
-    Ok(Arc::new(adapter.verbose(options.verbose)))
+    Ok(Arc::new(
+        adapter
+            .verbose(options.verbose)
+            .call_repair(!options.no_call_repair),
+    ))
 }
 
 /// May a missing default model be downloaded?
