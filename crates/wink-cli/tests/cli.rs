@@ -162,6 +162,43 @@ fn expand_and_summarize_flags_apply_visibility_overrides() {
 }
 
 #[test]
+fn name_hidden_tools_names_them_in_the_summary_from_the_flag_or_the_file() {
+    let p = r#"{"TaskParams": {"objective": "add numbers"}}"#;
+    let math = "## 3. Math (math)\n\nArithmetic tools.\n\n---\n[This section is summarized. Its tools, callable now: add. To view full content, call `read_section` with key \"math\".]";
+    let flagged = render("unified.json", &["--params", p, "--name-hidden-tools"]);
+    assert!(flagged.ends_with(math), "{flagged}");
+    // A section hiding no tool keeps the plain suffix.
+    assert!(flagged.contains("[This section is summarized. Call `read_section` with key \"reference\" to view full content including subsections: details.]"));
+    // The file's field, and the flag turning it off again.
+    let dir = std::env::temp_dir().join(format!("wink-named-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(fixture("unified.json")).unwrap();
+    let named = text.replacen(
+        "\"key\": \"unified\",",
+        "\"key\": \"unified\", \"name_hidden_tools\": true,",
+        1,
+    );
+    let file = dir.join("named.json");
+    std::fs::write(&file, named).unwrap();
+    let file = file.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["render", file, "--params", p];
+        args.extend_from_slice(extra);
+        let out = wink(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(run(&[]).trim_end().ends_with(math));
+    assert!(!run(&["--name-hidden-tools=false"]).contains("callable now"));
+    // Wink mode keeps WINK's texts.
+    assert!(!run(&["--disclosure", "wink"]).contains("callable now"));
+}
+
+#[test]
 fn unified_mode_is_the_default_and_read_section_discloses_tools() {
     let p = r#"{"TaskParams": {"objective": "add numbers"}}"#;
     assert_eq!(

@@ -131,24 +131,64 @@ pub fn build_summary_suffix(
     format!("\n\n---\n{base}")
 }
 
+/// [`build_summary_suffix`], naming the tools the section hides (`tool_names`) right after its
+/// opening words, for prompts built with
+/// [`PromptTemplateBuilder::name_hidden_tools`](crate::PromptTemplateBuilder::name_hidden_tools).
+/// A call of a named tool opens the section and runs (the agent loop's auto-open), so the model can
+/// skip the `read_section` step. Wink mode, and sections hiding no tool, keep the plain suffix.
+///
+/// ```
+/// use wink_core::{DisclosureMode, build_summary_suffix_naming_tools};
+/// assert_eq!(
+///     build_summary_suffix_naming_tools(DisclosureMode::Unified, "orders", &[], &["lookup_order".into()]),
+///     "\n\n---\n[This section is summarized. Its tools, callable now: lookup_order. To view full content, call `read_section` with key \"orders\".]"
+/// );
+/// ```
+pub fn build_summary_suffix_naming_tools(
+    mode: DisclosureMode,
+    section_key: &str,
+    child_keys: &[String],
+    tool_names: &[String],
+) -> String {
+    let plain = build_summary_suffix(mode, section_key, child_keys, !tool_names.is_empty());
+    if tool_names.is_empty() || mode == DisclosureMode::Wink {
+        return plain;
+    }
+    let opener = "[This section is summarized.";
+    plain.replacen(
+        opener,
+        &format!(
+            "{opener} Its tools, callable now: {}.",
+            tool_names.join(", ")
+        ),
+        1,
+    )
+}
+
 /// A custom suffix: `\n\n---\n` then the text with `${section_key}` and `${child_keys}` substituted.
+///
+/// `${tools}` is replaced by the names of the tools the section hides, comma-separated (empty when
+/// it hides none).
 pub fn build_custom_suffix(
     custom: &str,
     section_key: &str,
     child_keys: &[String],
+    tool_names: &[String],
 ) -> Result<String, PromptError> {
     let template = Template::parse_section(custom);
     let children = child_keys.join(", ");
+    let tools = tool_names.join(", ");
     let text = template.render(|name| match name {
         "section_key" => Some(section_key.into()),
         "child_keys" => Some(children.clone().into()),
+        "tools" => Some(tools.clone().into()),
         _ => None,
     })?;
     Ok(format!("\n\n---\n{text}"))
 }
 
 /// Placeholders a custom summary suffix may use.
-pub(crate) const SUFFIX_PLACEHOLDERS: [&str; 2] = ["section_key", "child_keys"];
+pub(crate) const SUFFIX_PLACEHOLDERS: [&str; 3] = ["section_key", "child_keys", "tools"];
 
 // region: --- builtin tools
 

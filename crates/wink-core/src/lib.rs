@@ -82,8 +82,8 @@ mod tool;
 
 pub use disclosure::{
     CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, OpenSectionsResult, READ_SECTION,
-    build_custom_suffix, build_summary_suffix, expansion_overrides, is_disclosure_tool,
-    with_valid_keys,
+    build_custom_suffix, build_summary_suffix, build_summary_suffix_naming_tools,
+    expansion_overrides, is_disclosure_tool, with_valid_keys,
 };
 pub use error::{OutputError, PromptError, PromptErrorKind, VisibilityExpansionRequired};
 pub use executor::{

@@ -58,6 +58,7 @@ struct TemplateData {
     key: String,
     name: Option<String>,
     disclosure: DisclosureMode,
+    name_hidden_tools: bool,
     nodes: Vec<SectionNode>,
     params_types: Vec<ParamsType>,
     defaults_by_type: HashMap<ParamsTypeId, ParamsValue>,
@@ -107,6 +108,7 @@ pub struct PromptTemplateBuilder<O = ()> {
     name: Option<String>,
     sections: Vec<SectionRef>,
     disclosure: DisclosureMode,
+    name_hidden_tools: bool,
     output: Option<OutputSpec>,
     output_type: PhantomData<fn() -> O>,
 }
@@ -150,6 +152,15 @@ impl<O> PromptTemplateBuilder<O> {
     #[must_use]
     pub fn disclosure(mut self, mode: DisclosureMode) -> Self {
         self.disclosure = mode;
+        self
+    }
+
+    /// Name the tools a summarized section hides in its summary suffix (default off; ignored in
+    /// [`DisclosureMode::Wink`], which keeps WINK v0.17's texts). See
+    /// [`crate::build_summary_suffix_naming_tools`].
+    #[must_use]
+    pub fn name_hidden_tools(mut self, on: bool) -> Self {
+        self.name_hidden_tools = on;
         self
     }
 
@@ -205,6 +216,7 @@ impl<O> PromptTemplateBuilder<O> {
             name: self.name,
             sections: self.sections,
             disclosure: self.disclosure,
+            name_hidden_tools: self.name_hidden_tools,
             output: Some(spec),
             output_type: PhantomData,
         }
@@ -234,6 +246,7 @@ impl<O> PromptTemplateBuilder<O> {
                 key: python_strip(&self.key).to_owned(),
                 name: self.name,
                 disclosure: self.disclosure,
+                name_hidden_tools: self.name_hidden_tools,
                 nodes: registry.nodes,
                 params_types: registry.params_types,
                 defaults_by_type: registry.defaults_by_type,
@@ -436,6 +449,7 @@ impl PromptTemplate {
             name: None,
             sections: Vec::new(),
             disclosure: DisclosureMode::default(),
+            name_hidden_tools: false,
             output: None,
             output_type: PhantomData,
         }
@@ -484,9 +498,25 @@ impl<O> PromptTemplate<O> {
         self.data.disclosure
     }
 
+    /// Whether summaries name the tools their sections hide
+    /// ([`PromptTemplateBuilder::name_hidden_tools`]).
+    pub fn names_hidden_tools(&self) -> bool {
+        self.data.name_hidden_tools && self.data.disclosure != DisclosureMode::Wink
+    }
+
     /// The same template with another disclosure mode.
     #[must_use]
     pub fn with_disclosure(&self, mode: DisclosureMode) -> Self {
+        self.with_settings(mode, self.data.name_hidden_tools)
+    }
+
+    /// The same template with summaries that name (or do not name) the tools they hide.
+    #[must_use]
+    pub fn with_hidden_tool_names(&self, on: bool) -> Self {
+        self.with_settings(self.data.disclosure, on)
+    }
+
+    fn with_settings(&self, mode: DisclosureMode, name_hidden_tools: bool) -> Self {
         let d = &self.data;
         Self {
             data: Arc::new(TemplateData {
@@ -494,6 +524,7 @@ impl<O> PromptTemplate<O> {
                 key: d.key.clone(),
                 name: d.name.clone(),
                 disclosure: mode,
+                name_hidden_tools,
                 nodes: d.nodes.clone(),
                 params_types: d.params_types.clone(),
                 defaults_by_type: d.defaults_by_type.clone(),

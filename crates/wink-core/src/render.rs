@@ -11,7 +11,8 @@ use wink_session::{DisclosureTelemetry, SectionPath, SectionVisibility, Session}
 
 use crate::disclosure::{
     CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, OpenSectionsTool, READ_SECTION, ReadSectionTool,
-    build_custom_suffix, build_summary_suffix, disclosure_telemetry, with_valid_keys,
+    build_custom_suffix, build_summary_suffix, build_summary_suffix_naming_tools,
+    disclosure_telemetry, with_valid_keys,
 };
 use crate::error::PromptError;
 use crate::params::ParamsValue;
@@ -246,10 +247,27 @@ impl RenderState {
         node: &SectionNode,
         has_tools: bool,
     ) -> Result<String, PromptError> {
+        self.suffix_naming(node, has_tools, &[])
+    }
+
+    /// The summary suffix of `node`, which hides the tools `hidden` (named in the suffix when the
+    /// template asks for it, and in a custom suffix's `${tools}`).
+    pub(crate) fn suffix_naming(
+        &self,
+        node: &SectionNode,
+        has_tools: bool,
+        hidden: &[String],
+    ) -> Result<String, PromptError> {
         let key = node.path.dotted();
         match node.section.summary_suffix() {
-            Some(custom) => build_custom_suffix(custom, &key, &node.child_keys)
+            Some(custom) => build_custom_suffix(custom, &key, &node.child_keys, hidden)
                 .map_err(|e| with_context(e, node)),
+            None if self.template.names_hidden_tools() => Ok(build_summary_suffix_naming_tools(
+                self.mode,
+                &key,
+                &node.child_keys,
+                hidden,
+            )),
             None => Ok(build_summary_suffix(
                 self.mode,
                 &key,
@@ -257,6 +275,18 @@ impl RenderState {
                 has_tools,
             )),
         }
+    }
+
+    /// Names of the tools the summarized node `index` hides (its own and its enabled
+    /// descendants').
+    fn hidden_tool_names(
+        &self,
+        index: usize,
+        session: Option<&Session>,
+    ) -> Result<Vec<String>, PromptError> {
+        let mut hidden = Vec::new();
+        self.collect_hidden_tools(index, session, &mut hidden)?;
+        Ok(hidden.iter().map(|(_, t)| t.name().to_owned()).collect())
     }
 
     fn render_node(
@@ -496,7 +526,8 @@ impl RenderState {
                 effective == SectionVisibility::Full,
             )?;
             if effective == SectionVisibility::Summary {
-                rendered.push_str(&self.suffix(node, node.subtree_has_tools)?);
+                let hidden = self.hidden_tool_names(child, Some(session))?;
+                rendered.push_str(&self.suffix_naming(node, node.subtree_has_tools, &hidden)?);
                 render_skip = Some(node.depth);
             }
             children.push(rendered);
@@ -684,6 +715,7 @@ pub(crate) fn render_prompt(
         }
         let visibility = state.effective_visibility(index, params.as_ref(), session)?;
         let summarized = visibility == SectionVisibility::Summary;
+        let hidden_before = hidden_tools.len();
         if summarized {
             summary_skip = Some(node.depth);
             if node.subtree_has_tools {
@@ -696,7 +728,11 @@ pub(crate) fn render_prompt(
         let examples = !summarized || state.examples_when_summarized();
         let mut rendered = state.render_node(index, params.as_ref(), visibility, examples)?;
         if summarized {
-            rendered.push_str(&state.suffix(node, node.subtree_has_tools)?);
+            let hidden: Vec<String> = hidden_tools[hidden_before..]
+                .iter()
+                .map(|(_, t)| t.name().to_owned())
+                .collect();
+            rendered.push_str(&state.suffix_naming(node, node.subtree_has_tools, &hidden)?);
         } else {
             tools.extend(node.section.tools().iter().cloned());
             for tool in node.section.session_tools(session) {

@@ -277,3 +277,56 @@ fn a_custom_suffix_with_an_unknown_placeholder_is_a_validation_error() {
     );
     assert!(err.to_string().contains("nope"), "{err}");
 }
+
+#[test]
+fn summaries_name_the_tools_they_hide_when_the_template_asks() {
+    let named = |mode: DisclosureMode| {
+        let template = suffix_template(mode).with_hidden_tool_names(true);
+        let text = Prompt::new(template).render().unwrap().text;
+        text.split("\n\n## ")
+            .map(|part| part.split_once("\n\n---\n").unwrap().1.to_owned())
+            .collect::<Vec<_>>()
+    };
+    let custom = "Ask for `custom` (parts: part); $5 per read.".to_owned();
+    // Only the section hiding a tool changes; custom suffixes stay as written.
+    assert_eq!(
+        named(DisclosureMode::Unified),
+        [
+            "[This section is summarized. To view full content, call `read_section` with key \"notes\".]",
+            "[This section is summarized. Call `read_section` with key \"book\" to view full content including subsections: intro, end.]",
+            "[This section is summarized. Its tools, callable now: call_api. To view full content, call `read_section` with key \"api\".]",
+            custom.as_str(),
+        ]
+    );
+    assert_eq!(
+        named(DisclosureMode::OpenSections)[2],
+        "[This section is summarized. Its tools, callable now: call_api. To view full content, call `open_sections` with key \"api\".]"
+    );
+    // Wink mode keeps WINK v0.17's texts.
+    assert_eq!(named(DisclosureMode::Wink), suffixes(DisclosureMode::Wink));
+    assert!(
+        !suffix_template(DisclosureMode::Wink)
+            .with_hidden_tool_names(true)
+            .names_hidden_tools()
+    );
+}
+
+#[test]
+fn a_custom_suffix_can_name_the_hidden_tools() {
+    let template = PromptTemplate::builder("t", "custom-tools")
+        .section(
+            MarkdownSection::new("Api", "api", "API docs.")
+                .summary("API.")
+                .summarized()
+                .summary_suffix("Tools here: ${tools}. Read `${section_key}` for more.")
+                .tool(tool("call_api"))
+                .child(MarkdownSection::new("Admin", "admin", "Admin.").tool(tool("reset_api"))),
+        )
+        .build()
+        .unwrap();
+    let text = Prompt::new(template).render().unwrap().text;
+    assert_eq!(
+        text.split_once("\n\n---\n").unwrap().1,
+        "Tools here: call_api, reset_api. Read `api` for more."
+    );
+}

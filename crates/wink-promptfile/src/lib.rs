@@ -307,8 +307,9 @@ impl Converter<'_> {
                 .parse::<DisclosureMode>()
                 .map_err(|e| self.invalid("disclosure", e))?,
         };
-        let mut builder =
-            PromptTemplate::builder(file.ns.clone(), file.key.clone()).disclosure(disclosure);
+        let mut builder = PromptTemplate::builder(file.ns.clone(), file.key.clone())
+            .disclosure(disclosure)
+            .name_hidden_tools(file.name_hidden_tools.unwrap_or(false));
         if let Some(name) = &file.name {
             builder = builder.name(name.clone());
         }

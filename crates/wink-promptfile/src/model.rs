@@ -21,6 +21,10 @@ pub struct PromptFile {
     /// Disclosure mode: `unified` (default), `wink`, `open-sections`, `context-files`.
     #[serde(default)]
     pub disclosure: Option<String>,
+    /// Name the tools each summarized section hides in its summary suffix, so the model can call
+    /// them directly (the call opens the section). Default false; ignored in `wink` mode.
+    #[serde(default)]
+    pub name_hidden_tools: Option<bool>,
     /// Open this many summarized sections, the most relevant to the input, before the first
     /// model call (`wink run`/`wink eval`; see `wink_agent::preopen`).
     #[serde(default)]

@@ -30,6 +30,10 @@ pub struct PromptArgs {
     /// Disclosure mode: unified, wink, open-sections or context-files (default: the file's).
     #[arg(long, value_name = "MODE")]
     pub disclosure: Option<String>,
+    /// Name the tools each summarized section hides in its summary (true or false; the flag
+    /// alone means true; default: the file's `name_hidden_tools`, else false).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub name_hidden_tools: Option<bool>,
 }
 
 /// A prompt ready to render, with the session holding the requested overrides.
@@ -55,6 +59,9 @@ impl PromptArgs {
                 .parse()
                 .map_err(|e: String| usage(format!("--disclosure: {e}")))?;
             loaded.template = Arc::new(loaded.template.with_disclosure(mode));
+        }
+        if let Some(on) = self.name_hidden_tools {
+            loaded.template = Arc::new(loaded.template.with_hidden_tool_names(on));
         }
         let params = match &self.params {
             None => Map::new(),

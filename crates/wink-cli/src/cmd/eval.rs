@@ -55,6 +55,9 @@ pub struct EvalArgs {
     /// Wall-clock limit per run, in seconds.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
+    /// Name the tools each summarized section hides in its summary (see `wink run --help`).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub name_hidden_tools: Option<bool>,
     /// Start every run with an empty prompt cache (the embedded model's KV cache), as a new
     /// `wink run` process would; calls within a run still reuse it. Without it, a local model's
     /// cache carries over from one run to the next (the prompt's shared prefix is evaluated once).
@@ -329,6 +332,7 @@ impl Evaluator<'_> {
             },
             summarize: Vec::new(),
             disclosure: self.disclosure.mode.clone(),
+            name_hidden_tools: self.args.name_hidden_tools,
         };
         let prepared = prompt_args.prepare_in(Session::new()).map_err(|e| {
             let message = e.to_string();
