@@ -221,3 +221,150 @@ fn list_reports_names_descriptions_paths_and_token_counts() {
         "{text}"
     );
 }
+
+fn example(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/07_skills")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+const REFUSAL: &str = "Tool 'close_ticket' is not allowed while skill 'ticket-triage' is active: its allowed-tools are label_ticket. Read another skill's section to switch skills.";
+
+/// The scripted model reads the skill, reads its bundled label list, tries a tool the skill
+/// does not allow (refused), labels the ticket and answers: the example's script.
+#[test]
+fn a_scripted_model_reads_a_skill_and_follows_it() {
+    let dir = std::env::temp_dir().join(format!("wink-skills-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("transcript.json");
+    let out = wink(&[
+        "run",
+        &example("prompt.json"),
+        "--model",
+        &format!("scripted:{}", example("script.json")),
+        "--transcript",
+        transcript.to_str().unwrap(),
+        "--max-model-calls",
+        "6",
+    ]);
+    assert_eq!(stdout(&out), "billing\n");
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    let calls = t["model_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 5);
+    assert_eq!(
+        calls[0]["tools"],
+        serde_json::json!([
+            "read_skill_file",
+            "label_ticket",
+            "close_ticket",
+            "read_section"
+        ])
+    );
+    let system = calls[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("### 2.1. ticket-triage (skills.ticket-triage)\n\nTriage a support ticket - pick its label from the team's label list and record it with label_ticket. Use whenever a ticket needs a label.\n\n---\n[This section is summarized. To view full content, call `read_section` with key \"skills.ticket-triage\".]"), "{system}");
+    // Nothing of the body or the bundled files is in the prompt before the skill is read.
+    assert!(!system.contains("labels.md") && !system.contains("# Ticket triage"));
+    let messages = calls[4]["messages"].as_array().unwrap();
+    let results: Vec<(&str, bool)> = messages
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["content"].as_str().unwrap(),
+                m["is_error"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (
+                "Content of section 'skills.ticket-triage':\n\n### 2.1. ticket-triage (skills.ticket-triage)\n\n# Ticket triage\n\n1. Read the label list: call `read_skill_file` with skill \"ticket-triage\" and path \"references/labels.md\".\n2. Pick the one label whose rule matches the ticket.\n3. Call `label_ticket` with the ticket id and that label.\n4. Answer with the label alone.\n\nBundled files of skill \"ticket-triage\" (read one with `read_skill_file`):\n- references/labels.md",
+                false
+            ),
+            (
+                "# Labels\n\n- `billing`: invoices, charges, payments or refunds.\n- `outage`: a service is down, unreachable or failing for everyone.\n- `how-to`: a question about using the product.\n",
+                false
+            ),
+            (REFUSAL, true),
+            ("Ticket T-7 labelled billing.", false),
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn open_script(dir: &Path, opener: &str) -> String {
+    let first = if opener == "read_section" {
+        serde_json::json!({"id": "c1", "name": "read_section", "arguments": {"section_key": "skills.ticket-triage"}})
+    } else {
+        serde_json::json!({"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["skills.ticket-triage"], "reason": "follow the skill"}})
+    };
+    let script = serde_json::json!([
+        {"tool_calls": [first]},
+        {"tool_calls": [{"id": "c2", "name": "read_skill_file", "arguments": {"skill": "ticket-triage", "path": "references/labels.md"}}]},
+        {"tool_calls": [{"id": "c3", "name": "close_ticket", "arguments": {"ticket_id": "T-7"}}]},
+        {"tool_calls": [{"id": "c4", "name": "label_ticket", "arguments": {"ticket_id": "T-7", "label": "billing"}}]},
+        {"text": "billing"}
+    ]);
+    let path = dir.join(format!("script-{opener}.json"));
+    std::fs::write(&path, script.to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// The same run in the other disclosure modes: the skill opens (read_section in `wink` mode,
+/// open_sections with a restart in `open-sections`, a context file in `context-files`) and its
+/// `allowed-tools` hold afterwards.
+#[test]
+fn skills_work_in_every_disclosure_mode() {
+    let dir = std::env::temp_dir().join(format!("wink-skills-modes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("ws")).unwrap();
+    // A copy of the example with a workspace (context-files mode writes into it), pointing back
+    // at the example's skills and tool script.
+    let mut prompt: Value =
+        serde_json::from_str(&std::fs::read_to_string(example("prompt.json")).unwrap()).unwrap();
+    prompt["sections"][1]["dirs"] = serde_json::json!([example("skills")]);
+    for tool in prompt["sections"][2]["tools"].as_array_mut().unwrap() {
+        tool["handler"]["command"][1] = Value::String(example("label_ticket.py"));
+    }
+    prompt["sections"].as_array_mut().unwrap().push(
+        serde_json::json!({"key": "ws", "title": "Workspace", "builtin": "workspace", "root": "ws"}),
+    );
+    let prompt_path = dir.join("prompt.json");
+    std::fs::write(&prompt_path, prompt.to_string()).unwrap();
+    for (mode, opener, restarts) in [
+        ("wink", "read_section", 0),
+        ("open-sections", "open_sections", 1),
+        ("context-files", "open_sections", 0),
+    ] {
+        let script = open_script(&dir, opener);
+        let out = wink(&[
+            "run",
+            prompt_path.to_str().unwrap(),
+            "--model",
+            &format!("scripted:{script}"),
+            "--disclosure",
+            mode,
+            "--max-model-calls",
+            "6",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(stdout(&out), "billing\n", "{mode}: {stderr}");
+        assert!(
+            stderr.contains("tool close_ticket({\"ticket_id\":\"T-7\"}) -> ERROR Tool 'close_ticket' is not allowed while skill 'ticket-triage' is active"),
+            "{mode}: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("{restarts} restarts")),
+            "{mode}: {stderr}"
+        );
+    }
+    assert!(
+        std::fs::read_to_string(dir.join("ws/context/skills.ticket-triage.md"))
+            .unwrap()
+            .contains("# Ticket triage")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
