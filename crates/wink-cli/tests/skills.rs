@@ -31,23 +31,8 @@ fn skill_folders() -> Vec<PathBuf> {
     all
 }
 
-/// Whether the reference validator is importable. Outside CI a missing one skips the test
-/// with a note; in CI (env `CI` set) it is a failure.
 fn skills_ref_installed() -> bool {
-    let available = Command::new("python3")
-        .args(["-c", "import skills_ref"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !available {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but the reference validator is missing: python3 -m pip install 'skills-ref==0.1.1'"
-        );
-        eprintln!(
-            "note: skipping: the reference validator skills-ref is not installed (python3 -m pip install 'skills-ref==0.1.1')"
-        );
-    }
-    available
+    common::python_module("skills_ref", "skills-ref==0.1.1")
 }
 
 /// The reference's verdict: exit code and its messages (the `  - ` lines of stderr; a YAML

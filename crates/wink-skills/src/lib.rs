@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 pub use frontmatter::Node;
 pub use section::{
     MAX_FILE_BYTES, MAX_SUMMARY_TOKENS, READ_SKILL_FILE, SkillsSection, active_skill,
-    read_skill_file, summary_text,
+    read_skill_file, skill_file_bytes, summary_text,
 };
 pub use skill::{
     ALLOWED_FIELDS, MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Skill,

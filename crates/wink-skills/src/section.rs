@@ -256,9 +256,9 @@ fn read_skill_file_tool(skills: Arc<[Arc<Skill>]>) -> Result<ToolRef, PromptErro
     .build()
 }
 
-/// The text of `path` in `skill`'s folder: relative, no `..`, and (symbolic links resolved)
-/// inside the folder; at most [`MAX_FILE_BYTES`] of it.
-pub fn read_skill_file(skill: &Skill, path: &str) -> Result<String, String> {
+/// The bytes of `path` in `skill`'s folder: a relative path without `..` that (symbolic links
+/// resolved) stays inside the folder and names a regular file. `SKILL.md` itself included.
+pub fn skill_file_bytes(skill: &Skill, path: &str) -> Result<Vec<u8>, String> {
     let relative = Path::new(path);
     let escapes = path.is_empty()
         || relative
@@ -295,7 +295,13 @@ pub fn read_skill_file(skill: &Skill, path: &str) -> Result<String, String> {
     if !target.is_file() {
         return Err(not_found());
     }
-    let bytes = std::fs::read(&target).map_err(|e| format!("Cannot read '{path}': {e}"))?;
+    std::fs::read(&target).map_err(|e| format!("Cannot read '{path}': {e}"))
+}
+
+/// The text of `path` in `skill`'s folder (see [`skill_file_bytes`]): at most
+/// [`MAX_FILE_BYTES`] of it, and an error for a binary file.
+pub fn read_skill_file(skill: &Skill, path: &str) -> Result<String, String> {
+    let bytes = skill_file_bytes(skill, path)?;
     let total = bytes.len();
     let shown = &bytes[..total.min(MAX_FILE_BYTES)];
     let text = match std::str::from_utf8(shown) {
