@@ -329,7 +329,8 @@ pub fn read_skill_file(skill: &Skill, path: &str) -> Result<String, String> {
 /// `allowed-tools`: while a skill is active, only its tools (and the disclosure tools and
 /// `read_skill_file`) may run. A skill is active from the successful `read_section` /
 /// `open_sections` call that requested its section until such a call requests another
-/// skill's section.
+/// skill's section; before any such call, the one skill the session expanded otherwise
+/// (pre-opening, `--expand`) is active, if there is exactly one.
 #[derive(Debug)]
 struct AllowedToolsPolicy {
     path: SectionPath,
@@ -361,7 +362,7 @@ pub fn active_skill<'a>(
 ) -> Option<&'a Arc<Skill>> {
     let prefix = format!("{}.", section.dotted());
     let invoked: Vec<ToolInvoked> = session.slice::<ToolInvoked>().all();
-    invoked
+    let read = invoked
         .iter()
         .rev()
         .filter(|event| event.success)
@@ -369,7 +370,27 @@ pub fn active_skill<'a>(
         .find_map(|key| {
             let name = key.strip_prefix(&prefix)?;
             skills.iter().find(|s| s.name == name)
-        })
+        });
+    if read.is_some() {
+        return read;
+    }
+    // No call read a skill: a single skill expanded by the session (pre-opened, `--expand`).
+    let overrides = session.visibility_overrides();
+    let mut expanded = skills.iter().filter(|s| {
+        let path = SectionPath::new(
+            section
+                .segments()
+                .iter()
+                .cloned()
+                .chain(std::iter::once(s.name.clone()))
+                .collect(),
+        );
+        overrides.get(&path) == Some(SectionVisibility::Full)
+    });
+    match (expanded.next(), expanded.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
 }
 
 fn requested_keys(event: &ToolInvoked) -> Vec<String> {

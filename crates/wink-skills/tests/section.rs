@@ -183,3 +183,26 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
         .unwrap();
     runtime.block_on(future)
 }
+
+#[test]
+fn a_single_skill_expanded_by_the_session_is_active_before_any_read() {
+    let root = skills_root();
+    let skills = load_skills(&[root.path().to_path_buf()]).unwrap();
+    let section = SkillsSection::new("Skills", "skills", skills).unwrap();
+    let session = Session::new();
+    let path = |name: &str| wink_core::SectionPath::new(vec!["skills".into(), name.into()]);
+    let root_path = wink_core::SectionPath::root("skills");
+    assert!(wink_skills::active_skill(&root_path, section.skills(), &session).is_none());
+    let _ = session.dispatch(wink_session::SetVisibilityOverride {
+        path: path("alpha"),
+        visibility: wink_core::SectionVisibility::Full,
+    });
+    let active = wink_skills::active_skill(&root_path, section.skills(), &session).unwrap();
+    assert_eq!(active.name, "alpha");
+    // Two expanded skills: which one is meant is unknown, so none is active.
+    let _ = session.dispatch(wink_session::SetVisibilityOverride {
+        path: path("beta"),
+        visibility: wink_core::SectionVisibility::Full,
+    });
+    assert!(wink_skills::active_skill(&root_path, section.skills(), &session).is_none());
+}
