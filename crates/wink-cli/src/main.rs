@@ -34,6 +34,8 @@ enum Command {
     Tools(cmd::tools::ToolsArgs),
     /// Serve a prompt file to MCP clients (Claude Code, the Claude Agent SDK, ...).
     Mcp(cmd::mcp::McpArgs),
+    /// Agent Skills (SKILL.md folders): list them with token counts, or validate them.
+    Skills(cmd::skills::SkillsArgs),
     /// The embedded local model: fetch it, or show where it is cached.
     Model(cmd::local_model::ModelArgs),
 }
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Catalog(args) => cmd::catalog::run(&args),
         Command::Tools(args) => cmd::tools::run(&args),
         Command::Mcp(args) => cmd::mcp::run(&args),
+        Command::Skills(args) => cmd::skills::run(&args),
     };
     match outcome {
         Ok(code) => code,

@@ -309,6 +309,14 @@ impl ToolExecutor {
             self.publish(&outcome, telemetry.clone());
             outcome
         };
+        if let Some(refusal) =
+            rendered.and_then(|r| r.policy_refusal(&call.name, &params, &self.session))
+        {
+            return Ok(CallOutcome::Completed(finish(
+                ToolResult::failure(refusal),
+                None,
+            )));
+        }
         // Coerce like WINK's parser ("42" → 42 where an integer is expected), then validate.
         let params = wink_schema::coerce(tool.parameters(), &params);
         if let Err(errors) = wink_schema::validate(tool.parameters(), &params) {

@@ -72,6 +72,7 @@ mod error;
 mod executor;
 mod key;
 mod params;
+mod policy;
 mod prompt;
 mod pyjson;
 mod render;
@@ -94,6 +95,7 @@ pub use key::{SECTION_KEY_PATTERN, normalize_section_key};
 pub use params::{
     FieldType, ParamField, ParamsType, ParamsTypeId, ParamsValue, SectionParams, value_text,
 };
+pub use policy::{PolicyRequest, ToolPolicy, ToolPolicyRef};
 pub use prompt::{
     OutputSpec, ParamLookup, Prompt, PromptTemplate, PromptTemplateBuilder, SectionNode,
     decode_output,

@@ -113,6 +113,22 @@ impl RenderedPrompt {
             .map(|s| s.path.dotted())
     }
 
+    /// The refusal of the first tool policy of the template that refuses calling `tool` with
+    /// `params` in `session` (see [`crate::ToolPolicy`]); `None` when every policy allows it.
+    /// The builtin disclosure tools are never refused.
+    pub fn policy_refusal(&self, tool: &str, params: &Value, session: &Session) -> Option<String> {
+        if crate::is_disclosure_tool(tool) {
+            return None;
+        }
+        let request = crate::PolicyRequest::new(tool, params, session);
+        self.state
+            .template
+            .nodes()
+            .iter()
+            .flat_map(|node| node.section.tool_policies())
+            .find_map(|policy| policy.check(request))
+    }
+
     /// The disclosure mode this render used.
     pub fn disclosure(&self) -> DisclosureMode {
         self.state.mode

@@ -135,6 +135,11 @@ pub trait Section: Send + Sync + fmt::Debug {
     fn accepts_overrides(&self) -> bool {
         true
     }
+    /// Rules over every tool call of the prompt (see [`crate::ToolPolicy`]), whatever this
+    /// section's visibility.
+    fn tool_policies(&self) -> Vec<crate::ToolPolicyRef> {
+        Vec::new()
+    }
 }
 
 /// WINK's heading: `"#" * (depth + 2)`, the number with a trailing period, the title and, when a

@@ -50,6 +50,7 @@ mod claude;
 mod error;
 mod http;
 mod server;
+mod skills;
 
 pub use bridge::bridge_tool_name;
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
@@ -58,3 +59,4 @@ pub use http::{HttpServer, check_loopback, serve_http};
 pub use server::{
     PROMPT_URI, PromptServer, SECTION_URI_PREFIX, mcp_tool, new_tools_notice, section_uri,
 };
+pub use skills::{SKILL_URI_SCHEME, skill_entry, skill_uri};

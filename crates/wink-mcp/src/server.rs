@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt as McpPrompt,
-    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, Implementation,
+    JsonObject, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, Prompt as McpPrompt, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -58,6 +59,8 @@ struct ServerState {
     tools_changed: broadcast::Sender<()>,
     /// Calls run one at a time: each renders, executes and may expand sections.
     calls: Mutex<()>,
+    /// Skills offered through the MCP Skills extension (none: the extension is not declared).
+    skills: Vec<Arc<wink_skills::Skill>>,
 }
 
 /// Serves one prompt over MCP: `tools/list` offers the tools the rendered prompt offers
@@ -100,6 +103,7 @@ impl PromptServer {
                 prompt_name,
                 tools_changed,
                 calls: Mutex::new(()),
+                skills: Vec::new(),
             }),
         }
     }
@@ -116,6 +120,26 @@ impl PromptServer {
                 prompt_name: state.prompt_name.clone(),
                 tools_changed: state.tools_changed.clone(),
                 calls: Mutex::new(()),
+                skills: state.skills.clone(),
+            }),
+        }
+    }
+
+    /// Offer `skills` through the MCP Skills extension (`io.modelcontextprotocol/skills`):
+    /// `skills/list`, `skills/get` and `skill://<name>/<path>` resources. A prompt file's
+    /// `builtin: skills` sections give them (`LoadedPrompt::skills`).
+    #[must_use]
+    pub fn with_skills(self, skills: Vec<Arc<wink_skills::Skill>>) -> Self {
+        let state = &self.state;
+        Self {
+            state: Arc::new(ServerState {
+                prompt: state.prompt.clone(),
+                session: state.session.clone(),
+                resources: state.resources.clone(),
+                prompt_name: state.prompt_name.clone(),
+                tools_changed: state.tools_changed.clone(),
+                calls: Mutex::new(()),
+                skills,
             }),
         }
     }
@@ -307,6 +331,7 @@ impl PromptServer {
                     .with_mime_type("text/markdown"),
             );
         }
+        resources.extend(crate::skills::skill_resources(&self.state.skills));
         Ok(resources)
     }
 
@@ -421,19 +446,23 @@ pub(crate) fn mcp_tool_from_parts(
     rmcp::model::Tool::new(name.to_owned(), description.to_owned(), Arc::new(schema))
 }
 
-pub(crate) fn server_capabilities() -> ServerCapabilities {
-    ServerCapabilities::builder()
+pub(crate) fn server_capabilities(skills: bool) -> ServerCapabilities {
+    let builder = ServerCapabilities::builder()
         .enable_prompts()
         .enable_resources()
         .enable_tools()
-        .enable_tool_list_changed()
-        .build()
+        .enable_tool_list_changed();
+    if skills {
+        builder.enable_skills().build()
+    } else {
+        builder.build()
+    }
 }
 
 impl ServerHandler for PromptServer {
     fn get_info(&self) -> ServerConfig {
         let instructions = self.render().map(|r| r.text).unwrap_or_default();
-        ServerConfig::new(server_capabilities())
+        ServerConfig::new(server_capabilities(!self.state.skills.is_empty()))
             .with_server_info(Implementation::new("wink", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions)
     }
@@ -507,10 +536,48 @@ impl ServerHandler for PromptServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri.starts_with(crate::skills::SKILL_URI_SCHEME) {
+            let contents = crate::skills::read_skill_resource(&self.state.skills, &request.uri)?;
+            return Ok(ReadResourceResponse::from(ReadResourceResult::new(vec![
+                contents,
+            ])));
+        }
         let text = self.read_resource_text(&request.uri).await?;
         Ok(ReadResourceResponse::from(ReadResourceResult::new(vec![
             ResourceContents::text(text, request.uri).with_mime_type("text/markdown"),
         ])))
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let skills = self
+            .state
+            .skills
+            .iter()
+            .map(|s| crate::skills::skill_entry(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ListSkillsResult::with_all_items(skills))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let skill =
+            crate::skills::skill_for_uri(&self.state.skills, &request.uri).ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!(
+                        "No skill at '{}': a skill is skill://<name>/SKILL.md.",
+                        request.uri
+                    ),
+                    None,
+                )
+            })?;
+        Ok(GetSkillResult::new(crate::skills::skill_entry(skill)?))
     }
 
     fn accepted_subscription_filter(

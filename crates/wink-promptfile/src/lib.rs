@@ -133,6 +133,9 @@ pub struct LoadedPrompt {
     /// `wink_agent::SubagentAdapter`) in the tool resources, and a `wink_agent::BudgetTracker` to
     /// share the run's budget with the children.
     pub subagents: Option<wink_agent::PromptSubagentToolsSection>,
+    /// The skills of the file's `builtin: skills` sections, in order (`wink mcp serve` offers
+    /// them through the MCP Skills extension).
+    pub skills: Vec<Arc<wink_skills::Skill>>,
 }
 
 /// Load a prompt file (format by extension).
@@ -184,6 +187,7 @@ fn convert_file(
         base_dir,
         json_paths: HashMap::new(),
         workspace: None,
+        skills: Vec::new(),
     }
     .convert(file)
 }
@@ -233,6 +237,7 @@ struct Converter<'a> {
     /// Dotted section path → location in the document.
     json_paths: HashMap<String, String>,
     workspace: Option<(PathBuf, Arc<dyn wink_fs::Filesystem>)>,
+    skills: Vec<Arc<wink_skills::Skill>>,
 }
 
 impl Converter<'_> {
@@ -341,6 +346,7 @@ impl Converter<'_> {
             workspace_root,
             preopen: file.preopen,
             subagents,
+            skills: self.skills,
         })
     }
 
@@ -480,6 +486,7 @@ impl Converter<'_> {
             ("template", spec.template.is_some()),
             ("children", !spec.children.is_empty()),
             ("root", spec.root.is_some()),
+            ("dirs", spec.dirs.is_some()),
         ];
         if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
             return Err(self.invalid(
@@ -537,6 +544,58 @@ impl Converter<'_> {
         Ok(Arc::new(section))
     }
 
+    fn skills_section(
+        &mut self,
+        spec: &SectionSpec,
+        at: &str,
+        parent: Option<&str>,
+    ) -> Result<SectionRef, PromptFileError> {
+        let extra = [
+            ("params", spec.params.is_some()),
+            ("template", spec.template.is_some()),
+            ("summary", spec.summary.is_some()),
+            ("tools", !spec.tools.is_empty()),
+            ("children", !spec.children.is_empty()),
+            ("visibility", spec.visibility.is_some()),
+            ("enabled", spec.enabled.is_some()),
+            ("defaults", spec.defaults.is_some()),
+            ("root", spec.root.is_some()),
+            ("catalog", spec.catalog.is_some()),
+        ];
+        if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
+            return Err(self.invalid(
+                format!("{at}.{field}"),
+                "a builtin skills section takes only key, title and dirs",
+            ));
+        }
+        let dirs: Vec<PathBuf> = match &spec.dirs {
+            Some(dirs) if !dirs.is_empty() => dirs.iter().map(|d| self.base_dir.join(d)).collect(),
+            _ => {
+                return Err(self.invalid(
+                    format!("{at}.dirs"),
+                    "a skills section needs `dirs`, folders of skills relative to the prompt file",
+                ));
+            }
+        };
+        let skills =
+            wink_skills::load_skills(&dirs).map_err(|e| self.invalid(format!("{at}.dirs"), e))?;
+        let key = spec.key.trim().to_lowercase();
+        let path = match parent {
+            Some(p) => SectionPath::new(
+                p.split('.')
+                    .map(str::to_owned)
+                    .chain(std::iter::once(key))
+                    .collect(),
+            ),
+            None => SectionPath::root(key),
+        };
+        let section = wink_skills::SkillsSection::new(spec.title.clone(), spec.key.clone(), skills)
+            .map_err(|e| self.invalid(format!("{at}.dirs"), e))?
+            .at_path(path);
+        self.skills.extend(section.skills().iter().cloned());
+        Ok(Arc::new(section))
+    }
+
     /// The static embedding model for `rerank: hybrid`: `$WINK_EMBED_MODEL`, else the wink cache.
     fn embedding_model(&self, at: &str) -> Result<Arc<wink_embed::StaticModel>, PromptFileError> {
         let dir = wink_embed::StaticModel::configured_dir().ok_or_else(|| {
@@ -572,6 +631,7 @@ impl Converter<'_> {
                     ("visibility", spec.visibility.is_some()),
                     ("enabled", spec.enabled.is_some()),
                     ("defaults", spec.defaults.is_some()),
+                    ("dirs", spec.dirs.is_some()),
                 ];
                 if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
                     return Err(self.invalid(
@@ -604,9 +664,10 @@ impl Converter<'_> {
                 Ok(Arc::new(section))
             }
             "catalog" => self.catalog_section(spec, at, parent),
+            "skills" => self.skills_section(spec, at, parent),
             other => Err(self.invalid(
                 format!("{at}.builtin"),
-                format!("unknown builtin section '{other}' (known: workspace, catalog)"),
+                format!("unknown builtin section '{other}' (known: workspace, catalog, skills)"),
             )),
         }
     }

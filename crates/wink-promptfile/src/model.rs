@@ -120,6 +120,10 @@ pub struct SectionSpec {
     /// For the `catalog` builtin: `grouped` (default), `per-tool`, `per-namespace`, `namespaces-only`.
     #[serde(default)]
     pub listing: Option<String>,
+    /// For the `skills` builtin: folders of Agent Skills (each child folder with a `SKILL.md`),
+    /// relative to the prompt file.
+    #[serde(default)]
+    pub dirs: Option<Vec<String>>,
     /// For the `catalog` builtin: how `find_tool` ranks — `bm25` (default) or `hybrid` (BM25
     /// re-ranked with the static embedding model from the wink cache, or `$WINK_EMBED_MODEL`).
     #[serde(default)]

@@ -145,3 +145,45 @@ fn a_summarized_section_without_summary_is_refused_at_its_visibility() {
         "prompt.json: sections[0].children[0].visibility: SUMMARY visibility requested for section 'no-summary' but no summary template is defined. (section 'guide.no-summary')"
     );
 }
+
+#[test]
+fn a_skills_section_names_dirs_and_each_invalid_skill_by_file_line_and_field() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/skills");
+    let load_at = |text: &str| {
+        load_str(text, FileFormat::Json, &data, "prompt.json")
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        load_at(
+            r#"{"ns": "t", "key": "k", "sections": [{"key": "skills", "title": "Skills", "builtin": "skills"}]}"#
+        ),
+        "prompt.json: sections[0].dirs: a skills section needs `dirs`, folders of skills relative to the prompt file"
+    );
+    assert_eq!(
+        load_at(
+            r#"{"ns": "t", "key": "k", "sections": [{"key": "skills", "title": "Skills", "builtin": "skills", "dirs": ["valid"], "template": "x"}]}"#
+        ),
+        "prompt.json: sections[0].template: a builtin skills section takes only key, title and dirs"
+    );
+    let error = load_at(
+        r#"{"ns": "t", "key": "k", "sections": [{"key": "skills", "title": "Skills", "builtin": "skills", "dirs": ["invalid/uppercase-name"]}]}"#,
+    );
+    let file = data.join("invalid/uppercase-name/SKILL.md");
+    assert_eq!(
+        error,
+        format!(
+            "prompt.json: sections[0].dirs: {file}:2: name: Skill name 'Uppercase-Name' must be lowercase\n{file}:2: name: Directory name 'uppercase-name' must match skill name 'Uppercase-Name'",
+            file = file.display()
+        )
+    );
+    // Folders resolve against the prompt file's folder; the loaded skills are listed.
+    let loaded = load_str(
+        r#"{"ns": "t", "key": "k", "sections": [{"key": "skills", "title": "Skills", "builtin": "skills", "dirs": ["valid", "edge"]}]}"#,
+        FileFormat::Json,
+        &data,
+        "prompt.json",
+    )
+    .unwrap();
+    assert_eq!(loaded.skills.len(), 15);
+}

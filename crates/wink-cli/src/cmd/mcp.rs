@@ -64,7 +64,9 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let prepared = args.prompt.prepare()?;
     let resources = subagent_resources(args, &prepared)?;
-    let server = PromptServer::new(prepared.prompt, prepared.session).with_resources(resources);
+    let server = PromptServer::new(prepared.prompt, prepared.session)
+        .with_resources(resources)
+        .with_skills(prepared.loaded.skills.clone());
     // Fail before serving when the prompt does not render (bad params, missing fields, ...).
     server
         .render()

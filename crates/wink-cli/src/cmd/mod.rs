@@ -10,4 +10,5 @@ pub mod model;
 pub mod render;
 pub mod run;
 pub mod session;
+pub mod skills;
 pub mod tools;

@@ -50,3 +50,22 @@ pub fn usage_error(args: &[&str]) -> String {
     assert!(!err.contains("panicked"), "{err}");
     err
 }
+
+/// Whether the Python module `module` is importable (`pip` names the package to install). Outside
+/// CI a missing module skips the test with a note; in CI (env `CI` set) it is a failure.
+pub fn python_module(module: &str, pip: &str) -> bool {
+    let available = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but the Python module {module} is missing: python3 -m pip install '{pip}'"
+        );
+        eprintln!(
+            "note: skipping: the Python module {module} is not installed (python3 -m pip install '{pip}')"
+        );
+    }
+    available
+}
