@@ -324,6 +324,7 @@ impl Evaluator<'_> {
             },
             summarize: Vec::new(),
             disclosure: self.disclosure.mode.clone(),
+            defer: None,
         };
         let prepared = prompt_args.prepare_in(Session::new()).map_err(|e| {
             let message = e.to_string();
