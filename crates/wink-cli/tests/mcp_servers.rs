@@ -15,41 +15,6 @@ use serde_json::{Value, json};
 /// The secret the tests pass through `env`; it must appear in no file wink writes.
 const SECRET: &str = "s3cr3t-wink-test-value";
 
-/// The `.bin` folder of the npm-installed servers, or `None` (with a note) where node is absent.
-fn npm_servers() -> Option<PathBuf> {
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !node {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but node is missing: run scripts/setup.sh"
-        );
-        eprintln!("note: skipping: node is not installed (scripts/setup.sh installs it)");
-        return None;
-    }
-    let base = match std::env::var_os("WINK_MCP_SERVERS") {
-        Some(dir) => PathBuf::from(dir),
-        None => match std::env::var_os("WINK_HOME") {
-            Some(home) => PathBuf::from(home).join("mcp-servers"),
-            None => match std::env::var_os("XDG_CACHE_HOME") {
-                Some(cache) => PathBuf::from(cache).join("wink/mcp-servers"),
-                None => {
-                    PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/wink/mcp-servers")
-                }
-            },
-        },
-    };
-    let bin = base.join("node_modules/.bin");
-    assert!(
-        bin.join("mcp-server-filesystem").exists(),
-        "the npm MCP servers are not installed in {}: run scripts/setup.sh",
-        base.display()
-    );
-    Some(bin)
-}
-
 /// A fresh folder with a `data/notes.txt`, and the wink home (tool cache) under it.
 fn workdir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("wink-mcpcat-{name}-{}", std::process::id()));
@@ -138,7 +103,9 @@ fn files_text(dir: &Path) -> String {
 
 #[test]
 fn render_lists_the_servers_tools_and_starts_nothing_once_cached() {
-    let Some(bin) = npm_servers() else { return };
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
     let dir = workdir("render");
     let prompt = three_servers_prompt(&dir, &bin, "always");
     let p = prompt.to_str().unwrap();
@@ -182,7 +149,9 @@ fn render_lists_the_servers_tools_and_starts_nothing_once_cached() {
 
 #[test]
 fn defer_auto_compares_the_schemas_with_the_context_window() {
-    let Some(bin) = npm_servers() else { return };
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
     let dir = workdir("defer");
     let prompt = three_servers_prompt(&dir, &bin, "auto");
     let p = prompt.to_str().unwrap();
@@ -240,7 +209,9 @@ fn defer_auto_compares_the_schemas_with_the_context_window() {
 
 #[test]
 fn a_scripted_run_finds_describes_and_calls_a_tool_on_each_server() {
-    let Some(bin) = npm_servers() else { return };
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
     let dir = workdir("run");
     let prompt = three_servers_prompt(&dir, &bin, "always");
     let script = dir.join("script.json");
@@ -323,7 +294,9 @@ fn a_scripted_run_finds_describes_and_calls_a_tool_on_each_server() {
 
 #[test]
 fn no_server_outlives_a_parent_killed_with_sigkill() {
-    let Some(bin) = npm_servers() else { return };
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
     let dir = workdir("sigkill");
     let prompt = three_servers_prompt(&dir, &bin, "always");
     // A cold cache: serving starts the servers to list their tools, then waits on stdin.
@@ -479,7 +452,9 @@ fn a_server_that_will_not_start_is_a_clear_error() {
 
 #[test]
 fn streamable_http_servers_get_their_headers_from_the_environment() {
-    let Some(bin) = npm_servers() else { return };
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
     let dir = workdir("http");
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -523,7 +498,9 @@ fn streamable_http_servers_get_their_headers_from_the_environment() {
 
 #[test]
 fn mcp_serve_proxies_the_servers_to_the_python_sdk() {
-    let Some(bin) = npm_servers() else { return };
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
     if !python_mcp_sdk() {
         return;
     }
