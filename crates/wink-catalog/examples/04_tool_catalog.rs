@@ -108,7 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let section = ToolCatalogSection::shared("Tools", "tools", catalog.clone());
     let meta: Vec<&dyn Tool> = section.meta_tools().iter().map(|t| t.as_ref()).collect();
-    let listing = counter.count(section.body()) + counter.count(&tool_specs_json(&meta));
+    let listing = counter.count(&section.body()) + counter.count(&tool_specs_json(&meta));
     let relevant: Vec<String> = catalog
         .find("search the web for news", 3)
         .iter()

@@ -13,6 +13,7 @@ use wink_tokens::TokenCounter;
 use crate::error::CatalogError;
 use crate::mcp::McpServer;
 use crate::record::{CatalogFile, ToolRecord};
+use crate::servers::LazyServer;
 use crate::tool::{CatalogTool, Invoker};
 
 /// Name of the paging meta-tool.
@@ -289,6 +290,24 @@ impl CatalogBuilder {
             })
             .collect();
         self.records_with(records, &Invoker::Mcp(server))
+    }
+
+    /// Adds the tools of an MCP server started on first use, as `<server name>.<tool>` (the
+    /// tools it has listed so far: call [`LazyServer::load_tools`] first).
+    #[must_use]
+    pub fn lazy_server(self, server: &Arc<LazyServer>) -> Self {
+        let namespace = server.name().to_owned();
+        let records: Vec<ToolRecord> = server
+            .tools()
+            .into_iter()
+            .map(|mut record| {
+                record.name = format!("{namespace}.{}", record.remote_name);
+                record.namespace = Some(namespace.clone());
+                record.origin = format!("MCP server `{namespace}`: tool `{}`", record.remote_name);
+                record
+            })
+            .collect();
+        self.records_with(records, &Invoker::Lazy(Arc::clone(server)))
     }
 
     fn records_with(

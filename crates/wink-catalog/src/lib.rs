@@ -50,22 +50,27 @@
 //! assert_eq!(rendered.tool_names(), ["tool.list", "tool.describe", "find_tool"]);
 //! ```
 
+mod cache;
 mod catalog;
+mod defer;
 mod error;
 mod footprint;
 mod mcp;
 mod record;
 mod section;
+mod servers;
 mod tool;
 
+pub use cache::{CachedTools, DEFAULT_TTL, ToolCache};
 pub use catalog::{
     Catalog, CatalogBuilder, CatalogEntry, DEFAULT_FIND_LIMIT, DEFAULT_LIST_LIMIT, Description,
     FIND_TOOL, Found, LineBudget, ListQuery, MAX_FIND_LIMIT, MAX_LIST_LIMIT, META_TOOL_NAMES,
     Namespace, TOOL_DESCRIBE, TOOL_LIST, full_spec_text,
 };
+pub use defer::{DEFAULT_DEFER_PERCENT, DeferDecision, DeferPolicy};
 pub use error::CatalogError;
 pub use footprint::{Footprint, LineStats, tool_specs_json};
-pub use mcp::{McpServer, split_command_line};
+pub use mcp::{McpServer, ToolList, split_command_line};
 pub use record::{
     CatalogFile, ToolRecord, empty_object_schema, load_catalog_file, namespace_key, parse_catalog,
 };
@@ -73,5 +78,8 @@ pub use section::{
     CatalogListing, CatalogNativeSearch, CatalogToolsActivated, FIND_TOOL_DESCRIPTION,
     NATIVE_FIND_NOTE, TOOL_DESCRIBE_DESCRIPTION, TOOL_LIST_DESCRIPTION, ToolCatalogSection,
     listing_body, native_search_enabled, native_search_tools,
+};
+pub use servers::{
+    DEFAULT_CALL_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec, ServerTransport,
 };
 pub use tool::{CatalogTool, RecordHandler};

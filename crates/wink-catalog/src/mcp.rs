@@ -7,31 +7,64 @@
 
 use std::fmt;
 use std::process::Stdio;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{Peer, RoleClient, ServiceExt};
+use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::Value;
+use tokio::io::AsyncReadExt;
 use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
 
 use crate::error::CatalogError;
 use crate::record::{ToolRecord, empty_object_schema};
+use crate::servers::{ServerSpec, ServerTransport};
 
 /// How long the handshake and the first `tools/list` may take.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long closing the connection may take when the server is dropped.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+/// How much of a server's stderr is kept for error messages.
+const STDERR_TAIL: usize = 2000;
 
-/// A running MCP server reached over stdio.
+/// The client side of the connection: notes `notifications/tools/list_changed`.
+#[derive(Debug, Clone, Default)]
+struct Watcher {
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A server's tools as one `tools/list` (all pages) returned them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolList {
+    /// The tools, named as the server names them.
+    pub tools: Vec<ToolRecord>,
+    /// How long the list may be treated as fresh (the result's `ttlMs`), when the server said.
+    pub ttl_ms: Option<u64>,
+}
+
+/// A running MCP server reached over stdio or streamable HTTP.
 pub struct McpServer {
     command: String,
     server_name: String,
+    server_version: String,
     tools: Vec<ToolRecord>,
+    ttl_ms: Option<u64>,
+    watcher: Watcher,
+    stderr: Arc<Mutex<String>>,
+    /// Set when a request found the transport closed (before the service notices).
+    hung_up: Arc<AtomicBool>,
     peer: Peer<RoleClient>,
-    service: Option<RunningService<RoleClient, ()>>,
+    service: Option<RunningService<RoleClient, Watcher>>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -54,16 +87,27 @@ impl McpServer {
             command: command_line.to_owned(),
             message,
         })?;
-        let Some((program, args)) = words.split_first() else {
+        if words.is_empty() {
             return Err(CatalogError::Mcp {
                 command: command_line.to_owned(),
                 message: "the command is empty".to_owned(),
             });
-        };
-        Self::spawn_program(program, args, command_line)
+        }
+        let spec = ServerSpec::stdio("mcp", words);
+        Self::connect_as(&spec, command_line)
     }
 
-    fn spawn_program(program: &str, args: &[String], shown: &str) -> Result<Self, CatalogError> {
+    /// Starts (stdio) or connects to (streamable HTTP) the server `spec` describes, initialises
+    /// the MCP session and lists its tools. Blocks until done (at most 30 s).
+    ///
+    /// A stdio server runs in its own process group, which is killed when the server is dropped;
+    /// on Linux it is started through `setpriv --pdeathsig KILL` (when `setpriv` is installed),
+    /// so it is killed even when this process dies without cleaning up.
+    pub fn connect(spec: &ServerSpec) -> Result<Self, CatalogError> {
+        Self::connect_as(spec, &spec.shown())
+    }
+
+    fn connect_as(spec: &ServerSpec, shown: &str) -> Result<Self, CatalogError> {
         let failure = |message: String| CatalogError::Mcp {
             command: shown.to_owned(),
             message,
@@ -74,23 +118,9 @@ impl McpServer {
             .enable_all()
             .build()
             .map_err(|e| failure(format!("cannot start the async runtime: {e}")))?;
-        let mut command = tokio::process::Command::new(program);
-        command.args(args);
-        let startup = async move {
-            let (transport, _) = TokioChildProcess::builder(command)
-                .stderr(Stdio::inherit())
-                .spawn()
-                .map_err(|e| format!("cannot start: {e}"))?;
-            let service =
-                ().serve(transport)
-                    .await
-                    .map_err(|e| format!("MCP initialisation failed: {e}"))?;
-            let tools = service
-                .list_all_tools()
-                .await
-                .map_err(|e| format!("tools/list failed: {e}"))?;
-            Ok::<_, String>((service, tools))
-        };
+        let watcher = Watcher::default();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let startup = start(spec.clone(), watcher.clone(), stderr.clone());
         let handle = runtime.spawn(async move {
             tokio::time::timeout(STARTUP_TIMEOUT, startup)
                 .await
@@ -101,40 +131,41 @@ impl McpServer {
                     ))
                 })
         });
-        let (service, tools) = wink_core::block_on(handle)
-            .map_err(|e| failure(format!("the connection task failed: {e}")))?
-            .map_err(failure)?;
+        let outcome = wink_core::block_on(handle)
+            .map_err(|e| failure(format!("the connection task failed: {e}")))?;
+        let (service, list) = match outcome {
+            Ok(started) => started,
+            Err(message) => {
+                // Give the stderr reader a moment to collect why the server stopped.
+                std::thread::sleep(Duration::from_millis(50));
+                let tail = stderr_tail(&stderr);
+                runtime.shutdown_background();
+                return Err(failure(match tail {
+                    Some(tail) => format!("{message}; its stderr ends: {tail}"),
+                    None => message,
+                }));
+            }
+        };
         let peer = service.peer().clone();
-        let server_name = peer
-            .peer_info()
+        let info = peer.peer_info();
+        let server_name = info
+            .as_ref()
             .and_then(|info| info.server_info.as_ref().map(|i| i.name.clone()))
             .unwrap_or_default();
-        let tools = tools
-            .into_iter()
-            .enumerate()
-            .map(|(index, tool)| {
-                let parameters = Value::Object((*tool.input_schema).clone());
-                let parameters = if parameters.as_object().is_some_and(|m| m.is_empty()) {
-                    empty_object_schema()
-                } else {
-                    parameters
-                };
-                let name = tool.name.into_owned();
-                ToolRecord {
-                    remote_name: name.clone(),
-                    name,
-                    description: tool.description.map(|d| d.into_owned()).unwrap_or_default(),
-                    parameters,
-                    namespace: None,
-                    tags: Vec::new(),
-                    origin: format!("{shown}: tools/list #{index}"),
-                }
-            })
-            .collect();
+        let server_version = info
+            .as_ref()
+            .and_then(|info| info.server_info.as_ref().map(|i| i.version.clone()))
+            .unwrap_or_default();
+        let tools = records(list.0, shown);
         Ok(Self {
             command: shown.to_owned(),
             server_name,
+            server_version,
             tools,
+            ttl_ms: list.1,
+            watcher,
+            stderr,
+            hung_up: Arc::new(AtomicBool::new(false)),
             peer,
             service: Some(service),
             runtime: Some(runtime),
@@ -154,6 +185,58 @@ impl McpServer {
     /// The server's tools, as listed at startup (named as the server names them).
     pub fn tools(&self) -> &[ToolRecord] {
         &self.tools
+    }
+
+    /// The version the server gave in its handshake (empty when it gave none).
+    pub fn server_version(&self) -> &str {
+        &self.server_version
+    }
+
+    /// The `ttlMs` of the startup `tools/list`, when the server gave one.
+    pub fn ttl_ms(&self) -> Option<u64> {
+        self.ttl_ms
+    }
+
+    /// True once the connection has ended (the server exited or hung up).
+    pub fn is_closed(&self) -> bool {
+        self.hung_up.load(Ordering::SeqCst)
+            || self.service.as_ref().is_none_or(RunningService::is_closed)
+    }
+
+    /// True when the server sent `notifications/tools/list_changed` since the last call (which
+    /// clears the flag).
+    pub fn take_tools_changed(&self) -> bool {
+        self.watcher.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    /// The end of what the server wrote to stderr (stdio servers), for error messages.
+    pub fn stderr_tail(&self) -> Option<String> {
+        stderr_tail(&self.stderr)
+    }
+
+    /// Lists the server's tools again (after `notifications/tools/list_changed`).
+    pub fn relist(&self) -> Result<ToolList, CatalogError> {
+        let failure = |message: String| CatalogError::Mcp {
+            command: self.command.clone(),
+            message,
+        };
+        let Some(runtime) = &self.runtime else {
+            return Err(failure("the MCP connection is closed".to_owned()));
+        };
+        let peer = self.peer.clone();
+        let handle = runtime.spawn(async move {
+            tokio::time::timeout(STARTUP_TIMEOUT, list_tools(&peer))
+                .await
+                .map_err(|_| "no answer to tools/list within 30 s".to_owned())?
+                .map_err(|e| format!("tools/list failed: {e}"))
+        });
+        let (tools, ttl_ms) = wink_core::block_on(handle)
+            .map_err(|e| failure(format!("the listing task failed: {e}")))?
+            .map_err(failure)?;
+        Ok(ToolList {
+            tools: records(tools, &self.command),
+            ttl_ms,
+        })
     }
 
     /// Calls the server's tool `name` with `args` (a JSON object), waiting at most until
@@ -179,14 +262,24 @@ impl McpServer {
             }
         }
         let peer = self.peer.clone();
+        let hung_up = self.hung_up.clone();
+        let failed = move |e: rmcp::ServiceError| {
+            if matches!(
+                e,
+                rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
+            ) {
+                hung_up.store(true, Ordering::SeqCst);
+            }
+            ToolError::Failed(e.to_string())
+        };
         let handle = runtime.spawn(async move {
             let call = peer.call_tool(params);
             match deadline {
                 Some(deadline) => match tokio::time::timeout(deadline.remaining(), call).await {
-                    Ok(result) => result.map_err(|e| ToolError::Failed(e.to_string())),
+                    Ok(result) => result.map_err(failed),
                     Err(_) => Err(ToolError::DeadlineExceeded),
                 },
-                None => call.await.map_err(|e| ToolError::Failed(e.to_string())),
+                None => call.await.map_err(failed),
             }
         });
         let result = handle
@@ -211,6 +304,184 @@ impl Drop for McpServer {
         }
         runtime.shutdown_background();
     }
+}
+
+type Started = (
+    RunningService<RoleClient, Watcher>,
+    (Vec<rmcp::model::Tool>, Option<u64>),
+);
+
+/// Connects to the server and lists its tools (on the connection's runtime).
+async fn start(
+    spec: ServerSpec,
+    watcher: Watcher,
+    stderr: Arc<Mutex<String>>,
+) -> Result<Started, String> {
+    let service = match &spec.transport {
+        ServerTransport::Stdio { command, cwd, .. } => {
+            let env = spec.resolved_env()?;
+            let mut child = child_command(command, cwd.as_deref())?;
+            child.envs(env);
+            if let Some(cwd) = cwd {
+                child.current_dir(cwd);
+            }
+            let mut wrapped = process_wrap::tokio::CommandWrap::from(child);
+            wrapped
+                .wrap(process_wrap::tokio::ProcessGroup::leader())
+                .wrap(process_wrap::tokio::KillOnDrop);
+            let (transport, err) = TokioChildProcess::builder(wrapped)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("cannot start: {e}"))?;
+            if let Some(err) = err {
+                tokio::spawn(collect_stderr(err, stderr));
+            }
+            watcher
+                .serve(transport)
+                .await
+                .map_err(|e| format!("MCP initialisation failed: {e}"))?
+        }
+        ServerTransport::Http { url, .. } => {
+            let headers = spec.resolved_headers()?;
+            let client = reqwest::Client::builder()
+                .build()
+                .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            watcher
+                .serve(transport)
+                .await
+                .map_err(|e| format!("MCP initialisation failed: {e}"))?
+        }
+    };
+    let list = list_tools(service.peer())
+        .await
+        .map_err(|e| format!("tools/list failed: {e}"))?;
+    Ok((service, list))
+}
+
+/// The process to start for `command`: the program found on `PATH` (or relative to `cwd`), run
+/// through `setpriv --pdeathsig KILL` where that exists, so the server dies with this process.
+fn child_command(
+    command: &[String],
+    cwd: Option<&std::path::Path>,
+) -> Result<tokio::process::Command, String> {
+    let Some((program, args)) = command.split_first() else {
+        return Err("the command is empty".to_owned());
+    };
+    let resolved = resolve_program(program, cwd)
+        .ok_or_else(|| format!("cannot start: `{program}` is not an executable file or on PATH"))?;
+    let mut child = match find_on_path("setpriv") {
+        Some(setpriv) if cfg!(target_os = "linux") => {
+            let mut child = tokio::process::Command::new(setpriv);
+            child.args(["--pdeathsig", "KILL", "--"]).arg(&resolved);
+            child
+        }
+        _ => tokio::process::Command::new(&resolved),
+    };
+    child.args(args);
+    Ok(child)
+}
+
+fn resolve_program(program: &str, cwd: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
+    if program.contains('/') {
+        let path = std::path::PathBuf::from(program);
+        let path = match cwd {
+            Some(cwd) if path.is_relative() => cwd.join(path),
+            _ => path,
+        };
+        return is_executable(&path).then_some(path);
+    }
+    find_on_path(program)
+}
+
+fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Keeps the last [`STDERR_TAIL`] bytes of the server's stderr (and logs it at debug level).
+async fn collect_stderr(mut err: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
+    let mut buffer = [0u8; 4096];
+    while let Ok(read) = err.read(&mut buffer).await {
+        if read == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&buffer[..read]);
+        tracing::debug!(target: "wink_catalog::mcp", "server stderr: {}", text.trim_end());
+        if let Ok(mut kept) = tail.lock() {
+            kept.push_str(&text);
+            if kept.len() > STDERR_TAIL {
+                let mut cut = kept.len() - STDERR_TAIL;
+                while !kept.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                kept.replace_range(..cut, "");
+            }
+        }
+    }
+}
+
+fn stderr_tail(tail: &Mutex<String>) -> Option<String> {
+    let kept = tail.lock().ok()?;
+    let text = kept.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
+/// Every page of `tools/list`, and the smallest `ttlMs` the pages gave.
+async fn list_tools(
+    peer: &Peer<RoleClient>,
+) -> Result<(Vec<rmcp::model::Tool>, Option<u64>), rmcp::ServiceError> {
+    let mut tools = Vec::new();
+    let mut cursor = None;
+    let mut ttl_ms: Option<u64> = None;
+    loop {
+        let page = peer
+            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await?;
+        ttl_ms = match (ttl_ms, page.ttl_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        tools.extend(page.tools);
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            return Ok((tools, ttl_ms));
+        }
+    }
+}
+
+fn records(tools: Vec<rmcp::model::Tool>, shown: &str) -> Vec<ToolRecord> {
+    tools
+        .into_iter()
+        .enumerate()
+        .map(|(index, tool)| {
+            let parameters = Value::Object((*tool.input_schema).clone());
+            let parameters = if parameters.as_object().is_some_and(|m| m.is_empty()) {
+                empty_object_schema()
+            } else {
+                parameters
+            };
+            let name = tool.name.into_owned();
+            ToolRecord {
+                remote_name: name.clone(),
+                name,
+                description: tool.description.map(|d| d.into_owned()).unwrap_or_default(),
+                parameters,
+                namespace: None,
+                tags: Vec::new(),
+                origin: format!("{shown}: tools/list #{index}"),
+            }
+        })
+        .collect()
 }
 
 /// The text the model gets for an MCP result: text blocks joined by blank lines, other blocks as

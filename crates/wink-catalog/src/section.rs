@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -18,6 +19,9 @@ use crate::catalog::{
     Catalog, DEFAULT_FIND_LIMIT, DEFAULT_LIST_LIMIT, FIND_TOOL, ListQuery, MAX_FIND_LIMIT,
     MAX_LIST_LIMIT, TOOL_DESCRIBE, TOOL_LIST,
 };
+use crate::defer::{DeferDecision, DeferPolicy, full_listing_body};
+use crate::error::CatalogError;
+use crate::servers::{LazyServer, ServerCatalog};
 
 /// Recorded in the session when `tool.describe` makes catalog tools callable. No reducer is
 /// needed: the events form their own ledger slice, which [`ToolCatalogSection`] reads to offer
@@ -123,21 +127,113 @@ pub enum CatalogListing {
 pub struct ToolCatalogSection {
     title: String,
     key: String,
-    listing: CatalogListing,
     summary: Option<String>,
-    body: String,
     shared: Arc<Shared>,
     meta_tools: Vec<ToolRef>,
 }
 
-struct Shared {
+pub(crate) struct Shared {
+    view: RwLock<View>,
+    pub(crate) path: SectionPath,
+    pub(crate) listing: CatalogListing,
+    servers: Option<Arc<ServerCatalog>>,
+    /// Every tool offered in full instead of the listing and the meta-tools.
+    full: AtomicBool,
+    pub(crate) policy: Mutex<DeferPolicy>,
+    pub(crate) decision: Mutex<Option<DeferDecision>>,
+}
+
+struct View {
     catalog: Arc<Catalog>,
-    path: SectionPath,
+    body: String,
+    generation: u64,
 }
 
 impl Shared {
+    fn new(
+        catalog: Arc<Catalog>,
+        path: SectionPath,
+        listing: CatalogListing,
+        servers: Option<Arc<ServerCatalog>>,
+        policy: DeferPolicy,
+    ) -> Self {
+        let generation = servers.as_ref().map_or(0, |s| s.generation());
+        Self {
+            view: RwLock::new(View {
+                body: listing_body(&catalog, listing),
+                catalog,
+                generation,
+            }),
+            path,
+            listing,
+            servers,
+            full: AtomicBool::new(policy == DeferPolicy::Never),
+            policy: Mutex::new(policy),
+            decision: Mutex::new(None),
+        }
+    }
+
     fn id(&self) -> String {
         self.path.dotted()
+    }
+
+    /// The catalog now: rebuilt first when a server's tool list changed (a live list differing
+    /// from the cached one, or `tools/list_changed`).
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        if let Some(servers) = &self.servers {
+            servers.refresh();
+            let generation = servers.generation();
+            let stale = self
+                .view
+                .read()
+                .map_or(true, |view| view.generation != generation);
+            if stale {
+                match servers.build() {
+                    Ok(catalog) => {
+                        let catalog = Arc::new(catalog);
+                        if let Ok(mut view) = self.view.write() {
+                            *view = View {
+                                body: listing_body(&catalog, self.listing),
+                                catalog: catalog.clone(),
+                                generation,
+                            };
+                        }
+                        return catalog;
+                    }
+                    Err(e) => tracing::warn!("cannot re-index the tool catalog: {e}"),
+                }
+            }
+        }
+        match self.view.read() {
+            Ok(view) => view.catalog.clone(),
+            Err(poisoned) => poisoned.into_inner().catalog.clone(),
+        }
+    }
+
+    fn body(&self) -> String {
+        let catalog = self.catalog();
+        if self.is_full() {
+            return full_listing_body(&catalog);
+        }
+        match self.view.read() {
+            Ok(view) => view.body.clone(),
+            Err(poisoned) => poisoned.into_inner().body.clone(),
+        }
+    }
+
+    pub(crate) fn is_full(&self) -> bool {
+        self.full.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn set_full(&self, full: bool) {
+        self.full.store(full, Ordering::SeqCst);
+    }
+
+    /// Starts, in the background, the servers behind `names`.
+    fn warm<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        if let Some(servers) = &self.servers {
+            servers.warm(names);
+        }
     }
 
     fn activated(&self, session: &Session) -> Vec<String> {
@@ -162,8 +258,7 @@ impl fmt::Debug for ToolCatalogSection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolCatalogSection")
             .field("key", &self.key)
-            .field("tools", &self.shared.catalog.len())
-            .field("listing", &self.listing)
+            .field("listing", &self.shared.listing)
             .finish_non_exhaustive()
     }
 }
@@ -177,40 +272,115 @@ impl ToolCatalogSection {
     /// As [`ToolCatalogSection::new`], over a shared catalog.
     pub fn shared(title: impl Into<String>, key: impl Into<String>, catalog: Arc<Catalog>) -> Self {
         let key = key.into();
-        let shared = Arc::new(Shared {
+        let shared = Shared::new(
             catalog,
-            path: SectionPath::new(vec![key.clone()]),
-        });
+            SectionPath::new(vec![key.clone()]),
+            CatalogListing::PerTool,
+            None,
+            DeferPolicy::Always,
+        );
         let mut section = Self {
             title: title.into(),
             key,
-            listing: CatalogListing::PerTool,
             summary: None,
-            body: String::new(),
             meta_tools: Vec::new(),
-            shared,
+            shared: Arc::new(shared),
         };
         section.rebuild();
         section
     }
 
-    /// Chooses what the listing shows.
-    #[must_use]
-    pub fn listing(mut self, listing: CatalogListing) -> Self {
-        self.listing = listing;
+    /// A section over MCP servers (and whatever tools `servers` adds to each catalog it builds):
+    /// loads their tool lists (from the cache when fresh, else by starting them) and builds the
+    /// catalog. Servers start when one of their tools is described, found or called.
+    pub fn with_servers(
+        title: impl Into<String>,
+        key: impl Into<String>,
+        servers: Arc<ServerCatalog>,
+    ) -> Result<Self, CatalogError> {
+        servers.load()?;
+        let catalog = Arc::new(servers.build()?);
+        let mut section = Self::shared(title, key, catalog);
+        section = section.with_parts(|parts| parts.servers = Some(servers));
+        Ok(section)
+    }
+
+    fn with_parts(mut self, change: impl FnOnce(&mut Parts)) -> Self {
+        let mut parts = Parts {
+            catalog: self.shared.catalog(),
+            path: self.shared.path.clone(),
+            listing: self.shared.listing,
+            servers: self.shared.servers.clone(),
+            policy: self.defer_policy(),
+        };
+        change(&mut parts);
+        self.shared = Arc::new(Shared::new(
+            parts.catalog,
+            parts.path,
+            parts.listing,
+            parts.servers,
+            parts.policy,
+        ));
         self.rebuild();
         self
     }
 
+    /// Chooses what the listing shows.
+    #[must_use]
+    pub fn listing(self, listing: CatalogListing) -> Self {
+        self.with_parts(|parts| parts.listing = listing)
+    }
+
     /// Places the section at `path` (its parents' keys and its own), for nested sections.
     #[must_use]
-    pub fn at_path(mut self, path: SectionPath) -> Self {
-        self.shared = Arc::new(Shared {
-            catalog: self.shared.catalog.clone(),
-            path,
-        });
-        self.rebuild();
-        self
+    pub fn at_path(self, path: SectionPath) -> Self {
+        self.with_parts(|parts| parts.path = path)
+    }
+
+    /// Chooses when the catalog is deferred (listed in one line per tool, with the meta-tools)
+    /// rather than offered in full: [`DeferPolicy::Always`] by default. An `auto` policy takes
+    /// effect with [`ToolCatalogSection::decide`]; until then the catalog is deferred.
+    #[must_use]
+    pub fn defer(self, policy: DeferPolicy) -> Self {
+        self.with_parts(|parts| parts.policy = policy)
+    }
+
+    /// The deferral policy.
+    pub fn defer_policy(&self) -> DeferPolicy {
+        self.shared
+            .policy
+            .lock()
+            .map_or(DeferPolicy::Always, |policy| *policy)
+    }
+
+    /// Applies the deferral policy for a model with `context_window` tokens (see
+    /// [`DeferPolicy`]) and returns the decision with the token figures behind it. Takes effect
+    /// for the next render.
+    pub fn decide(&self, context_window: u64) -> Result<DeferDecision, CatalogError> {
+        crate::defer::decide(&self.shared, &self.title, context_window)
+    }
+
+    /// Replaces the deferral policy (a command-line override) and applies it as
+    /// [`ToolCatalogSection::decide`] does.
+    pub fn redecide(
+        &self,
+        policy: DeferPolicy,
+        context_window: u64,
+    ) -> Result<DeferDecision, CatalogError> {
+        if let Ok(mut current) = self.shared.policy.lock() {
+            *current = policy;
+        }
+        self.decide(context_window)
+    }
+
+    /// The last decision of [`ToolCatalogSection::decide`].
+    pub fn decision(&self) -> Option<DeferDecision> {
+        self.shared.decision.lock().ok().and_then(|d| d.clone())
+    }
+
+    /// The MCP servers behind the catalog (empty for a static catalog).
+    pub fn servers(&self) -> &[Arc<LazyServer>] {
+        self.shared.servers.as_ref().map_or(&[], |s| s.servers())
     }
 
     /// A summary shown while the section is summarized.
@@ -220,9 +390,9 @@ impl ToolCatalogSection {
         self
     }
 
-    /// The catalog.
-    pub fn catalog(&self) -> &Arc<Catalog> {
-        &self.shared.catalog
+    /// The catalog (re-indexed first when an MCP server's tool list changed).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.shared.catalog()
     }
 
     /// The section's path (what activation events and expansions name).
@@ -240,19 +410,28 @@ impl ToolCatalogSection {
         &self.meta_tools
     }
 
-    /// The rendered body (the listing and its usage note).
-    pub fn body(&self) -> &str {
-        &self.body
+    /// The rendered body (the listing and its usage note, or, when the catalog is offered in
+    /// full, a note naming the tools).
+    pub fn body(&self) -> String {
+        self.shared.body()
     }
 
     fn rebuild(&mut self) {
-        self.body = listing_body(&self.shared.catalog, self.listing);
         self.meta_tools = vec![
             Arc::new(MetaTool::list(self.shared.clone())),
             Arc::new(MetaTool::describe(self.shared.clone())),
             Arc::new(MetaTool::find(self.shared.clone())),
         ];
     }
+}
+
+/// What [`ToolCatalogSection`]'s builder methods rebuild the shared state from.
+struct Parts {
+    catalog: Arc<Catalog>,
+    path: SectionPath,
+    listing: CatalogListing,
+    servers: Option<Arc<ServerCatalog>>,
+    policy: DeferPolicy,
 }
 
 /// The section body for `listing`: a usage note, a blank line, the lines.
@@ -341,26 +520,41 @@ impl Section for ToolCatalogSection {
     }
 
     fn tools(&self) -> &[ToolRef] {
+        if self.shared.is_full() {
+            return &[];
+        }
         &self.meta_tools
     }
 
     fn session_tools(&self, session: Option<&Session>) -> Vec<ToolRef> {
+        let all = || -> Vec<ToolRef> {
+            self.shared
+                .catalog()
+                .entries()
+                .iter()
+                .map(|entry| entry.tool().clone())
+                .collect()
+        };
+        if self.shared.is_full() {
+            return all();
+        }
         let Some(session) = session else {
             return Vec::new();
         };
         if native_search_enabled(session) {
             return self
                 .shared
-                .catalog
+                .catalog()
                 .entries()
                 .iter()
                 .map(|entry| entry.tool().clone())
                 .collect();
         }
+        let catalog = self.shared.catalog();
         self.shared
             .activated(session)
             .iter()
-            .filter_map(|name| self.shared.catalog.get(name))
+            .filter_map(|name| catalog.get(name))
             .map(|entry| entry.tool().clone())
             .collect()
     }
@@ -376,7 +570,7 @@ impl Section for ToolCatalogSection {
     ) -> Result<String, PromptError> {
         match (visibility, &self.summary) {
             (SectionVisibility::Summary, Some(summary)) => Ok(summary.clone()),
-            _ => Ok(self.body.clone()),
+            _ => Ok(self.shared.body()),
         }
     }
 
@@ -477,7 +671,7 @@ impl MetaTool {
     }
 
     fn run(&self, args: &Value, context: &ToolContext) -> Result<ToolResponse, ToolError> {
-        let catalog = &self.shared.catalog;
+        let catalog = self.shared.catalog();
         match self.kind {
             MetaKind::List => {
                 let query = ListQuery {
@@ -492,6 +686,9 @@ impl MetaTool {
                 let purpose = string_arg(args, "purpose")?
                     .ok_or_else(|| ToolError::validation("`purpose` is required."))?;
                 let limit = count_arg(args, "limit")?.unwrap_or(DEFAULT_FIND_LIMIT);
+                let found = catalog.find(&purpose, limit.clamp(1, MAX_FIND_LIMIT));
+                self.shared
+                    .warm(found.iter().map(|hit| catalog.entries()[hit.entry].name()));
                 if native_search_enabled(&context.session) {
                     return Ok(text_response(catalog.find_text_noted(
                         &purpose,
@@ -515,6 +712,8 @@ impl MetaTool {
                     _ => return Err(ToolError::validation("`names` is required.")),
                 };
                 let description = catalog.describe(&names);
+                self.shared
+                    .warm(description.tools.iter().map(|tool| tool.name()));
                 if description.tools.is_empty() {
                     return Ok(ToolResponse::from(ToolResult::<ToolPayload>::failure(
                         description.text,

@@ -9,6 +9,7 @@ use wink_core::{Tool, ToolContext, ToolError, ToolFuture, ToolMetadata, ToolResp
 
 use crate::mcp::McpServer;
 use crate::record::ToolRecord;
+use crate::servers::LazyServer;
 
 /// A synchronous handler for record-based tools: gets the tool's remote name and the arguments.
 pub type RecordHandler =
@@ -22,6 +23,8 @@ pub(crate) enum Invoker {
     Handler(Arc<RecordHandler>),
     /// Forwarded to an MCP server.
     Mcp(Arc<McpServer>),
+    /// Forwarded to an MCP server started on first use.
+    Lazy(Arc<LazyServer>),
 }
 
 /// A tool the catalog made from a [`ToolRecord`].
@@ -37,6 +40,7 @@ impl fmt::Debug for CatalogTool {
             Invoker::Unbound => "unbound",
             Invoker::Handler(_) => "handler",
             Invoker::Mcp(_) => "mcp",
+            Invoker::Lazy(_) => "mcp (lazy)",
         };
         f.debug_struct("CatalogTool")
             .field("name", &self.record.name)
@@ -102,6 +106,16 @@ impl Tool for CatalogTool {
                 })
             }
             Invoker::Mcp(server) => {
+                let server = server.clone();
+                let deadline = context.deadline;
+                Box::pin(async move {
+                    let result = server
+                        .call(&self.record.remote_name, args, deadline)
+                        .await?;
+                    Ok(ToolResponse::from(result))
+                })
+            }
+            Invoker::Lazy(server) => {
                 let server = server.clone();
                 let deadline = context.deadline;
                 Box::pin(async move {

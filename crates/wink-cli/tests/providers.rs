@@ -3,6 +3,8 @@
 //! disclosed by `read_section`, and the answer reaches stdout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -742,4 +744,73 @@ fn provider_flags_are_checked() {
             "{args:?}"
         );
     }
+}
+
+#[test]
+fn native_tool_search_over_an_mcp_server() {
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("wink-native-mcp-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(dir.join("data/notes.txt"), "hello from wink\n").unwrap();
+    let prompt = dir.join("prompt.json");
+    let file = json!({"ns": "demo", "key": "native", "sections": [
+        {"key": "tools", "title": "Tools", "builtin": "catalog",
+         "servers": {"fs": {"command": [bin.join("mcp-server-filesystem"), dir.join("data")]}}}]});
+    std::fs::write(&prompt, file.to_string()).unwrap();
+    let notes = dir.join("data/notes.txt");
+    let (base, recorded) = serve(vec![
+        anthropic_tool_use(
+            "toolu_1",
+            "find_tool",
+            json!({"purpose": "read a text file"}),
+        ),
+        anthropic_tool_use("toolu_2", "fs__read_text_file", json!({"path": notes})),
+        anthropic_text("It says hello."),
+    ]);
+    let home = dir.join("home");
+    let (code, stdout, stderr) = run_with(
+        prompt.to_str().unwrap(),
+        &[
+            "--model",
+            "anthropic:claude-sonnet-4-5",
+            "--base-url",
+            &base,
+            "--native-tool-search",
+        ],
+        &[
+            ("ANTHROPIC_API_KEY", "sk-ant-test"),
+            ("WINK_HOME", home.to_str().unwrap()),
+        ],
+    );
+    assert_eq!((code, stdout.as_str()), (0, "It says hello.\n"), "{stderr}");
+    let requests = recorded.lock().unwrap().clone();
+    let tools = tool_names(&requests[0].body["tools"]);
+    assert!(
+        tools.contains(&"fs__read_text_file (deferred)".to_owned()),
+        "{tools:?}"
+    );
+    assert_eq!(tool_names(&requests[2].body["tools"]), tools);
+    let reference = &requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"][0]["content"];
+    assert!(
+        reference
+            .as_array()
+            .unwrap()
+            .contains(&json!({"type": "tool_reference", "tool_name": "fs__read_text_file"})),
+        "{reference}"
+    );
+    assert_eq!(
+        requests[2].body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap(),
+        &json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "hello from wink\n"}]})
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -16,6 +16,7 @@
 
 mod command;
 mod model;
+mod servers;
 mod subagents;
 
 /// `docs/llms.md`: its Rust examples run as doctests of this crate (it depends on everything
@@ -45,7 +46,8 @@ use wink_core::{
 
 pub use command::{CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, parse_stdout};
 pub use model::{
-    EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SectionSpec, ToolSpec,
+    EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SectionSpec, ServerEntry,
+    ToolSpec,
 };
 
 /// The format of a prompt file.
@@ -136,6 +138,9 @@ pub struct LoadedPrompt {
     /// The skills of the file's `builtin: skills` sections, in order (`wink mcp serve` offers
     /// them through the MCP Skills extension).
     pub skills: Vec<Arc<wink_skills::Skill>>,
+    /// The file's `builtin: catalog` sections, for their deferral decision
+    /// ([`wink_catalog::ToolCatalogSection::decide`]) and their MCP servers.
+    pub catalogs: Vec<Arc<wink_catalog::ToolCatalogSection>>,
 }
 
 /// Load a prompt file (format by extension).
@@ -188,6 +193,7 @@ fn convert_file(
         json_paths: HashMap::new(),
         workspace: None,
         skills: Vec::new(),
+        catalogs: Vec::new(),
     }
     .convert(file)
 }
@@ -238,6 +244,7 @@ struct Converter<'a> {
     json_paths: HashMap<String, String>,
     workspace: Option<(PathBuf, Arc<dyn wink_fs::Filesystem>)>,
     skills: Vec<Arc<wink_skills::Skill>>,
+    catalogs: Vec<Arc<wink_catalog::ToolCatalogSection>>,
 }
 
 impl Converter<'_> {
@@ -347,6 +354,7 @@ impl Converter<'_> {
             preopen: file.preopen,
             subagents,
             skills: self.skills,
+            catalogs: self.catalogs,
         })
     }
 
@@ -491,30 +499,49 @@ impl Converter<'_> {
         if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
             return Err(self.invalid(
                 format!("{at}.{field}"),
-                "a builtin catalog section takes key, title, tools, catalog, listing, rerank and summary",
+                "a builtin catalog section takes key, title, tools, catalog, servers, defer, listing, rerank and summary",
             ));
         }
-        let mut builder = wink_catalog::Catalog::builder();
+        let mut tools = Vec::with_capacity(spec.tools.len());
         for (i, tool) in spec.tools.iter().enumerate() {
-            builder = builder.tool(self.tool(tool, &format!("{at}.tools[{i}]"))?);
+            tools.push(self.tool(tool, &format!("{at}.tools[{i}]"))?);
         }
-        if let Some(file) = &spec.catalog {
-            let path = self.base_dir.join(file);
-            let loaded = wink_catalog::load_catalog_file(&path)
-                .map_err(|e| self.invalid(format!("{at}.catalog"), e))?;
-            builder = builder.file(loaded);
-        }
-        match spec.rerank.as_deref() {
-            None | Some("bm25") => {}
-            Some("hybrid") => builder = builder.rerank_with(self.embedding_model(at)?),
+        let file = match &spec.catalog {
+            Some(file) => {
+                let path = self.base_dir.join(file);
+                Some(
+                    wink_catalog::load_catalog_file(&path)
+                        .map_err(|e| self.invalid(format!("{at}.catalog"), e))?,
+                )
+            }
+            None => None,
+        };
+        let rerank = match spec.rerank.as_deref() {
+            None | Some("bm25") => None,
+            Some("hybrid") => Some(self.embedding_model(at)?),
             Some(other) => {
                 return Err(self.invalid(
                     format!("{at}.rerank"),
                     format!("unknown rerank '{other}' (bm25, hybrid)"),
                 ));
             }
-        }
-        let catalog = builder.build().map_err(|e| self.invalid(at, e))?;
+        };
+        let defer = match &spec.defer {
+            None => wink_catalog::DeferPolicy::default(),
+            Some(text) => text
+                .parse::<wink_catalog::DeferPolicy>()
+                .map_err(|e| self.invalid(format!("{at}.defer"), e))?,
+        };
+        let base = move || {
+            let mut builder = wink_catalog::Catalog::builder().tools(tools.clone());
+            if let Some(file) = &file {
+                builder = builder.file(file.clone());
+            }
+            if let Some(model) = &rerank {
+                builder = builder.rerank_with(Arc::clone(model));
+            }
+            builder
+        };
         let listing = match spec.listing.as_deref() {
             Some("per-tool") => wink_catalog::CatalogListing::PerTool,
             None | Some("grouped") => wink_catalog::CatalogListing::Grouped,
@@ -534,14 +561,28 @@ impl Converter<'_> {
             ),
             None => SectionPath::root(key),
         };
-        let mut section =
+        let mut section = if spec.servers.is_empty() {
+            let catalog = base().build().map_err(|e| self.invalid(at, e))?;
             wink_catalog::ToolCatalogSection::new(spec.title.clone(), spec.key.clone(), catalog)
-                .listing(listing)
-                .at_path(path);
+        } else {
+            let servers = self.servers(spec, at)?;
+            let servers = wink_catalog::ServerCatalog::new(base, servers);
+            wink_catalog::ToolCatalogSection::with_servers(
+                spec.title.clone(),
+                spec.key.clone(),
+                Arc::new(servers),
+            )
+            .map_err(|e| self.invalid(format!("{at}.servers"), e))?
+        }
+        .listing(listing)
+        .at_path(path)
+        .defer(defer);
         if let Some(summary) = &spec.summary {
             section = section.summary(summary.clone());
         }
-        Ok(Arc::new(section))
+        let section = Arc::new(section);
+        self.catalogs.push(Arc::clone(&section));
+        Ok(section)
     }
 
     fn skills_section(

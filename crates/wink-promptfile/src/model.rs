@@ -128,6 +128,35 @@ pub struct SectionSpec {
     /// re-ranked with the static embedding model from the wink cache, or `$WINK_EMBED_MODEL`).
     #[serde(default)]
     pub rerank: Option<String>,
+    /// For the `catalog` builtin: MCP servers whose tools join the catalog as `name.tool`.
+    #[serde(default)]
+    pub servers: IndexMap<String, ServerEntry>,
+    /// For the `catalog` builtin: `auto`, `auto:N`, `always` (default) or `never` — when the
+    /// catalog is listed one line per tool with the meta-tools instead of offered in full.
+    #[serde(default)]
+    pub defer: Option<String>,
+}
+
+/// An MCP server of a catalog section: `command` (stdio) or `url` (streamable HTTP).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerEntry {
+    /// Program and arguments (stdio); a relative program path is resolved against the prompt
+    /// file's folder.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// Extra environment variables (stdio); values may reference `${VAR}`.
+    #[serde(default)]
+    pub env: IndexMap<String, String>,
+    /// Working directory relative to the prompt file (stdio; default: the prompt file's folder).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// The endpoint of a streamable HTTP server.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// HTTP header → the environment variable holding its value.
+    #[serde(default)]
+    pub headers_env: IndexMap<String, String>,
 }
 
 /// One tool.

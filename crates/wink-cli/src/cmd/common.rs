@@ -34,7 +34,16 @@ pub struct PromptArgs {
     /// alone means true; default: the file's `name_hidden_tools`, else false).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub name_hidden_tools: Option<bool>,
+    /// Tool catalogs: when to list the tools one line each with tool.describe/find_tool instead
+    /// of offering them in full — auto (full when their schemas fit in 10% of the model's context
+    /// window), auto:N (N%), always or never. Default: each catalog section's `defer`.
+    #[arg(long, value_name = "POLICY")]
+    pub defer: Option<String>,
 }
+
+/// The context window deferral decisions assume when the model's is unknown: the embedded
+/// model's default window.
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 8192;
 
 /// A prompt ready to render, with the session holding the requested overrides.
 #[derive(Debug)]
@@ -43,6 +52,27 @@ pub struct PreparedPrompt {
     pub prompt: Prompt,
     pub session: Session,
     pub resources: wink_core::Resources,
+    /// `--defer`.
+    pub defer: Option<wink_catalog::DeferPolicy>,
+    /// Each catalog section's deferral decision: (section path, decision).
+    pub decisions: Vec<(String, wink_catalog::DeferDecision)>,
+}
+
+impl PreparedPrompt {
+    /// Decides, for a model with `context_window` tokens, which catalog sections are deferred
+    /// (`--defer` overrides each section's policy).
+    pub fn decide_catalogs(&mut self, context_window: u64) -> anyhow::Result<()> {
+        self.decisions.clear();
+        for section in &self.loaded.catalogs {
+            let decision = match self.defer {
+                Some(policy) => section.redecide(policy, context_window),
+                None => section.decide(context_window),
+            }
+            .map_err(|e| usage(format!("{}: {e}", section.path().dotted())))?;
+            self.decisions.push((section.path().dotted(), decision));
+        }
+        Ok(())
+    }
 }
 
 impl PromptArgs {
@@ -53,6 +83,13 @@ impl PromptArgs {
 
     /// As [`PromptArgs::prepare`], applying the overrides to an existing session.
     pub fn prepare_in(&self, session: Session) -> anyhow::Result<PreparedPrompt> {
+        let defer = match &self.defer {
+            None => None,
+            Some(text) => Some(
+                text.parse::<wink_catalog::DeferPolicy>()
+                    .map_err(|e| usage(format!("--defer: {e}")))?,
+            ),
+        };
         let mut loaded = wink_promptfile::load(&self.file).map_err(|e| usage(e.to_string()))?;
         if let Some(mode) = &self.disclosure {
             let mode: DisclosureMode = mode
@@ -111,12 +148,16 @@ impl PromptArgs {
         if let Some(fs) = &loaded.filesystem {
             resources = resources.with::<Arc<dyn wink_fs::Filesystem>>(fs.clone());
         }
-        Ok(PreparedPrompt {
+        let mut prepared = PreparedPrompt {
             loaded,
             prompt,
             session,
             resources,
-        })
+            defer,
+            decisions: Vec::new(),
+        };
+        prepared.decide_catalogs(DEFAULT_CONTEXT_WINDOW)?;
+        Ok(prepared)
     }
 }
 

@@ -333,6 +333,7 @@ impl Evaluator<'_> {
             summarize: Vec::new(),
             disclosure: self.disclosure.mode.clone(),
             name_hidden_tools: self.args.name_hidden_tools,
+            defer: None,
         };
         let prepared = prompt_args.prepare_in(Session::new()).map_err(|e| {
             let message = e.to_string();

@@ -41,6 +41,9 @@ pub struct ServeArgs {
     /// Fetch the local sub-agent model without asking when it is missing.
     #[arg(long)]
     pub yes: bool,
+    /// The client model's context window in tokens, for tool catalogs with `defer: auto`.
+    #[arg(long, value_name = "TOKENS", default_value_t = super::common::DEFAULT_CONTEXT_WINDOW)]
+    pub context_size: u64,
 }
 
 pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
@@ -62,7 +65,10 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             Some(addr)
         }
     };
-    let prepared = args.prompt.prepare()?;
+    let mut prepared = args.prompt.prepare()?;
+    if args.context_size != super::common::DEFAULT_CONTEXT_WINDOW {
+        prepared.decide_catalogs(args.context_size)?;
+    }
     let resources = subagent_resources(args, &prepared)?;
     let server = PromptServer::new(prepared.prompt, prepared.session)
         .with_resources(resources)

@@ -27,10 +27,16 @@ pub struct RenderArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// The model's context window in tokens, for tool catalogs with `defer: auto`.
+    #[arg(long, value_name = "TOKENS", default_value_t = super::common::DEFAULT_CONTEXT_WINDOW)]
+    pub context_size: u64,
 }
 
 pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
-    let prepared = args.prompt.prepare()?;
+    let mut prepared = args.prompt.prepare()?;
+    if args.context_size != super::common::DEFAULT_CONTEXT_WINDOW {
+        prepared.decide_catalogs(args.context_size)?;
+    }
     let rendered = prepared
         .prompt
         .render_with(&prepared.session)
@@ -51,14 +57,42 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
                     json!(counter.count(&rendered.text[s.range.clone()])),
                 );
             }
-            let out = json!({
+            let mut out = json!({
                 "text": rendered.text,
                 "tools": tools,
                 "response_format": rendered.response_format(),
                 "tokens": {"total": counter.count(&rendered.text), "sections": sections},
             });
+            if !prepared.decisions.is_empty() {
+                out["catalogs"] = catalogs_json(&prepared);
+            }
             crate::output::println(&serde_json::to_string_pretty(&out)?)?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each catalog section's deferral decision and token figures, and its MCP servers: how many
+/// tools, where the list came from (`cache` or `server`) and whether the server is running.
+fn catalogs_json(prepared: &super::common::PreparedPrompt) -> Value {
+    let mut catalogs = Map::new();
+    for (section, (path, decision)) in prepared.loaded.catalogs.iter().zip(&prepared.decisions) {
+        let mut entry = serde_json::to_value(decision).unwrap_or(Value::Null);
+        let mut servers = Map::new();
+        for server in section.servers() {
+            servers.insert(
+                server.name().to_owned(),
+                json!({
+                    "tools": server.tools().len(),
+                    "list": server.list_source().map(|s| s.as_str()),
+                    "running": server.is_running(),
+                }),
+            );
+        }
+        if !servers.is_empty() {
+            entry["servers"] = Value::Object(servers);
+        }
+        catalogs.insert(path.clone(), entry);
+    }
+    Value::Object(catalogs)
 }

@@ -270,7 +270,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
         _ => (wink_session::Session::new(), None),
     };
-    let prepared = args.prompt.prepare_in(session)?;
+    let mut prepared = args.prompt.prepare_in(session)?;
     let adapter = super::common::build_model(
         &args.model.model,
         model_options,
@@ -278,6 +278,29 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         &prepared.loaded.template,
         &prepared.session,
     )?;
+    // Catalogs with `defer: auto` decide for this model's window.
+    let window = args
+        .model
+        .context_size
+        .or_else(|| adapter.context_window())
+        .unwrap_or(super::common::DEFAULT_CONTEXT_WINDOW);
+    if window != super::common::DEFAULT_CONTEXT_WINDOW {
+        prepared.decide_catalogs(window)?;
+    }
+    for (path, decision) in &prepared.decisions {
+        if decision.policy != "always" {
+            eprintln!(
+                "wink run: catalog '{path}' {} ({}: {} schema tokens, threshold {} of {} tokens)",
+                decision.decision,
+                decision.policy,
+                decision.schema_tokens,
+                decision
+                    .threshold_tokens
+                    .map_or("none".to_owned(), |t| t.to_string()),
+                decision.context_window
+            );
+        }
+    }
     if let Some(k) = super::common::effective_preopen(
         args.preopen,
         prepared.loaded.preopen,

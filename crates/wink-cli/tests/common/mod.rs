@@ -69,3 +69,38 @@ pub fn python_module(module: &str, pip: &str) -> bool {
     }
     available
 }
+
+/// The `.bin` folder of the npm-installed servers, or `None` (with a note) where node is absent.
+pub fn npm_servers() -> Option<PathBuf> {
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !node {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but node is missing: run scripts/setup.sh"
+        );
+        eprintln!("note: skipping: node is not installed (scripts/setup.sh installs it)");
+        return None;
+    }
+    let base = match std::env::var_os("WINK_MCP_SERVERS") {
+        Some(dir) => PathBuf::from(dir),
+        None => match std::env::var_os("WINK_HOME") {
+            Some(home) => PathBuf::from(home).join("mcp-servers"),
+            None => match std::env::var_os("XDG_CACHE_HOME") {
+                Some(cache) => PathBuf::from(cache).join("wink/mcp-servers"),
+                None => {
+                    PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/wink/mcp-servers")
+                }
+            },
+        },
+    };
+    let bin = base.join("node_modules/.bin");
+    assert!(
+        bin.join("mcp-server-filesystem").exists(),
+        "the npm MCP servers are not installed in {}: run scripts/setup.sh",
+        base.display()
+    );
+    Some(bin)
+}

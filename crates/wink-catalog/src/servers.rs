@@ -1,0 +1,599 @@
+//! MCP servers named by a catalog: how to reach one ([`ServerSpec`]), and [`LazyServer`], which
+//! starts it the first time it is needed, restarts it once after a crash, keeps its tool list in
+//! the on-disk [`ToolCache`] and follows `notifications/tools/list_changed`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue};
+use serde_json::Value;
+use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
+
+use crate::cache::ToolCache;
+use crate::catalog::{Catalog, CatalogBuilder};
+use crate::error::CatalogError;
+use crate::mcp::{McpServer, ToolList};
+use crate::record::ToolRecord;
+
+/// How long a call may wait for its answer when the run sets no deadline.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How a catalog reaches one MCP server. Values are kept as written: `${VAR}` references in
+/// `env` and the variables named by `headers_env` are read from the environment only when the
+/// server is started, and never stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// The server's name in the catalog: its tools are listed as `name.tool`.
+    pub name: String,
+    /// Where it runs.
+    pub transport: ServerTransport,
+}
+
+/// Where an MCP server runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerTransport {
+    /// A child process speaking MCP on stdin/stdout.
+    Stdio {
+        /// Program and arguments.
+        command: Vec<String>,
+        /// Extra environment variables; values may reference `${VAR}`.
+        env: Vec<(String, String)>,
+        /// Working directory (default: the current one).
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+        url: String,
+        /// HTTP header → the environment variable holding its value.
+        headers_env: Vec<(String, String)>,
+    },
+}
+
+impl ServerSpec {
+    /// A stdio server started with `command` (program and arguments).
+    pub fn stdio(name: impl Into<String>, command: Vec<String>) -> Self {
+        Self {
+            name: name.into(),
+            transport: ServerTransport::Stdio {
+                command,
+                env: Vec::new(),
+                cwd: None,
+            },
+        }
+    }
+
+    /// A streamable HTTP server at `url`.
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            transport: ServerTransport::Http {
+                url: url.into(),
+                headers_env: Vec::new(),
+            },
+        }
+    }
+
+    /// Adds an environment variable for a stdio server (`value` may reference `${VAR}`).
+    #[must_use]
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let ServerTransport::Stdio { env, .. } = &mut self.transport {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// Sets a stdio server's working directory.
+    #[must_use]
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let ServerTransport::Stdio { cwd, .. } = &mut self.transport {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// Sends header `header` to an HTTP server, its value read from the environment variable `var`.
+    #[must_use]
+    pub fn header_env(mut self, header: impl Into<String>, var: impl Into<String>) -> Self {
+        if let ServerTransport::Http { headers_env, .. } = &mut self.transport {
+            headers_env.push((header.into(), var.into()));
+        }
+        self
+    }
+
+    /// The command line or URL, as shown in messages (no environment values, no headers).
+    pub fn shown(&self) -> String {
+        match &self.transport {
+            ServerTransport::Stdio { command, .. } => command
+                .iter()
+                .map(|word| {
+                    if word.is_empty() || word.contains(char::is_whitespace) {
+                        format!("'{word}'")
+                    } else {
+                        word.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            ServerTransport::Http { url, .. } => url.clone(),
+        }
+    }
+
+    /// The environment of a stdio server with `${VAR}` references replaced.
+    pub(crate) fn resolved_env(&self) -> Result<Vec<(String, String)>, String> {
+        let ServerTransport::Stdio { env, .. } = &self.transport else {
+            return Ok(Vec::new());
+        };
+        env.iter()
+            .map(|(key, value)| {
+                expand_env(value)
+                    .map(|value| (key.clone(), value))
+                    .map_err(|var| format!("env.{key} refers to ${{{var}}}, which is not set"))
+            })
+            .collect()
+    }
+
+    /// The HTTP headers, each value read from its environment variable.
+    pub(crate) fn resolved_headers(&self) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+        let ServerTransport::Http { headers_env, .. } = &self.transport else {
+            return Ok(HashMap::new());
+        };
+        let mut headers = HashMap::new();
+        for (header, var) in headers_env {
+            let value = std::env::var(var)
+                .map_err(|_| format!("headers_env.{header} names ${var}, which is not set"))?;
+            let name = HeaderName::try_from(header.as_str())
+                .map_err(|e| format!("headers_env.{header}: not a header name ({e})"))?;
+            let mut value = HeaderValue::try_from(value)
+                .map_err(|_| format!("headers_env.{header}: ${var} is not a valid header value"))?;
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        Ok(headers)
+    }
+}
+
+/// `text` with every `${VAR}` replaced by the variable's value; `Err(VAR)` names a missing one.
+fn expand_env(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let var = &after[..end];
+        out.push_str(&std::env::var(var).map_err(|_| var.to_owned())?);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Where a [`LazyServer`]'s tool list came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ListSource {
+    /// A fresh entry of the on-disk cache (the server was not started to list it).
+    Cache,
+    /// The server itself.
+    Server,
+}
+
+impl ListSource {
+    /// `cache` or `server`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Cache => "cache",
+            Self::Server => "server",
+        }
+    }
+}
+
+/// An MCP server started on first use.
+///
+/// Its tool list comes from the [`ToolCache`] when a fresh entry exists, else from starting it.
+/// It starts the first time one of its tools is described, found or called ([`LazyServer::warm`]
+/// starts it in the background), is restarted once if it exits, and is stopped (with its process
+/// group) when the last handle is dropped.
+#[derive(Debug)]
+pub struct LazyServer {
+    spec: ServerSpec,
+    cache: Option<ToolCache>,
+    call_timeout: Duration,
+    generation: AtomicU64,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    running: Option<Arc<McpServer>>,
+    starts: u32,
+    start_error: Option<String>,
+    tools: Vec<ToolRecord>,
+    source: Option<ListSource>,
+}
+
+impl LazyServer {
+    /// A server that is not started yet; `cache` keeps its tool lists between runs.
+    pub fn new(spec: ServerSpec, cache: Option<ToolCache>) -> Self {
+        Self {
+            spec,
+            cache,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            generation: AtomicU64::new(0),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// How long a call may wait when the run sets no deadline (default two minutes).
+    #[must_use]
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// How the server is reached.
+    pub fn spec(&self) -> &ServerSpec {
+        &self.spec
+    }
+
+    /// The server's name (its tools' namespace).
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Loads the tool list: a fresh cache entry, else by starting the server now. Returns where
+    /// it came from.
+    pub fn load_tools(&self) -> Result<ListSource, CatalogError> {
+        if let Some(source) = self.lock().source {
+            return Ok(source);
+        }
+        if let Some(cached) = self.cache.as_ref().and_then(|c| c.load(&self.spec)) {
+            let mut state = self.lock();
+            state.tools = cached.tools;
+            state.source = Some(ListSource::Cache);
+            return Ok(ListSource::Cache);
+        }
+        self.running().map_err(|message| CatalogError::Mcp {
+            command: self.spec.name.clone(),
+            message,
+        })?;
+        Ok(ListSource::Server)
+    }
+
+    /// The tools as the server names them (empty before [`LazyServer::load_tools`]).
+    pub fn tools(&self) -> Vec<ToolRecord> {
+        self.lock().tools.clone()
+    }
+
+    /// Where the current tool list came from (`None` before it was loaded).
+    pub fn list_source(&self) -> Option<ListSource> {
+        self.lock().source
+    }
+
+    /// Bumped whenever the tool list changes (a live list differing from the cached one, or
+    /// `tools/list_changed`).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// True while a server process (or HTTP session) is up.
+    pub fn is_running(&self) -> bool {
+        self.lock().running.as_ref().is_some_and(|s| !s.is_closed())
+    }
+
+    /// How many times the server was started (restarts included).
+    pub fn starts(&self) -> u32 {
+        self.lock().starts
+    }
+
+    /// Starts the server in the background when it is not running yet (a failure is reported
+    /// by the next call).
+    pub fn warm(self: &Arc<Self>) {
+        {
+            let state = self.lock();
+            if state.running.is_some() || state.start_error.is_some() {
+                return;
+            }
+        }
+        let server = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name(format!("wink-mcp-start-{}", self.spec.name))
+            .spawn(move || {
+                if let Err(message) = server.running() {
+                    tracing::warn!("MCP server `{}`: {message}", server.spec.name);
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(
+                "cannot start a thread for MCP server `{}`: {e}",
+                self.spec.name
+            );
+        }
+    }
+
+    /// Re-lists the tools of a running server that announced `tools/list_changed`. Returns true
+    /// when the list changed.
+    pub fn refresh(&self) -> bool {
+        let running = self.lock().running.clone();
+        let Some(server) = running else {
+            return false;
+        };
+        if !server.take_tools_changed() {
+            return false;
+        }
+        match server.relist() {
+            Ok(list) => self.adopt(&server, list),
+            Err(e) => {
+                tracing::warn!("{e}");
+                false
+            }
+        }
+    }
+
+    /// Takes a live tool list: stores it in the cache, and bumps the generation when it differs.
+    fn adopt(&self, server: &McpServer, list: ToolList) -> bool {
+        if let Some(cache) = &self.cache
+            && let Err(e) = cache.store(&self.spec, server.server_version(), &list)
+        {
+            tracing::warn!(
+                "MCP server `{}`: cannot cache its tools: {e}",
+                self.spec.name
+            );
+        }
+        let mut state = self.lock();
+        let changed = state.source.is_some() && state.tools != list.tools;
+        state.tools = list.tools;
+        state.source = Some(state.source.unwrap_or(ListSource::Server));
+        if changed {
+            self.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        changed
+    }
+
+    /// The running server: started now if needed, restarted once if it exited.
+    fn running(&self) -> Result<Arc<McpServer>, String> {
+        let mut state = self.lock();
+        if let Some(server) = &state.running {
+            if !server.is_closed() {
+                return Ok(Arc::clone(server));
+            }
+            if state.starts >= 2 {
+                return Err(format!(
+                    "the server exited again after a restart; it is not restarted a second time{}",
+                    tail_note(server.stderr_tail())
+                ));
+            }
+            tracing::warn!(
+                "MCP server `{}` exited{}; restarting it",
+                self.spec.name,
+                tail_note(server.stderr_tail())
+            );
+        } else if let Some(error) = &state.start_error {
+            return Err(error.clone());
+        }
+        state.starts += 1;
+        let server = match McpServer::connect(&self.spec) {
+            Ok(server) => Arc::new(server),
+            Err(e) => {
+                let message = match e {
+                    CatalogError::Mcp { message, .. } => message,
+                    other => other.to_string(),
+                };
+                state.running = None;
+                state.start_error = Some(message.clone());
+                return Err(message);
+            }
+        };
+        state.running = Some(Arc::clone(&server));
+        drop(state);
+        let list = ToolList {
+            tools: server.tools().to_vec(),
+            ttl_ms: server.ttl_ms(),
+        };
+        self.adopt(&server, list);
+        Ok(server)
+    }
+
+    /// Calls the server's tool `remote_name`. Every failure — the server will not start, exits,
+    /// times out or answers with a protocol error — is a [`ToolError::Failed`] naming the server.
+    pub async fn call(
+        &self,
+        remote_name: &str,
+        args: Value,
+        deadline: Option<Deadline>,
+    ) -> Result<ToolResult<ToolPayload>, ToolError> {
+        let name = &self.spec.name;
+        let server = self
+            .running()
+            .map_err(|message| ToolError::Failed(format!("MCP server `{name}`: {message}")))?;
+        let own_deadline = deadline.is_none();
+        let deadline = deadline.unwrap_or_else(|| Deadline::after(self.call_timeout));
+        match server.call(remote_name, args, Some(deadline)).await {
+            Ok(result) => Ok(result),
+            Err(ToolError::DeadlineExceeded) if own_deadline => Err(ToolError::Failed(format!(
+                "MCP server `{name}` did not answer `{remote_name}` within {} s.",
+                self.call_timeout.as_secs()
+            ))),
+            Err(ToolError::Failed(message)) => {
+                let message = if server.is_closed() {
+                    format!(
+                        "MCP server `{name}` exited during the call ({message}){}; it is restarted for the next call.",
+                        tail_note(server.stderr_tail())
+                    )
+                } else {
+                    format!("MCP server `{name}`: {message}")
+                };
+                Err(ToolError::Failed(message))
+            }
+            Err(other) => Err(other),
+        }
+    }
+}
+
+/// The MCP servers of one catalog section, and how its catalog is built: the tools `base`
+/// adds (static tools, a catalog file, the search configuration), then each server's tools
+/// under its name.
+pub struct ServerCatalog {
+    base: Box<dyn Fn() -> CatalogBuilder + Send + Sync>,
+    servers: Vec<Arc<LazyServer>>,
+}
+
+impl std::fmt::Debug for ServerCatalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerCatalog")
+            .field("servers", &self.servers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerCatalog {
+    /// Servers whose tools join what `base` builds.
+    pub fn new(
+        base: impl Fn() -> CatalogBuilder + Send + Sync + 'static,
+        servers: Vec<Arc<LazyServer>>,
+    ) -> Self {
+        Self {
+            base: Box::new(base),
+            servers,
+        }
+    }
+
+    /// The servers.
+    pub fn servers(&self) -> &[Arc<LazyServer>] {
+        &self.servers
+    }
+
+    /// Loads every server's tool list (from the cache when fresh; servers without a fresh entry
+    /// are started, in parallel).
+    pub fn load(&self) -> Result<(), CatalogError> {
+        std::thread::scope(|scope| {
+            let loads: Vec<_> = self
+                .servers
+                .iter()
+                .map(|server| scope.spawn(move || server.load_tools()))
+                .collect();
+            for load in loads {
+                match load.join() {
+                    Ok(result) => {
+                        result?;
+                    }
+                    Err(_) => {
+                        return Err(CatalogError::Tokenizer(
+                            "a thread loading an MCP server's tools panicked".to_owned(),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The catalog: `base`'s tools, then each server's as `server.tool`.
+    pub fn build(&self) -> Result<Catalog, CatalogError> {
+        self.servers
+            .iter()
+            .fold((self.base)(), |builder, server| builder.lazy_server(server))
+            .build()
+    }
+
+    /// The sum of the servers' generations (changes whenever a tool list does).
+    pub fn generation(&self) -> u64 {
+        self.servers.iter().map(|s| s.generation()).sum()
+    }
+
+    /// Re-lists the servers that announced `tools/list_changed`; true when a list changed.
+    pub fn refresh(&self) -> bool {
+        let mut changed = false;
+        for server in &self.servers {
+            changed |= server.refresh();
+        }
+        changed
+    }
+
+    /// Starts, in the background, the servers whose namespaces prefix `names`.
+    pub fn warm<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        for name in names {
+            let Some((namespace, _)) = name.split_once('.') else {
+                continue;
+            };
+            if let Some(server) = self.servers.iter().find(|s| s.name() == namespace) {
+                server.warm();
+            }
+        }
+    }
+}
+
+fn tail_note(tail: Option<String>) -> String {
+    tail.map(|t| format!("; its stderr ends: {t}"))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_environment_references() {
+        // PATH is set in every test environment.
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(expand_env("a${PATH}b").unwrap(), format!("a{path}b"));
+        assert_eq!(expand_env("plain").unwrap(), "plain");
+        assert_eq!(expand_env("${").unwrap(), "${");
+        assert_eq!(
+            expand_env("${WINK_TEST_SURELY_UNSET_VAR}").unwrap_err(),
+            "WINK_TEST_SURELY_UNSET_VAR"
+        );
+    }
+
+    #[test]
+    fn shows_commands_without_environment_values() {
+        let spec = ServerSpec::stdio("fs", vec!["server".into(), "my dir".into()])
+            .env("TOKEN", "secret-value");
+        assert_eq!(spec.shown(), "server 'my dir'");
+        assert_eq!(
+            spec.resolved_env().unwrap(),
+            [("TOKEN".to_owned(), "secret-value".to_owned())]
+        );
+        let missing = ServerSpec::stdio("fs", vec!["server".into()])
+            .env("TOKEN", "${WINK_TEST_SURELY_UNSET_VAR}");
+        assert_eq!(
+            missing.resolved_env().unwrap_err(),
+            "env.TOKEN refers to ${WINK_TEST_SURELY_UNSET_VAR}, which is not set"
+        );
+    }
+
+    #[test]
+    fn a_server_that_will_not_start_fails_its_calls() {
+        let server = LazyServer::new(
+            ServerSpec::stdio("ghost", vec!["/nonexistent/wink-mcp".into()]),
+            None,
+        );
+        let error = wink_core::block_on(server.call("x", Value::Null, None)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            ToolError::Failed(
+                "MCP server `ghost`: cannot start: `/nonexistent/wink-mcp` is not an executable file or on PATH"
+                    .to_owned()
+            )
+            .to_string()
+        );
+        assert_eq!(server.starts(), 1);
+        // It is not started again for every call.
+        let _ = wink_core::block_on(server.call("x", Value::Null, None));
+        assert_eq!(server.starts(), 1);
+    }
+}

@@ -1,0 +1,113 @@
+//! Lazy MCP servers (`LazyServer`) behind a catalog section: with a warm tool cache nothing
+//! starts until `find_tool` or `tool.describe` names one of the server's tools. Uses the small
+//! server of `crates/wink-cli/tests/python/flaky_server.py` (official MCP Python SDK).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use wink_catalog::{
+    Catalog, LazyServer, ListSource, ServerCatalog, ServerSpec, ToolCache, ToolCatalogSection,
+};
+use wink_core::{ToolContext, block_on};
+use wink_session::Session;
+
+fn python_mcp_sdk() -> bool {
+    let available = Command::new("python3")
+        .args(["-c", "import mcp"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but the MCP Python SDK is missing: run scripts/setup.sh"
+        );
+        eprintln!("note: skipping: the MCP Python SDK is not installed (scripts/setup.sh)");
+    }
+    available
+}
+
+fn spec() -> ServerSpec {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../wink-cli/tests/python/flaky_server.py")
+        .display()
+        .to_string();
+    ServerSpec::stdio("flaky", vec!["python3".into(), script])
+}
+
+/// A catalog section over the server, from a warm cache.
+fn warm_section(cache: &ToolCache) -> (ToolCatalogSection, Arc<LazyServer>) {
+    let server = Arc::new(LazyServer::new(spec(), Some(cache.clone())));
+    let servers = ServerCatalog::new(Catalog::builder, vec![server.clone()]);
+    let section = ToolCatalogSection::with_servers("Tools", "tools", Arc::new(servers)).unwrap();
+    (section, server)
+}
+
+fn call(section: &ToolCatalogSection, name: &str, args: Value) -> String {
+    let tool = section
+        .meta_tools()
+        .iter()
+        .find(|t| t.name() == name)
+        .unwrap()
+        .clone();
+    let mut context = ToolContext::new(Session::new());
+    let response = block_on(tool.invoke(args, &mut context)).unwrap();
+    response.result.message
+}
+
+fn wait_until(mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(30) {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn servers_start_when_find_tool_or_tool_describe_names_their_tools() {
+    if !python_mcp_sdk() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("wink-lazy-servers-{}", std::process::id()));
+    let cache = ToolCache::at(&dir);
+    // A cold cache: listing starts the server; its list is cached.
+    let cold = LazyServer::new(spec(), Some(cache.clone()));
+    assert_eq!(cold.load_tools().unwrap(), ListSource::Server);
+    assert!(cold.is_running());
+    drop(cold);
+
+    let (section, server) = warm_section(&cache);
+    assert_eq!(server.list_source(), Some(ListSource::Cache));
+    assert!(!server.is_running(), "a warm cache starts nothing");
+    assert!(
+        section.body().contains("\n- flaky.pid: "),
+        "{}",
+        section.body()
+    );
+    let found = call(&section, "find_tool", json!({"purpose": "process id"}));
+    assert!(found.contains("\n- flaky.pid: "), "{found}");
+    assert!(
+        wait_until(|| server.is_running()),
+        "find_tool did not start the server"
+    );
+    assert_eq!(server.starts(), 1);
+
+    let (section, server) = warm_section(&cache);
+    assert!(!server.is_running());
+    let described = call(&section, "tool.describe", json!({"names": ["flaky.pid"]}));
+    assert!(
+        described.starts_with("`flaky.pid` is now callable."),
+        "{described}"
+    );
+    assert!(
+        wait_until(|| server.is_running()),
+        "tool.describe did not start the server"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
