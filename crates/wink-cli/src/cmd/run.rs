@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -296,15 +296,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let _journal = log; // keeps the session log open for the whole run
-    let timeout = match args.timeout {
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(usage(format!(
-                "--timeout must be a positive number of seconds, not {t}"
-            )));
-        }
-        None => None,
-    };
+    let timeout = super::common::timeout_flag(args.timeout)?;
     let budget = Budget {
         max_model_calls: match args.max_model_calls {
             None => Some(DEFAULT_MAX_MODEL_CALLS),
