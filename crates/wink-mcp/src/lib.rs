@@ -49,7 +49,9 @@ mod bridge;
 mod claude;
 mod error;
 mod http;
+pub mod lines;
 mod server;
+mod stdio;
 
 pub use bridge::bridge_tool_name;
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
