@@ -254,6 +254,10 @@ impl StreamSink for TerminalStream {
 
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let policy = parse_policy(&args.policy)?;
+    if let Some(path) = &args.transcript {
+        check_writable(path).map_err(|e| usage(format!("--transcript: {e}")))?;
+    }
+    let timeout = super::common::timeout_flag(args.timeout)?;
     let streaming = args.stream || std::io::stdout().is_terminal();
     let model_options = args.model.options(streaming, args.verbose);
     let fsync = wink_store::FsyncPolicy::EveryEvent;
@@ -296,7 +300,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let _journal = log; // keeps the session log open for the whole run
-    let timeout = super::common::timeout_flag(args.timeout)?;
     let budget = Budget {
         max_model_calls: match args.max_model_calls {
             None => Some(DEFAULT_MAX_MODEL_CALLS),
@@ -369,7 +372,46 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         spent.usage.output_tokens,
         result.restarts
     );
-    if let Some(path) = &args.transcript {
+    // A transcript that cannot be written is reported after the answer, never instead of it.
+    let transcript_error = match &args.transcript {
+        Some(path) => write_transcript(path, &result).err(),
+        None => None,
+    };
+    let provider_failure = result.provider_failure().cloned();
+    let code = report_outcome(
+        result.outcome,
+        streaming,
+        &stream,
+        &budget,
+        provider_failure,
+    )?;
+    match transcript_error {
+        None => Ok(code),
+        Some(error) => {
+            eprintln!("error: {error:#}");
+            Ok(ExitCode::from(crate::exit::FAILURE))
+        }
+    }
+}
+
+/// Refuses an output path that cannot be written, before the run does any work: its directory
+/// must exist and accept a new file (probed with the temporary file the write will use).
+fn check_writable(path: &std::path::Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!("{} is a directory", path.display()));
+    }
+    let probe = temporary_path(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .and_then(|_| std::fs::remove_file(&probe))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn write_transcript(path: &std::path::Path, result: &wink_agent::RunResult) -> anyhow::Result<()> {
+    let spent = result.spent;
+    {
         let calls: Vec<Value> = result
             .evaluations
             .iter()
@@ -402,8 +444,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         write_atomically(path, data.as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write transcript {}: {e}", path.display()))?;
     }
-    let provider_failure = result.provider_failure().cloned();
-    match result.outcome {
+    Ok(())
+}
+
+/// Prints the answer (or why there is none) and gives the exit code.
+fn report_outcome(
+    outcome: LoopOutcome,
+    streaming: bool,
+    stream: &TerminalStream,
+    budget: &Budget,
+    provider_failure: Option<wink_agent::ProviderFailure>,
+) -> anyhow::Result<ExitCode> {
+    match outcome {
         LoopOutcome::Finished { text, output } => {
             if streaming && stream.wrote.load(Ordering::Relaxed) && output.is_none() {
                 crate::output::println("")?;
@@ -423,7 +475,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         LoopOutcome::BudgetExceeded { limit } => {
-            eprintln!("error: {}", budget_message(limit, &budget));
+            eprintln!("error: {}", budget_message(limit, budget));
             Ok(ExitCode::from(BUDGET_EXIT))
         }
         LoopOutcome::Failed { message, phase } => {
@@ -454,8 +506,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The temporary file a write of `path` goes through.
+fn temporary_path(path: &std::path::Path) -> PathBuf {
+    path.with_extension("tmp-wink")
+}
+
 fn write_atomically(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp-wink");
+    let tmp = temporary_path(path);
     std::fs::write(&tmp, data)?;
     std::fs::rename(&tmp, path)
 }
