@@ -151,3 +151,123 @@ fn an_answer_is_printed_even_when_the_transcript_cannot_be_written() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_second_run_on_a_session_log_in_use_fails_at_once() {
+    let dir = scratch("session-lock");
+    let prompt = acting_prompt(&dir, "sleep 4; echo done");
+    let model = acting_script(&dir, "first");
+    let log = dir.join("same.jsonl");
+    let first = std::process::Command::new(env!("CARGO_BIN_EXE_wink"))
+        .args(["run", &prompt, "--model", &model, "--session"])
+        .arg(&log)
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("WINK_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first run has written the log's header (it holds the lock from then on).
+    let started = std::time::Instant::now();
+    while std::fs::read(&log).map_or(true, |bytes| !bytes.contains(&b'\n')) {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the first run never wrote its log"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second_started = std::time::Instant::now();
+    let err = usage_error(&[
+        "run",
+        &prompt,
+        "--model",
+        &model,
+        "--session",
+        log.to_str().unwrap(),
+    ]);
+    assert!(
+        second_started.elapsed().as_secs() < 3,
+        "the second run waited {:?}",
+        second_started.elapsed()
+    );
+    assert_eq!(
+        err,
+        format!(
+            "error: --session: session log {} is in use by another run (it is locked); wait for that run to end or choose another log\n",
+            log.display()
+        )
+    );
+    let first = first.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8(first.stdout).unwrap(), "first\n");
+    // The log is whole: it shows and resumes.
+    stdout(&wink(&["session", "show", log.to_str().unwrap()]));
+    std::fs::write(dir.join("script.json"), r#"[{"text": "second"}]"#).unwrap();
+    let out = wink(&[
+        "run",
+        &prompt,
+        "--model",
+        &model,
+        "--session",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(stdout(&out), "second\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resuming_a_session_log_with_another_prompt_needs_force() {
+    let dir = scratch("session-prompt");
+    let prompt = acting_prompt(&dir, "echo done");
+    let model = answering_script(&dir, "ok");
+    let log = dir.join("s.jsonl");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            prompt.as_str(),
+            "--model",
+            model.as_str(),
+            "--session",
+            log.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        wink(&args)
+    };
+    assert_eq!(stdout(&run(&[])), "ok\n");
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let logged = header["prompt"]["sha256"].as_str().unwrap().to_owned();
+    assert_eq!(header["prompt"]["ns"], "hostile");
+    assert_eq!(header["prompt"]["key"], "act");
+    assert_eq!(logged.len(), 64);
+    // Same prompt: resumed.
+    assert_eq!(stdout(&run(&[])), "ok\n");
+    // The prompt file changed: refused, then forced.
+    let prompt = acting_prompt(&dir, "echo changed");
+    let changed = wink_sha256(Path::new(&prompt));
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "error: --session: {} was recorded for prompt hostile:act (sha256 {logged}), not hostile:act (sha256 {changed}); use another log, or --force to resume it anyway\n",
+            log.display()
+        )
+    );
+    assert_eq!(stdout(&run(&["--force"])), "ok\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// sha256 of a file, by `sha256sum`.
+fn wink_sha256(path: &Path) -> String {
+    let out = std::process::Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()[..64].to_owned()
+}

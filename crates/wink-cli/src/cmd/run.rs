@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// Append every session event to this JSON Lines log (resumed when it exists).
     #[arg(long, value_name = "LOG.jsonl")]
     pub session: Option<PathBuf>,
+    /// Resume a --session log even though it was recorded for another prompt (another ns, key
+    /// or file content).
+    #[arg(long)]
+    pub force: bool,
     /// Write the transcript (model calls, output, usage, restarts) as JSON here.
     #[arg(long, value_name = "OUT.json")]
     pub transcript: Option<PathBuf>,
@@ -275,6 +279,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         _ => (wink_session::Session::new(), None),
     };
     let prepared = args.prompt.prepare_in(session)?;
+    let identity = prompt_identity(&args.prompt.file, &prepared.loaded.template)?;
+    if let (Some(path), Some(_)) = (&args.session, &log) {
+        check_log_prompt(path, &identity, args.force)?;
+    }
     let adapter = super::common::build_model(
         &args.model.model,
         model_options,
@@ -295,8 +303,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     if let (Some(path), None) = (&args.session, &log) {
         log = Some(
-            wink_store::SessionLog::create(path, &prepared.session, fsync)
-                .map_err(|e| usage(format!("--session: {e}")))?,
+            wink_store::SessionLog::create_for_prompt(
+                path,
+                &prepared.session,
+                fsync,
+                Some(identity),
+            )
+            .map_err(|e| usage(format!("--session: {e}")))?,
         );
     }
     let _journal = log; // keeps the session log open for the whole run
@@ -391,6 +404,42 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!("error: {error:#}");
             Ok(ExitCode::from(crate::exit::FAILURE))
         }
+    }
+}
+
+/// The prompt a session log records: ns, key and the sha256 of the prompt file.
+fn prompt_identity(
+    file: &std::path::Path,
+    template: &wink_core::PromptTemplate,
+) -> anyhow::Result<wink_session::PromptIdentity> {
+    let sha256 = wink_local::sha256_file(file).map_err(|e| usage(e.to_string()))?;
+    Ok(wink_session::PromptIdentity {
+        ns: template.ns().to_owned(),
+        key: template.key().to_owned(),
+        sha256,
+    })
+}
+
+/// Refuses to resume a log recorded for another prompt, unless `force`.
+fn check_log_prompt(
+    path: &std::path::Path,
+    identity: &wink_session::PromptIdentity,
+    force: bool,
+) -> anyhow::Result<()> {
+    let header = wink_store::read_header(path).map_err(|e| usage(format!("--session: {e}")))?;
+    match header.prompt {
+        Some(logged) if logged != *identity && !force => Err(usage(format!(
+            "--session: {} was recorded for prompt {}:{} (sha256 {}), not {}:{} (sha256 {}); \
+             use another log, or --force to resume it anyway",
+            path.display(),
+            logged.ns,
+            logged.key,
+            logged.sha256,
+            identity.ns,
+            identity.key,
+            identity.sha256
+        ))),
+        _ => Ok(()),
     }
 }
 
