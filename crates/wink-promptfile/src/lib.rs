@@ -15,6 +15,7 @@
 //! ```
 
 mod command;
+mod document;
 mod model;
 mod subagents;
 
@@ -44,6 +45,7 @@ use wink_core::{
 };
 
 pub use command::{CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, parse_stdout};
+pub use document::MAX_NESTING;
 pub use model::{
     EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SectionSpec, ToolSpec,
 };
@@ -166,7 +168,7 @@ pub fn load_str(
 
 /// Parse and check the shape of a prompt file (nothing is built yet).
 fn parse_file(text: &str, format: FileFormat, origin: &str) -> Result<PromptFile, PromptFileError> {
-    let value = parse_document(text, format, origin)?;
+    let value = document::parse_document(text, format, origin)?;
     serde_path_to_error::deserialize(value).map_err(|e| PromptFileError::Invalid {
         path: origin.to_owned(),
         key_path: display_key_path(&e.path().to_string()),
@@ -194,37 +196,6 @@ fn display_key_path(path: &str) -> String {
     } else {
         path.to_owned()
     }
-}
-
-fn parse_document(text: &str, format: FileFormat, origin: &str) -> Result<Value, PromptFileError> {
-    let syntax = |line: usize, column: usize, message: String| PromptFileError::Syntax {
-        path: origin.to_owned(),
-        line: line.max(1),
-        column: column.max(1),
-        message,
-    };
-    match format {
-        FileFormat::Json => serde_json::from_str::<Value>(text)
-            .map_err(|e| syntax(e.line(), e.column(), e.to_string())),
-        FileFormat::Toml => toml::from_str::<Value>(text).map_err(|e| {
-            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
-            syntax(line, column, e.message().trim().to_owned())
-        }),
-        FileFormat::Yaml => serde_yaml_ng::from_str::<Value>(text).map_err(|e| {
-            let (line, column) = e
-                .location()
-                .map(|l| (l.line(), l.column()))
-                .unwrap_or((1, 1));
-            syntax(line, column, e.to_string())
-        }),
-    }
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 struct Converter<'a> {
