@@ -271,3 +271,119 @@ fn wink_sha256(path: &Path) -> String {
         .unwrap();
     String::from_utf8(out.stdout).unwrap()[..64].to_owned()
 }
+
+#[test]
+fn duplicate_keys_and_oversized_integers_in_tool_arguments_are_refused() {
+    let dir = scratch("arguments");
+    let prompt = acting_prompt(&dir, "touch acted; echo done");
+    let script = dir.join("script.json");
+    std::fs::write(
+        &script,
+        r#"[{"tool_calls": [{"id": "c1", "name": "act", "arguments": "{\"a\": 1, \"a\": 2}"}]},
+            {"tool_calls": [{"id": "c2", "name": "act", "arguments": "{\"n\": 123456789012345678901234567890}"}]},
+            {"text": "gave up"}]"#,
+    )
+    .unwrap();
+    let transcript = dir.join("t.json");
+    let out = wink(&[
+        "run",
+        &prompt,
+        "--model",
+        &format!("scripted:{}", script.display()),
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    assert_eq!(stdout(&out), "gave up\n");
+    assert!(!dir.join("acted").exists(), "the tool ran");
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    let messages = t["model_calls"][2]["messages"].as_array().unwrap();
+    let results: Vec<&str> = messages
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "Tool validation failed: duplicate key 'a' in the arguments",
+            "Tool validation failed: the integer 123456789012345678901234567890 does not fit in 64 bits (in the arguments)"
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_interrupted_run_kills_its_running_command_tool() {
+    let dir = scratch("sigint");
+    let prompt = acting_prompt(
+        &dir,
+        "setsid sh -c 'echo $$ > daemon.pid; exec sleep 60' </dev/null >/dev/null 2>&1 & echo $$ > tool.pid; exec sleep 60",
+    );
+    let model = acting_script(&dir, "never");
+    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+        let _ = std::fs::remove_file(dir.join("tool.pid"));
+        let _ = std::fs::remove_file(dir.join("daemon.pid"));
+        let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_wink"))
+            .args(["run", &prompt, "--model", &model])
+            .env("RUST_BACKTRACE", "0")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let tool = wait_for_pid(&dir.join("tool.pid"));
+        let daemon = wait_for_pid(&dir.join("daemon.pid"));
+        std::process::Command::new("kill")
+            .args([signal, &run.id().to_string()])
+            .status()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = run.wait().unwrap();
+        assert_eq!(status.code(), Some(code));
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        for pid in [tool, daemon] {
+            assert!(!alive(&pid), "process {pid} outlived wink ({signal})");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn wait_for_pid(path: &Path) -> String {
+    let started = std::time::Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && !text.trim().is_empty()
+        {
+            return text.trim().to_owned();
+        }
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "{} never written",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Whether a process runs (a zombie waiting to be reaped counts as gone).
+fn alive(pid: &str) -> bool {
+    // SIGKILL is delivered asynchronously: give a loaded machine a moment.
+    for _ in 0..100 {
+        if !running(pid) {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}

@@ -44,11 +44,25 @@ use wink_core::{
     ToolError, ToolRef, render_json_payload,
 };
 
-pub use command::{CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, parse_stdout};
+pub use command::{
+    CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MARKER_VARIABLE,
+    kill_running_commands, parse_stdout,
+};
 pub use document::MAX_NESTING;
 pub use model::{
     EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SectionSpec, ToolSpec,
 };
+
+/// Names a file's own tools may not take: the builtin tools wink adds to a rendered prompt
+/// (disclosure, tool catalogs, sub-agents). A clash would offer two tools of one name.
+pub const RESERVED_TOOL_NAMES: [&str; 6] = [
+    wink_core::READ_SECTION,
+    wink_core::OPEN_SECTIONS,
+    wink_catalog::TOOL_LIST,
+    wink_catalog::TOOL_DESCRIBE,
+    wink_catalog::FIND_TOOL,
+    wink_agent::DISPATCH_SUBAGENT,
+];
 
 /// The format of a prompt file.
 #[non_exhaustive]
@@ -330,6 +344,7 @@ impl Converter<'_> {
         if !schema.is_object() {
             return Err(self.invalid("output", "output schema must be an object"));
         }
+        wink_schema::check_schema(output).map_err(|problem| self.invalid("output", problem))?;
         Ok(OutputSpec {
             name,
             schema,
@@ -592,6 +607,14 @@ impl Converter<'_> {
                 "parameters must be a JSON Schema object",
             ));
         }
+        wink_schema::check_schema(&parameters)
+            .map_err(|problem| self.invalid(format!("{at}.parameters"), problem))?;
+        if let Some(builtin) = RESERVED_TOOL_NAMES.iter().find(|n| **n == spec.name) {
+            return Err(self.invalid(
+                format!("{at}.name"),
+                format!("'{builtin}' is the name of a builtin tool; choose another name"),
+            ));
+        }
         let handler = match &spec.handler {
             Some(h) => Some(self.command(h, &format!("{at}.handler"))?),
             None => None,
@@ -639,7 +662,16 @@ impl Converter<'_> {
             }
         };
         let cwd = match &spec.cwd {
-            Some(dir) => self.base_dir.join(dir),
+            Some(dir) => {
+                let cwd = self.base_dir.join(dir);
+                if !cwd.is_dir() {
+                    return Err(self.invalid(
+                        format!("{at}.cwd"),
+                        format!("the working directory '{}' does not exist", cwd.display()),
+                    ));
+                }
+                cwd
+            }
             None => self.base_dir.to_path_buf(),
         };
         Ok(CommandHandler {

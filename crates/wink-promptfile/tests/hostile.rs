@@ -125,3 +125,184 @@ fn deeply_nested_json_and_toml_fail_fast_without_overflowing_the_stack() {
         started.elapsed()
     );
 }
+
+fn with_tool(tool: &str) -> String {
+    format!(
+        r#"{{"ns": "a", "key": "b", "sections": [{{"key": "t", "title": "T", "template": "x", "tools": [{tool}]}}]}}"#
+    )
+}
+
+#[test]
+fn a_tool_named_like_a_builtin_is_refused() {
+    for name in [
+        "read_section",
+        "open_sections",
+        "tool.describe",
+        "tool.list",
+        "find_tool",
+        "dispatch_subagent",
+    ] {
+        assert_eq!(
+            error(
+                &with_tool(&format!(r#"{{"name": "{name}", "description": "Mine."}}"#)),
+                FileFormat::Json,
+                "p.json"
+            ),
+            format!(
+                "p.json: sections[0].tools[0].name: '{name}' is the name of a builtin tool; choose another name"
+            )
+        );
+    }
+}
+
+#[test]
+fn tool_and_output_schemas_must_be_usable_json_schema() {
+    let tool = |parameters: &str| {
+        error(
+            &with_tool(&format!(
+                r#"{{"name": "t", "description": "T.", "parameters": {parameters}}}"#
+            )),
+            FileFormat::Json,
+            "p.json",
+        )
+    };
+    assert_eq!(
+        tool(r#"{"type": "objectz"}"#),
+        "p.json: sections[0].tools[0].parameters: type: unknown type 'objectz' (expected string, integer, number, boolean, object, array or null)"
+    );
+    assert_eq!(
+        tool(r##"{"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}"##),
+        "p.json: sections[0].tools[0].parameters: properties.a.$ref: '#/$defs/A' does not resolve to a schema in this document"
+    );
+    assert_eq!(
+        tool(r#"{"type": "object", "properties": {"a": {"type": "string", "pattern": "[z-a]"}}}"#),
+        "p.json: sections[0].tools[0].parameters: properties.a.pattern: '[z-a]' is not a regular expression: invalid character class range, the start must be <= the end"
+    );
+    let output = error(
+        r#"{"ns": "a", "key": "b", "sections": [{"key": "t", "title": "T", "template": "x"}],
+            "output": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"], "additionalProperties": false}}"#,
+        FileFormat::Json,
+        "p.json",
+    );
+    assert_eq!(
+        output,
+        "p.json: output: required: 'b' is required but not declared in properties while additionalProperties is false, so no value can satisfy the schema"
+    );
+}
+
+#[test]
+fn a_missing_command_cwd_is_named_at_load_and_at_run() {
+    let dir = std::env::temp_dir().join(format!("wink-pf-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("work")).unwrap();
+    let file = |cwd: &str| {
+        with_tool(&format!(
+            r#"{{"name": "t", "description": "T.", "handler": {{"command": ["cat"], "cwd": "{cwd}"}}}}"#
+        ))
+    };
+    let message = load_str(&file("nowhere"), FileFormat::Json, &dir, "p.json")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        message,
+        format!(
+            "p.json: sections[0].tools[0].handler.cwd: the working directory '{}' does not exist",
+            dir.join("nowhere").display()
+        )
+    );
+    // Removed after loading: the failure names it too.
+    let loaded = load_str(&file("work"), FileFormat::Json, &dir, "p.json").unwrap();
+    std::fs::remove_dir(dir.join("work")).unwrap();
+    let prompt = wink_core::Prompt::new(loaded.template);
+    let rendered = prompt.render().unwrap();
+    let tool = rendered.tool("t").unwrap();
+    let mut context = wink_core::ToolContext::new(wink_session::Session::new());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let response = runtime
+        .block_on(tool.invoke(serde_json::json!({}), &mut context))
+        .unwrap();
+    assert_eq!(
+        response.result.message,
+        format!(
+            "Command 'cat' could not be started: its working directory '{}' does not exist (No such file or directory (os error 2))",
+            dir.join("work").display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn alive(pid: &str) -> bool {
+    // SIGKILL is delivered asynchronously: give a loaded machine a moment.
+    for _ in 0..100 {
+        if !running(pid) {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+fn running(pid: &str) -> bool {
+    // A zombie counts as gone: it has exited and only waits to be reaped.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+fn read_pid(path: &Path) -> String {
+    let started = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && !text.trim().is_empty()
+        {
+            return text.trim().to_owned();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{} never written",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn daemons_started_by_a_command_tool_do_not_outlive_the_call() {
+    let dir = std::env::temp_dir().join(format!("wink-pf-daemon-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // One daemon leaves the process group with setsid, one double-forks; the tool then succeeds
+    // (first run) or fails (second run).
+    for (exit, name) in [(0, "ok"), (3, "failing")] {
+        let script = format!(
+            "setsid sh -c 'echo $$ > {name}-setsid.pid; exec sleep 60' </dev/null >/dev/null 2>&1 & \
+             (sh -c 'echo $$ > {name}-fork.pid; exec sleep 60' &) ; \
+             while [ ! -s {name}-setsid.pid ] || [ ! -s {name}-fork.pid ]; do sleep 0.05; done; \
+             echo done; exit {exit}"
+        );
+        let handler = wink_promptfile::CommandHandler {
+            program: "sh".into(),
+            args: vec!["-c".into(), script],
+            cwd: dir.clone(),
+            env: Default::default(),
+            timeout: Duration::from_secs(20),
+            max_output_bytes: 1024,
+        };
+        let result = handler.run(&serde_json::json!({}));
+        assert_eq!(result.success, exit == 0, "{}", result.message);
+        for daemon in ["setsid", "fork"] {
+            let pid = read_pid(&dir.join(format!("{name}-{daemon}.pid")));
+            assert!(
+                !alive(&pid),
+                "the {daemon} daemon {pid} of the {name} call is still running"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
