@@ -34,15 +34,28 @@ pub const MARKER_VARIABLE: &str = "WINK_COMMAND_TOOL";
 /// Calls in flight: their process group and marker.
 static RUNNING: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
 
+/// Set by [`kill_running_commands`]: the process is about to exit.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
 /// Kill every command tool running now, with everything it started (see the module docs).
-/// For signal handlers: call it, then exit.
+/// For signal handlers: call it, then exit. From then on no command call returns (nor starts),
+/// so the interrupted run cannot go on and finish with another exit code first.
 pub fn kill_running_commands() {
+    STOPPING.store(true, Ordering::SeqCst);
     let running = RUNNING
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .clone();
     for (group, marker) in running {
         kill_group_and_marked(group, &marker);
+    }
+}
+
+/// Parks the calling thread for good once the process is stopping (see
+/// [`kill_running_commands`]).
+fn wait_while_stopping() {
+    while STOPPING.load(Ordering::SeqCst) {
+        thread::sleep(Duration::from_millis(100));
     }
 }
 
@@ -83,6 +96,7 @@ impl CommandHandler {
     /// Run with `params` on stdin. Failures (spawn error, non-zero exit, signal, timeout,
     /// oversized output) come back as failed results whose message says what happened.
     pub fn run(&self, params: &Value) -> ToolResult<Value> {
+        wait_while_stopping();
         let marker = next_marker();
         let mut command = Command::new(&self.program);
         command
@@ -141,6 +155,7 @@ impl CommandHandler {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|(_, m)| *m != marker);
+        wait_while_stopping();
         if let Some(w) = writer {
             let _ = w.join();
         }
