@@ -44,6 +44,12 @@ fn main() -> ExitCode {
     init_tracing();
     wink_providers::install_crypto_provider();
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Call(_) | Command::Run(_) | Command::Eval(_)
+    ) {
+        stop_command_tools_on_signals();
+    }
     let outcome = match cli.command {
         Command::Render(args) => cmd::render::run(&args),
         Command::Call(args) => cmd::call::run(&args),
@@ -74,4 +80,40 @@ fn init_tracing() {
         .with_writer(std::io::stderr)
         .without_time()
         .try_init();
+}
+
+/// On SIGINT or SIGTERM: kill the running command tools with everything they started, then exit
+/// 130 / 143 (SIGKILL cannot be caught: see `wink_promptfile::kill_running_commands`).
+fn stop_command_tools_on_signals() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+        else {
+            return;
+        };
+        let (Ok(mut interrupt), Ok(mut terminate)) = runtime.block_on(async {
+            (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            )
+        }) else {
+            return;
+        };
+        let _ = std::thread::Builder::new()
+            .name("wink-signals".into())
+            .spawn(move || {
+                let code = runtime.block_on(async {
+                    tokio::select! {
+                        _ = interrupt.recv() => 130,
+                        _ = terminate.recv() => 143,
+                    }
+                });
+                wink_promptfile::kill_running_commands();
+                eprintln!("wink: stopped by a signal; the running command tools were killed");
+                std::process::exit(code);
+            });
+    }
 }

@@ -283,8 +283,30 @@ impl ToolExecutor {
         let params = match &call.arguments {
             ToolArguments::Json(v) => v.clone(),
             ToolArguments::Text(t) if t.trim().is_empty() => Value::Object(Default::default()),
-            ToolArguments::Text(t) => serde_json::from_str::<Value>(t)
-                .map_err(|_| self.fatal("Failed to decode tool call arguments."))?,
+            ToolArguments::Text(t) => match wink_schema::parse_strict_json(t) {
+                Ok(value) => value,
+                Err(wink_schema::StrictJsonError::Syntax(_)) => {
+                    return Err(self.fatal("Failed to decode tool call arguments."));
+                }
+                // A key twice or an integer beyond 64 bits: the model can send it again.
+                Err(refused) => {
+                    let problem = match refused {
+                        wink_schema::StrictJsonError::DuplicateKey(key) => {
+                            format!("duplicate key '{key}' in the arguments")
+                        }
+                        other => format!("{other} (in the arguments)"),
+                    };
+                    let outcome = ToolCallResult {
+                        call_id: call.id.clone(),
+                        name: call.name.clone(),
+                        params: Value::Object(Default::default()),
+                        result: ToolResult::failure(format!("Tool validation failed: {problem}")),
+                        expansion: None,
+                    };
+                    self.publish(&outcome, None);
+                    return Ok(CallOutcome::Completed(outcome));
+                }
+            },
         };
         if !params.is_object() {
             return Err(self.fatal("Tool call arguments must be a JSON object."));

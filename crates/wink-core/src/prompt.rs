@@ -1,6 +1,6 @@
 //! Prompt templates (the validated section tree) and prompts (a template plus bound params).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -264,6 +264,10 @@ struct Registry {
     defaults_by_type: HashMap<ParamsTypeId, ParamsValue>,
     tool_names: HashMap<String, SectionPath>,
     numbering: Vec<usize>,
+    /// Every registered path (duplicate keys are found in O(1), so loading stays linear).
+    paths: HashSet<SectionPath>,
+    /// Name → id of every registered params type.
+    params_type_names: HashMap<String, ParamsTypeId>,
 }
 
 impl Registry {
@@ -298,7 +302,7 @@ impl Registry {
             Some(p) => p.child(key.clone()),
             None => SectionPath::root(key.clone()),
         };
-        if self.nodes.iter().any(|n| n.path == path) {
+        if !self.paths.insert(path.clone()) {
             return Err(
                 PromptError::validation(format!("Duplicate section key '{key}'."))
                     .with_section_path(&path),
@@ -327,18 +331,23 @@ impl Registry {
                 .entry(ty.id().clone())
                 .or_insert_with(|| default.clone());
         }
-        if let Some(ty) = &params_type
-            && !self.params_types.iter().any(|t| t.id() == ty.id())
-        {
-            if self.params_types.iter().any(|t| t.name() == ty.name()) {
-                return Err(PromptError::validation(format!(
-                    "Two different params types are named '{}'.",
-                    ty.name()
-                ))
-                .with_section_path(&path)
-                .with_params_type(ty.name()));
+        if let Some(ty) = &params_type {
+            match self.params_type_names.get(ty.name()) {
+                Some(id) if id == ty.id() => {}
+                Some(_) => {
+                    return Err(PromptError::validation(format!(
+                        "Two different params types are named '{}'.",
+                        ty.name()
+                    ))
+                    .with_section_path(&path)
+                    .with_params_type(ty.name()));
+                }
+                None => {
+                    self.params_type_names
+                        .insert(ty.name().to_owned(), ty.id().clone());
+                    self.params_types.push(ty.clone());
+                }
             }
-            self.params_types.push(ty.clone());
         }
         for tool in section.tools() {
             if self.tool_names.contains_key(tool.name()) {

@@ -296,9 +296,11 @@ impl From<PromptError> for ToolError {
 pub struct Deadline(Instant);
 
 impl Deadline {
-    /// A deadline `after` from now.
+    /// A deadline `after` from now (a duration too large for the clock is a century).
     pub fn after(after: Duration) -> Self {
-        Self(Instant::now() + after)
+        const CENTURY: Duration = Duration::from_secs(100 * 365 * 86_400);
+        let now = Instant::now();
+        Self(now.checked_add(after.min(CENTURY)).unwrap_or(now))
     }
 
     /// A deadline at `instant`.

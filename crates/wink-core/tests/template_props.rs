@@ -73,3 +73,19 @@ proptest! {
         prop_assert_eq!(squash(&once), squash(&text));
     }
 }
+
+// The fuzz target (docs/fuzzing.md): its case count is `PROPTEST_CASES` (default 256).
+proptest! {
+    #[test]
+    fn fuzz_template_parser(text in "(\\$|\\{|\\}|[a-z_]|[^a-z]){0,64}", wide in any::<String>()) {
+        let started = std::time::Instant::now();
+        for input in [&text, &wide] {
+            let t = Template::parse(input);
+            let _ = t.substitute(|_| Some(Cow::Borrowed("x")));
+            let _ = Template::parse_section(input).render(|_| None);
+            let _ = Template::parse_section(input).first_invalid_placeholder();
+            let _ = dedent(input);
+        }
+        prop_assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+}

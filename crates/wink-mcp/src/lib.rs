@@ -49,8 +49,10 @@ mod bridge;
 mod claude;
 mod error;
 mod http;
+pub mod lines;
 mod server;
 mod skills;
+mod stdio;
 
 pub use bridge::bridge_tool_name;
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};

@@ -12,7 +12,7 @@ use rmcp::model::{
     ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, broadcast};
 use wink_core::{
@@ -163,19 +163,6 @@ impl PromptServer {
                 prompt: self.state.prompt_name.clone(),
                 source: Box::new(source),
             })
-    }
-
-    /// Serve over stdin/stdout until the client disconnects.
-    pub async fn serve_stdio(self) -> Result<(), McpServeError> {
-        let running = self
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| McpServeError::Stdio(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| McpServeError::Stdio(e.to_string()))?;
-        Ok(())
     }
 
     /// The MCP tools currently offered, in the rendered prompt's order.

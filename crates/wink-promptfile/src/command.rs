@@ -1,12 +1,20 @@
 //! Command-backed tools: the tool's arguments go to the process as JSON on stdin; its stdout
 //! is the result. The process (and anything it started) is killed on timeout or when its
 //! output exceeds the cap, and never outlives the call.
+//!
+//! "Anything it started": the command runs in its own process group, and carries a marker in
+//! its environment (`WINK_COMMAND_TOOL=<wink pid>-<call>`) that its descendants inherit. When
+//! the call ends — success, failure, timeout — the group is killed and, on Linux, every process
+//! whose environment holds the marker too: a daemon that left the group (`setsid`, a double
+//! fork) is found that way. [`kill_running_commands`] does the same for every call in flight;
+//! `wink` runs it on SIGINT and SIGTERM. What escapes: a descendant that clears its environment
+//! and leaves the group, and everything when wink itself is killed with SIGKILL (no handler runs).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,6 +28,46 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 const STDERR_CAP: usize = 64 * 1024;
 const STDERR_SHOWN: usize = 2000;
+/// The environment variable marking a command tool's processes.
+pub const MARKER_VARIABLE: &str = "WINK_COMMAND_TOOL";
+
+/// Calls in flight: their process group and marker.
+static RUNNING: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
+
+/// Set by [`kill_running_commands`]: the process is about to exit.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Kill every command tool running now, with everything it started (see the module docs).
+/// For signal handlers: call it, then exit. From then on no command call returns (nor starts),
+/// so the interrupted run cannot go on and finish with another exit code first.
+pub fn kill_running_commands() {
+    STOPPING.store(true, Ordering::SeqCst);
+    let running = RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    for (group, marker) in running {
+        kill_group_and_marked(group, &marker);
+    }
+}
+
+/// Parks the calling thread for good once the process is stopping (see
+/// [`kill_running_commands`]).
+fn wait_while_stopping() {
+    while STOPPING.load(Ordering::SeqCst) {
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A marker unique to one call of this process.
+fn next_marker() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
 
 /// How to run one command-backed tool.
 #[derive(Debug, Clone)]
@@ -48,11 +96,14 @@ impl CommandHandler {
     /// Run with `params` on stdin. Failures (spawn error, non-zero exit, signal, timeout,
     /// oversized output) come back as failed results whose message says what happened.
     pub fn run(&self, params: &Value) -> ToolResult<Value> {
+        wait_while_stopping();
+        let marker = next_marker();
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
             .current_dir(&self.cwd)
             .envs(&self.env)
+            .env(MARKER_VARIABLE, &marker)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -63,6 +114,13 @@ impl CommandHandler {
         }
         let mut child = match command.spawn() {
             Ok(c) => c,
+            Err(e) if !self.cwd.is_dir() => {
+                return ToolResult::failure(format!(
+                    "Command '{}' could not be started: its working directory '{}' does not exist ({e})",
+                    self.program.display(),
+                    self.cwd.display()
+                ));
+            }
             Err(e) => {
                 return ToolResult::failure(format!(
                     "Command '{}' could not be started: {e}",
@@ -70,6 +128,10 @@ impl CommandHandler {
                 ));
             }
         };
+        RUNNING
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((child.id(), marker.clone()));
         let input = serde_json::to_vec(params).unwrap_or_else(|_| b"{}".to_vec());
         let writer = child.stdin.take().map(|mut stdin| {
             thread::spawn(move || {
@@ -86,7 +148,14 @@ impl CommandHandler {
             .take()
             .map(|err| spawn_reader(err, STDERR_CAP, None));
         let ending = self.wait(&mut child, &overflow);
-        kill_group(&mut child);
+        kill_group_and_marked(child.id(), &marker);
+        let _ = child.kill();
+        let _ = child.wait();
+        RUNNING
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(_, m)| *m != marker);
+        wait_while_stopping();
         if let Some(w) = writer {
             let _ = w.join();
         }
@@ -168,20 +237,56 @@ fn spawn_reader<R: Read + Send + 'static>(
     })
 }
 
-/// Kill the child's whole process group (anything it started), then reap it.
-fn kill_group(child: &mut Child) {
+/// Kill the process group `group` (the child and what stayed in its group), then every process
+/// carrying `marker` in its environment, until none is left (at most about half a second).
+fn kill_group_and_marked(group: u32, marker: &str) {
     #[cfg(unix)]
     {
-        let group = format!("-{}", child.id());
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &group])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        send_kill(&[format!("-{group}")]);
+        for _ in 0..50 {
+            let marked = marked_processes(marker);
+            if marked.is_empty() {
+                break;
+            }
+            send_kill(&marked);
+            thread::sleep(Duration::from_millis(10));
+        }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+}
+
+#[cfg(unix)]
+fn send_kill(targets: &[String]) {
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .arg("--")
+        .args(targets)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Pids of the live processes whose environment holds `MARKER_VARIABLE=marker` (Linux `/proc`;
+/// nothing elsewhere). Zombies are skipped (their environment reads empty).
+fn marked_processes(marker: &str) -> Vec<String> {
+    let wanted = format!("{MARKER_VARIABLE}={marker}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            if !name.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let environ = std::fs::read(entry.path().join("environ")).ok()?;
+            environ
+                .split(|&b| b == 0)
+                .any(|variable| variable == wanted.as_bytes())
+                .then_some(name)
+        })
+        .collect()
 }
 
 fn tail(text: &str, max_chars: usize) -> String {

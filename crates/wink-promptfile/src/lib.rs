@@ -15,6 +15,7 @@
 //! ```
 
 mod command;
+mod document;
 mod model;
 mod servers;
 mod subagents;
@@ -44,11 +45,26 @@ use wink_core::{
     ToolError, ToolRef, render_json_payload,
 };
 
-pub use command::{CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, parse_stdout};
+pub use command::{
+    CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MARKER_VARIABLE,
+    kill_running_commands, parse_stdout,
+};
+pub use document::MAX_NESTING;
 pub use model::{
     EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SectionSpec, ServerEntry,
     ToolSpec,
 };
+
+/// Names a file's own tools may not take: the builtin tools wink adds to a rendered prompt
+/// (disclosure, tool catalogs, sub-agents). A clash would offer two tools of one name.
+pub const RESERVED_TOOL_NAMES: [&str; 6] = [
+    wink_core::READ_SECTION,
+    wink_core::OPEN_SECTIONS,
+    wink_catalog::TOOL_LIST,
+    wink_catalog::TOOL_DESCRIBE,
+    wink_catalog::FIND_TOOL,
+    wink_agent::DISPATCH_SUBAGENT,
+];
 
 /// The format of a prompt file.
 #[non_exhaustive]
@@ -174,7 +190,7 @@ pub fn load_str(
 
 /// Parse and check the shape of a prompt file (nothing is built yet).
 fn parse_file(text: &str, format: FileFormat, origin: &str) -> Result<PromptFile, PromptFileError> {
-    let value = parse_document(text, format, origin)?;
+    let value = document::parse_document(text, format, origin)?;
     serde_path_to_error::deserialize(value).map_err(|e| PromptFileError::Invalid {
         path: origin.to_owned(),
         key_path: display_key_path(&e.path().to_string()),
@@ -204,37 +220,6 @@ fn display_key_path(path: &str) -> String {
     } else {
         path.to_owned()
     }
-}
-
-fn parse_document(text: &str, format: FileFormat, origin: &str) -> Result<Value, PromptFileError> {
-    let syntax = |line: usize, column: usize, message: String| PromptFileError::Syntax {
-        path: origin.to_owned(),
-        line: line.max(1),
-        column: column.max(1),
-        message,
-    };
-    match format {
-        FileFormat::Json => serde_json::from_str::<Value>(text)
-            .map_err(|e| syntax(e.line(), e.column(), e.to_string())),
-        FileFormat::Toml => toml::from_str::<Value>(text).map_err(|e| {
-            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
-            syntax(line, column, e.message().trim().to_owned())
-        }),
-        FileFormat::Yaml => serde_yaml_ng::from_str::<Value>(text).map_err(|e| {
-            let (line, column) = e
-                .location()
-                .map(|l| (l.line(), l.column()))
-                .unwrap_or((1, 1));
-            syntax(line, column, e.to_string())
-        }),
-    }
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 struct Converter<'a> {
@@ -374,6 +359,7 @@ impl Converter<'_> {
         if !schema.is_object() {
             return Err(self.invalid("output", "output schema must be an object"));
         }
+        wink_schema::check_schema(output).map_err(|problem| self.invalid("output", problem))?;
         Ok(OutputSpec {
             name,
             schema,
@@ -724,6 +710,14 @@ impl Converter<'_> {
                 "parameters must be a JSON Schema object",
             ));
         }
+        wink_schema::check_schema(&parameters)
+            .map_err(|problem| self.invalid(format!("{at}.parameters"), problem))?;
+        if let Some(builtin) = RESERVED_TOOL_NAMES.iter().find(|n| **n == spec.name) {
+            return Err(self.invalid(
+                format!("{at}.name"),
+                format!("'{builtin}' is the name of a builtin tool; choose another name"),
+            ));
+        }
         let handler = match &spec.handler {
             Some(h) => Some(self.command(h, &format!("{at}.handler"))?),
             None => None,
@@ -771,7 +765,16 @@ impl Converter<'_> {
             }
         };
         let cwd = match &spec.cwd {
-            Some(dir) => self.base_dir.join(dir),
+            Some(dir) => {
+                let cwd = self.base_dir.join(dir);
+                if !cwd.is_dir() {
+                    return Err(self.invalid(
+                        format!("{at}.cwd"),
+                        format!("the working directory '{}' does not exist", cwd.display()),
+                    ));
+                }
+                cwd
+            }
             None => self.base_dir.to_path_buf(),
         };
         Ok(CommandHandler {

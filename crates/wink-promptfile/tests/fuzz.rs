@@ -179,3 +179,32 @@ fn the_editor_json_schema_accepts_the_corpus_and_rejects_typos() {
     let good = serde_json::json!({"ns": "a", "key": "b", "subagents": {"reviewer": "r.yaml"}});
     assert!(wink_schema::validate(&schema, &good).is_ok());
 }
+
+// The fuzz target (docs/fuzzing.md): its case count is `PROPTEST_CASES` (default 256).
+proptest! {
+    #[test]
+    fn fuzz_prompt_file_loader(value in arb_json(4), text in any::<String>(), mutation in any::<(usize, u8)>()) {
+        let started = std::time::Instant::now();
+        let json = serde_json::to_string(&value).unwrap();
+        check(&json, FileFormat::Json);
+        for format in [FileFormat::Json, FileFormat::Toml, FileFormat::Yaml] {
+            check(&text, format);
+        }
+        let files = corpus_texts();
+        let (path_index, byte) = mutation;
+        let (format, original) = &files[path_index % files.len()];
+        let mut bytes = original.as_bytes().to_vec();
+        let at = path_index % bytes.len().max(1);
+        if let Some(slot) = bytes.get_mut(at) {
+            *slot = byte % 128;
+        }
+        check(&String::from_utf8_lossy(&bytes), *format);
+        prop_assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+}
+
+/// The corpus, read once per process.
+fn corpus_texts() -> &'static [(FileFormat, String)] {
+    static TEXTS: std::sync::OnceLock<Vec<(FileFormat, String)>> = std::sync::OnceLock::new();
+    TEXTS.get_or_init(|| corpus().into_iter().map(|(_, f, t)| (f, t)).collect())
+}

@@ -182,7 +182,8 @@ pub(crate) fn object_arguments(fragments: String) -> ToolArguments {
     if fragments.trim().is_empty() {
         return ToolArguments::Json(Value::Object(serde_json::Map::new()));
     }
-    match serde_json::from_str::<Value>(&fragments) {
+    // Strict: a key twice or an integer beyond 64 bits stays text, and the loop refuses it.
+    match wink_schema::parse_strict_json(&fragments) {
         Ok(value) => ToolArguments::Json(value),
         Err(_) => ToolArguments::Text(fragments),
     }

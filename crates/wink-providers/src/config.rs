@@ -21,75 +21,78 @@ impl ApiKey {
         &self.0
     }
 
-    /// `text` with every whole occurrence of the key replaced by `[REDACTED]`: the key as is, as
-    /// written inside a JSON string, and percent-encoded (upper- or lower-case hex).
+    /// `text` with every whole occurrence of the key replaced by `[REDACTED]`, however each of
+    /// its characters is written: as is, JSON-escaped (`\"`, `\\`, `\/`, `\u002f` in either
+    /// case) or percent-encoded (`%2F` / `%2f`), in any mix.
     ///
     /// Keys shorter than [`ApiKey::MIN_REDACTED_LEN`] characters are left alone: a key such as
     /// `x` (local servers take any) is no secret, and replacing every `x` would make messages
     /// unreadable.
     #[must_use]
     pub fn redact(&self, text: &str) -> String {
+        let key = self.0.as_bytes();
         if self.0.chars().count() < Self::MIN_REDACTED_LEN {
             return text.to_owned();
         }
-        let mut redacted = text.to_owned();
-        for form in self.written_forms() {
-            if redacted.contains(&form) {
-                redacted = redacted.replace(&form, "[REDACTED]");
+        let bytes = text.as_bytes();
+        let mut redacted = String::with_capacity(text.len());
+        let mut copied = 0;
+        let mut index = 0;
+        while index < bytes.len() {
+            match written_key_end(bytes, index, key) {
+                Some(end) => {
+                    redacted.push_str(&text[copied..index]);
+                    redacted.push_str("[REDACTED]");
+                    index = end;
+                    copied = end;
+                }
+                None => index += 1,
             }
         }
+        redacted.push_str(&text[copied..]);
         redacted
     }
 
     /// The shortest key [`ApiKey::redact`] redacts, in characters.
     pub const MIN_REDACTED_LEN: usize = 8;
-
-    /// The ways the key may be written in a body or URL, longest first.
-    fn written_forms(&self) -> Vec<String> {
-        let json = serde_json::to_string(&self.0)
-            .map(|quoted| quoted[1..quoted.len() - 1].to_owned())
-            .unwrap_or_default();
-        // Some servers also escape `/` in JSON strings.
-        let json_slashes = json.replace('/', "\\/");
-        let upper = percent_encode(&self.0);
-        let lower = lower_hex_escapes(&upper);
-        let mut forms = vec![self.0.clone(), json, json_slashes, upper, lower];
-        forms.retain(|form| !form.is_empty());
-        forms.sort_by_key(|form| std::cmp::Reverse(form.len()));
-        forms.dedup();
-        forms
-    }
 }
 
-/// `text` percent-encoded: every byte but the RFC 3986 unreserved characters becomes `%XX`.
-fn percent_encode(text: &str) -> String {
-    let mut encoded = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
+/// Where a written form of `key` starting at `start` of `text` ends (see [`ApiKey::redact`]).
+/// Forms start with an ASCII byte, so a match never starts or ends inside a UTF-8 character.
+fn written_key_end(text: &[u8], start: usize, key: &[u8]) -> Option<usize> {
+    let Some((&first, rest)) = key.split_first() else {
+        return Some(start);
+    };
+    let at = text.get(start..)?;
+    let mut ends = Vec::with_capacity(2);
+    if at.first() == Some(&first) {
+        ends.push(start + 1);
     }
-    encoded
+    if let Some(width) = escaped_width(at, first) {
+        ends.push(start + width);
+    }
+    ends.into_iter()
+        .find_map(|next| written_key_end(text, next, rest))
 }
 
-/// `%XX` escapes of `encoded` with lower-case hex digits.
-fn lower_hex_escapes(encoded: &str) -> String {
-    let mut out = String::with_capacity(encoded.len());
-    let mut after_percent = 0;
-    for character in encoded.chars() {
-        if character == '%' {
-            after_percent = 2;
-            out.push(character);
-        } else if after_percent > 0 {
-            after_percent -= 1;
-            out.push(character.to_ascii_lowercase());
-        } else {
-            out.push(character);
+/// The length of an escape of `byte` at the start of `text`: `%XX`, `\uXXXX`, or a JSON
+/// two-character escape.
+fn escaped_width(text: &[u8], byte: u8) -> Option<usize> {
+    let hex = |digits: &[u8]| {
+        std::str::from_utf8(digits)
+            .ok()
+            .and_then(|d| u32::from_str_radix(d, 16).ok())
+    };
+    match text {
+        [b'%', a, b, ..] if hex(&[*a, *b]) == Some(u32::from(byte)) => Some(3),
+        [b'\\', b'u', digits @ ..]
+            if digits.len() >= 4 && hex(&digits[..4]) == Some(u32::from(byte)) =>
+        {
+            Some(6)
         }
+        [b'\\', escaped, ..] if *escaped == byte && matches!(byte, b'"' | b'\\' | b'/') => Some(2),
+        _ => None,
     }
-    out
 }
 
 impl fmt::Debug for ApiKey {
@@ -493,6 +496,14 @@ mod tests {
         );
         let key = ApiKey::new("sk-12345");
         assert_eq!(key.redact("sk-1234 sk-12345"), "sk-1234 [REDACTED]");
+        // Any mix of escapes, as servers and proxies write them.
+        let key = ApiKey::new("sk-a/b/c+d");
+        assert_eq!(
+            key.redact(
+                r#"{"k":"sk-a\/b/c+d","u":"sk-a/b/c+d","q":"sk-a%2Fb/c%2bd","é":"ésk-a/b/c+dé"}"#
+            ),
+            r#"{"k":"[REDACTED]","u":"[REDACTED]","q":"[REDACTED]","é":"é[REDACTED]é"}"#
+        );
     }
 
     #[test]

@@ -70,8 +70,8 @@ pub use factory::{
 pub use mapping::RequestMapping;
 pub use sse::{SseEvent, SseParser};
 pub use transport::{
-    ChunkConsumer, HttpTransport, Reply, backoff, install_crypto_provider, parse_retry_after,
-    retry_after,
+    ChunkConsumer, HttpTransport, RETRY_AFTER_CAP, Reply, backoff, install_crypto_provider,
+    parse_retry_after, retry_after,
 };
 
 pub use tokio_util::sync::CancellationToken;

@@ -215,7 +215,7 @@ impl RequestMapping {
     /// `null`s strict mode forced on optional fields are removed (when the text parses).
     pub fn text_arguments(&self, canonical: &str, raw: String) -> ToolArguments {
         if let Some(schema) = self.strict.get(canonical)
-            && let Ok(parsed) = serde_json::from_str::<Value>(&raw)
+            && let Ok(parsed) = wink_schema::parse_strict_json(&raw)
         {
             let stripped = strip_strict_nulls(schema, &parsed);
             if stripped != parsed {

@@ -17,6 +17,8 @@ pub struct SseParser {
     /// The previous chunk ended with `\r`: a `\n` opening the next one belongs to it.
     after_cr: bool,
     started: bool,
+    /// The stream's first bytes while they may still be a split byte-order mark.
+    bom_prefix: Vec<u8>,
     event: Option<String>,
     data: String,
     has_data: bool,
@@ -30,11 +32,21 @@ impl SseParser {
 
     /// Parses one chunk; returns the events it completed.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+        const BOM: &[u8] = b"\xEF\xBB\xBF";
         let mut events = Vec::new();
+        let head;
         let mut bytes = chunk;
-        if !self.started && !bytes.is_empty() {
+        if !self.started {
+            // The byte-order mark may arrive split over several chunks.
+            let mut start = std::mem::take(&mut self.bom_prefix);
+            start.extend_from_slice(chunk);
+            if start.len() < BOM.len() && BOM.starts_with(&start) {
+                self.bom_prefix = start;
+                return events;
+            }
             self.started = true;
-            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            head = start;
+            bytes = head.strip_prefix(BOM).unwrap_or(&head);
         }
         for &byte in bytes {
             if self.after_cr {
@@ -104,6 +116,24 @@ mod tests {
     fn parse_all(chunks: &[&[u8]]) -> Vec<SseEvent> {
         let mut parser = SseParser::new();
         chunks.iter().flat_map(|chunk| parser.push(chunk)).collect()
+    }
+
+    #[test]
+    fn a_byte_order_mark_split_over_chunks_is_still_dropped() {
+        let data = |text: &str| SseEvent {
+            event: None,
+            data: text.into(),
+        };
+        assert_eq!(
+            parse_all(&[b"\xEF", b"", b"\xBB", b"\xBFdata: a\n\n"]),
+            vec![data("a")]
+        );
+        // Not a mark after all: the bytes are kept.
+        assert_eq!(
+            parse_all(&[b"\xEF", b"data: b\n\n"]),
+            Vec::<SseEvent>::new()
+        );
+        assert_eq!(parse_all(&[b"da", b"ta: c\n\n"]), vec![data("c")]);
     }
 
     #[test]

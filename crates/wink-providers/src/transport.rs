@@ -327,36 +327,54 @@ fn random_fraction() -> f64 {
     (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
 
+/// The longest wait a `Retry-After` / `retry-after-ms` value is read as: larger values (up to
+/// `1e30`, `18446744073709551616`, ...) become this cap. It is far above
+/// `RetryPolicy::max_retry_after`, so such an answer fails the call instead of waiting.
+pub const RETRY_AFTER_CAP: Duration = Duration::from_secs(86_400);
+
+/// `seconds` as a wait, capped at [`RETRY_AFTER_CAP`]; `None` when negative or not a number.
+fn capped_wait(seconds: f64) -> Option<Duration> {
+    if seconds.is_nan() || seconds < 0.0 {
+        return None;
+    }
+    Some(if seconds >= RETRY_AFTER_CAP.as_secs_f64() {
+        RETRY_AFTER_CAP
+    } else {
+        Duration::from_secs_f64(seconds)
+    })
+}
+
 /// The wait a response asks for: `retry-after-ms` (milliseconds, OpenAI) or `Retry-After`
-/// (seconds, or an HTTP date relative to `now`).
+/// (seconds, or an HTTP date relative to `now`), capped at [`RETRY_AFTER_CAP`].
 pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    if let Some(millis) = headers
+    if let Some(wait) = headers
         .get("retry-after-ms")
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<f64>().ok())
-        && millis.is_finite()
-        && millis >= 0.0
+        .and_then(|millis| capped_wait(millis / 1000.0))
     {
-        return Some(Duration::from_secs_f64(millis / 1000.0));
+        return Some(wait);
     }
     let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
     parse_retry_after(value, now)
 }
 
-/// Parses a `Retry-After` value: delay-seconds or an HTTP date (a date in the past is zero).
+/// Parses a `Retry-After` value: delay-seconds or an HTTP date (a date in the past is zero),
+/// capped at [`RETRY_AFTER_CAP`].
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
+        return Some(Duration::from_secs(seconds).min(RETRY_AFTER_CAP));
     }
-    if let Ok(seconds) = value.parse::<f64>()
-        && seconds.is_finite()
-        && seconds >= 0.0
-    {
-        return Some(Duration::from_secs_f64(seconds));
+    if let Ok(seconds) = value.parse::<f64>() {
+        return capped_wait(seconds);
     }
     let date = httpdate::parse_http_date(value).ok()?;
-    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+    Some(
+        date.duration_since(now)
+            .unwrap_or(Duration::ZERO)
+            .min(RETRY_AFTER_CAP),
+    )
 }
 
 #[cfg(test)]
@@ -380,6 +398,31 @@ mod tests {
             Some(Duration::ZERO)
         );
         assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn huge_retry_after_values_are_capped_not_panicking() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777);
+        for value in [
+            "1e20",
+            "18446744073709551616",
+            "1e308",
+            "inf",
+            "99999999999999999999",
+        ] {
+            assert_eq!(
+                parse_retry_after(value, now),
+                Some(RETRY_AFTER_CAP),
+                "{value}"
+            );
+        }
+        assert_eq!(parse_retry_after("-1", now), None);
+        assert_eq!(parse_retry_after("NaN", now), None);
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after-ms", HeaderValue::from_static("1e30"));
+        assert_eq!(retry_after(&headers, now), Some(RETRY_AFTER_CAP));
+        headers.insert("retry-after-ms", HeaderValue::from_static("inf"));
+        assert_eq!(retry_after(&headers, now), Some(RETRY_AFTER_CAP));
     }
 
     #[test]

@@ -385,6 +385,31 @@ async fn rate_limited_then_success_honours_retry_after() {
 }
 
 #[tokio::test]
+async fn huge_retry_after_fails_the_call_at_once_without_panicking() {
+    for adapter in ALL {
+        for (header, value) in [
+            ("retry-after", "1e20"),
+            ("retry-after", "18446744073709551616"),
+            ("retry-after-ms", "1e30"),
+        ] {
+            let limited = Reply::json(
+                429,
+                r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#,
+            )
+            .header(header, value);
+            let (turn, requests) = run(adapter, vec![limited], false, simple_request()).await;
+            let error = turn.unwrap_err();
+            assert_eq!(requests.len(), 1, "{adapter:?} {header}: {value}");
+            assert_eq!(
+                error.kind,
+                ProviderErrorKind::RateLimited(Some(wink_providers::RETRY_AFTER_CAP)),
+                "{adapter:?} {header}: {value}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn server_error_then_success() {
     for adapter in ALL {
         let failing = Reply::json(

@@ -36,14 +36,17 @@
 //! assert_eq!(output, json!({"verdict": "done"}));
 //! ```
 
+mod check;
 pub mod coerce;
 pub mod dialect;
 mod keywords;
 pub mod names;
 pub mod output;
 pub mod python;
+mod strict;
 pub mod validate;
 
+pub use check::{SchemaProblem, check_schema};
 pub use coerce::coerce;
 pub use dialect::{SchemaDialect, SchemaError, fits_openai_strict, normalize, strip_strict_nulls};
 pub use names::{NameError, ToolNameAliases, is_provider_safe};
@@ -51,6 +54,7 @@ pub use output::{
     OutputContainer, OutputParseError, OutputSpec, parse_prompt_output, parse_provider_payload,
     parse_structured_output, response_format, schema_name,
 };
+pub use strict::{DUPLICATE_KEY, StrictJsonError, StrictValue, parse_strict_json};
 pub use validate::{
     PathSegment, ValidationError, ValidationErrors, ValidationOptions, validate, validate_with,
 };

@@ -47,6 +47,20 @@ pub struct LogHeader {
     pub session_id: SessionId,
     /// When the session was created.
     pub created_at: Timestamp,
+    /// The prompt the log was recorded for (absent in logs written without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PromptIdentity>,
+}
+
+/// Which prompt a session log belongs to: resuming it with another prompt is refused by `wink run`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptIdentity {
+    /// The prompt's namespace.
+    pub ns: String,
+    /// The prompt's key.
+    pub key: String,
+    /// Lowercase hex sha256 of the prompt file's bytes.
+    pub sha256: String,
 }
 
 impl LogHeader {
@@ -56,7 +70,15 @@ impl LogHeader {
             wink_session_log: LOG_SCHEMA_VERSION,
             session_id,
             created_at,
+            prompt: None,
         }
+    }
+
+    /// The header naming the prompt the log is recorded for.
+    #[must_use]
+    pub fn with_prompt(mut self, prompt: Option<PromptIdentity>) -> Self {
+        self.prompt = prompt;
+        self
     }
 
     /// The header as one JSON line, newline included.

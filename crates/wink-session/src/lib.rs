@@ -54,7 +54,9 @@ pub use bus::{
     SubscriptionId,
 };
 pub use event::{ErasedEvent, Event, SessionId, SliceItem, short_type_name};
-pub use journal::{Journal, JournalError, LOG_SCHEMA_VERSION, LogHeader, LogRecord};
+pub use journal::{
+    Journal, JournalError, LOG_SCHEMA_VERSION, LogHeader, LogRecord, PromptIdentity,
+};
 pub use path::{SectionPath, SectionVisibility};
 pub use reducer::{DeclarativeReducers, DeclarativeSlice, Reducer, ReducerError};
 pub use session::{ReplayError, Session, SessionBuilder};

@@ -25,6 +25,14 @@ pub enum StoreError {
         /// The log file.
         path: PathBuf,
     },
+    /// Another process (or another `SessionLog` of this one) holds the log open for writing.
+    #[error(
+        "session log {path} is in use by another run (it is locked); wait for that run to end or choose another log"
+    )]
+    Locked {
+        /// The log file.
+        path: PathBuf,
+    },
     /// The file has no complete header line.
     #[error(
         "session log {path} has no complete header line (empty, or the process stopped while creating it)"

@@ -31,6 +31,14 @@
 //! [`StoreError::CorruptRecord`]. A header with a schema version newer than [`LOG_SCHEMA_VERSION`] is
 //! [`StoreError::UnsupportedVersion`], naming the file and the version.
 //!
+//! # Locking
+//!
+//! A [`SessionLog`] holds an exclusive OS file lock on its file (`flock` on Unix, through
+//! `std::fs::File::try_lock`) from creation or resumption until it is dropped: a second writer, in this
+//! process or another, fails at once with [`StoreError::Locked`] instead of interleaving sequence numbers.
+//! Readers ([`read_log`], [`show`]) do not lock. The lock is released by the OS when the process ends,
+//! however it ends.
+//!
 //! # `wink session show`
 //!
 //! [`show`] prints a log's events and the slices replay yields (the CLI's
@@ -81,13 +89,16 @@
 //! session.dispatch(Note("a".into()));
 //! session.dispatch(Note("b".into()));
 //!
+//! let (id, notes) = (session.id(), session.slice::<Note>().all());
+//! drop(session); // the log stays locked while its session lives
+//!
 //! // Rebuild the session from its log.
 //! let (reopened, _log, report) = wink_store::open_session(&path, FsyncPolicy::EveryEvent, |s| {
 //!     s.register_event::<Note>();
 //! })?;
 //! assert_eq!(report.records, 2);
-//! assert_eq!(reopened.id(), session.id());
-//! assert_eq!(reopened.slice::<Note>().all(), session.slice::<Note>().all());
+//! assert_eq!(reopened.id(), id);
+//! assert_eq!(reopened.slice::<Note>().all(), notes);
 //!
 //! let text = wink_store::show(&path, Some("Note"), ShowFormat::Text)?;
 //! assert!(text.contains("  Note (2 items)\n    - \"a\"\n    - \"b\"\n"));
@@ -126,8 +137,10 @@ pub fn open_session(
     configure: impl FnOnce(&Session),
 ) -> Result<(Session, Arc<SessionLog>, ReplayReport), StoreError> {
     let path = path.as_ref();
+    // Locked first: a log another run is still writing is refused before it is read.
+    let file = log::open_locked(path)?;
     let session = session_builder(path)?.build();
     configure(&session);
-    let (log, report) = SessionLog::resume(path, &session, policy)?;
+    let (log, report) = SessionLog::resume_locked(path, file, &session, policy)?;
     Ok((session, log, report))
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use wink_session::journal::encode_record_line;
-use wink_session::{ErasedEvent, Journal, JournalError, LogHeader, Session};
+use wink_session::{ErasedEvent, Journal, JournalError, LogHeader, PromptIdentity, Session};
 
 use crate::error::StoreError;
 use crate::read::{ReplayReport, repair_log, replay_records};
@@ -78,6 +78,28 @@ fn sync_parent_directory(_: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Takes the log's exclusive lock (an OS file lock, `flock` on Unix) for as long as `file` stays
+/// open, so two processes never append to one log; fails at once when another holds it.
+fn lock(path: &Path, file: &File) -> Result<(), StoreError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked {
+            path: path.to_path_buf(),
+        }),
+        Err(std::fs::TryLockError::Error(error)) => Err(io_error(path, "lock")(error)),
+    }
+}
+
+/// Opens an existing log for append and takes its lock (see [`SessionLog::resume`]).
+pub(crate) fn open_locked(path: &Path) -> Result<File, StoreError> {
+    let file = OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(io_error(path, "open for append"))?;
+    lock(path, &file)?;
+    Ok(file)
+}
+
 impl SessionLog {
     /// Creates a new log at `path` (which must not exist) for `session` and attaches it.
     ///
@@ -87,6 +109,16 @@ impl SessionLog {
         path: impl AsRef<Path>,
         session: &Session,
         policy: FsyncPolicy,
+    ) -> Result<Arc<Self>, StoreError> {
+        Self::create_for_prompt(path, session, policy, None)
+    }
+
+    /// [`create`](Self::create), recording in the header which prompt the log belongs to.
+    pub fn create_for_prompt(
+        path: impl AsRef<Path>,
+        session: &Session,
+        policy: FsyncPolicy,
+        prompt: Option<PromptIdentity>,
     ) -> Result<Arc<Self>, StoreError> {
         let path = path.as_ref();
         let mut file = match OpenOptions::new().append(true).create_new(true).open(path) {
@@ -98,7 +130,9 @@ impl SessionLog {
             }
             Err(error) => return Err(io_error(path, "create")(error)),
         };
+        lock(path, &file)?;
         let header = LogHeader::new(session.id(), session.created_at())
+            .with_prompt(prompt)
             .encode_line()
             .map_err(|source| StoreError::Encode {
                 path: path.to_path_buf(),
@@ -129,6 +163,16 @@ impl SessionLog {
         policy: FsyncPolicy,
     ) -> Result<(Arc<Self>, ReplayReport), StoreError> {
         let path = path.as_ref();
+        Self::resume_locked(path, open_locked(path)?, session, policy)
+    }
+
+    /// [`resume`](Self::resume) with the log already opened for append and locked ([`open_locked`]).
+    pub(crate) fn resume_locked(
+        path: &Path,
+        file: File,
+        session: &Session,
+        policy: FsyncPolicy,
+    ) -> Result<(Arc<Self>, ReplayReport), StoreError> {
         let contents = repair_log(path)?;
         if contents.header.session_id != session.id() {
             return Err(StoreError::SessionMismatch {
@@ -138,10 +182,6 @@ impl SessionLog {
             });
         }
         let report = replay_records(path, &contents, session)?;
-        let file = OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(io_error(path, "open for append"))?;
         let log = Arc::new(Self::from_file(
             path,
             file,

@@ -123,6 +123,7 @@ fn torn_last_line_is_dropped_and_truncated_before_appending() {
         intact_len + 26,
         "reading does not modify the file"
     );
+    drop(session); // releases the log's lock
 
     let (reopened, log, report) = wink_store::open_session(&path, FsyncPolicy::EveryEvent, |s| {
         s.register_event::<Note>();
@@ -248,6 +249,7 @@ fn resume_checks_the_session_id_and_unknown_types() {
     let session = fixed_session();
     SessionLog::create(&path, &session, FsyncPolicy::Never).unwrap();
     session.dispatch(note("a"));
+    drop(session); // releases the log's lock
     let other = Session::new();
     let error = SessionLog::resume(&path, &other, FsyncPolicy::Never).unwrap_err();
     assert_eq!(
@@ -288,9 +290,43 @@ fn replay_reproduces_reducers_restores_and_direct_changes() {
         visibility: SectionVisibility::Summary,
     });
 
+    let expected = live.slices_json().unwrap();
+    drop(live); // releases the log's lock
     let (replayed, _, report) =
         wink_store::open_session(&path, FsyncPolicy::Never, configure).unwrap();
     assert_eq!(report.records, 5);
     assert_eq!(replayed.slice::<Note>().all(), [note("a"), note("seeded")]);
-    assert_eq!(replayed.slices_json().unwrap(), live.slices_json().unwrap());
+    assert_eq!(replayed.slices_json().unwrap(), expected);
+}
+
+#[test]
+fn a_log_in_use_is_locked_until_its_writer_is_dropped() {
+    let path = temp_path("locked.jsonl");
+    let session = fixed_session();
+    let log = SessionLog::create(&path, &session, FsyncPolicy::Never).unwrap();
+    session.dispatch(note("a"));
+    let locked = |error: StoreError| {
+        assert!(matches!(error, StoreError::Locked { .. }), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "session log {} is in use by another run (it is locked); wait for that run to end or choose another log",
+                path.display()
+            )
+        );
+    };
+    locked(SessionLog::resume(&path, &fixed_session(), FsyncPolicy::Never).unwrap_err());
+    locked(
+        wink_store::open_session(&path, FsyncPolicy::Never, |s| s.register_event::<Note>())
+            .unwrap_err(),
+    );
+    // Readers do not lock.
+    assert_eq!(read_log(&path).unwrap().records.len(), 1);
+    drop(session);
+    drop(log);
+    let (reopened, _log, report) =
+        wink_store::open_session(&path, FsyncPolicy::Never, |s| s.register_event::<Note>())
+            .unwrap();
+    assert_eq!(report.records, 1);
+    assert_eq!(reopened.slice::<Note>().all().len(), 1);
 }

@@ -2,7 +2,8 @@
 
 use std::collections::HashMap;
 use std::fs::{self, File, Metadata, OpenOptions};
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -307,16 +308,19 @@ impl Filesystem for HostFilesystem {
                     kind: FileKind::File,
                 });
             }
+            (Leaf::File(seen), WriteMode::Append) if seen.nlink() > 1 => {
+                // Never append through a hard link: rewrite the old content into a new file.
+                let old = self.read_whole(&normalized, &resolved)?;
+                let mut handle = resolved.rewrite_file()?;
+                handle
+                    .write_all(&old)
+                    .map_err(|e| io_error("writing", &normalized, e))?;
+                (handle, false)
+            }
             (Leaf::File(_), WriteMode::Append) => {
                 (resolved.open_file(OpenOptions::new().append(true))?, false)
             }
-            (Leaf::File(_), _) => {
-                let handle = resolved.open_file(OpenOptions::new().write(true))?;
-                handle
-                    .set_len(0)
-                    .map_err(|e| io_error("truncating", &normalized, e))?;
-                (handle, false)
-            }
+            (Leaf::File(_), _) => (resolved.rewrite_file()?, false),
         };
         handle
             .write_all(content)
@@ -344,11 +348,8 @@ impl Filesystem for HostFilesystem {
         let normalized = normalize_path(path)?;
         let _guard = self.exclusive();
         let resolved = self.existing_file(&normalized)?;
-        let mut handle = resolved.open_file(OpenOptions::new().read(true).write(true))?;
         let bytes = read_capped(
-            handle
-                .try_clone()
-                .map_err(|e| io_error("opening", &normalized, e))?,
+            resolved.open_file(OpenOptions::new().read(true))?,
             &normalized,
             self.limits.max_read_bytes,
         )?;
@@ -363,10 +364,9 @@ impl Filesystem for HostFilesystem {
             replace_all,
             self.limits.max_write_bytes,
         )?;
-        handle
-            .seek(SeekFrom::Start(0))
-            .and_then(|_| handle.set_len(0))
-            .and_then(|()| handle.write_all(updated.as_bytes()))
+        resolved
+            .rewrite_file()?
+            .write_all(updated.as_bytes())
             .map_err(|e| io_error("writing", &normalized, e))?;
         Ok(EditResult {
             path: normalized,

@@ -27,8 +27,13 @@
 //! compared with what step 1 saw. Writes open without `O_TRUNC` and truncate
 //! only after that check, so a lost race never truncates the wrong file.
 //!
-//! Not covered: hard links inside the root to files elsewhere on the same
-//! file system (they *are* files of the root), and a directory that another
+//! Hard links: a file whose inode has other links (possibly outside the root)
+//! is never written through. Writes, appends, edits and snapshot restores
+//! replace its directory entry with a new file of the same permission bits
+//! ([`Resolved::rewrite_file`]), so the other links keep their old content.
+//! Reading through a hard link reads the shared content.
+//!
+//! Not covered: a directory that another
 //! process moves out of the root while an operation holds it open (the
 //! operation finishes in the moved directory).
 
@@ -140,6 +145,33 @@ impl Resolved {
             .open(self.leaf_path())
             .map_err(|e| io_error("opening", &self.real_path, e))?;
         verify_same(&handle, seen, &self.real_path)?;
+        Ok(handle)
+    }
+
+    /// Open the existing file leaf to rewrite it from scratch: truncated, or — when its inode
+    /// has other hard links — replaced by a new empty file with the same permission bits, so the
+    /// other links (possibly outside the root) are never written through.
+    pub fn rewrite_file(&self) -> Result<File, FsError> {
+        let Leaf::File(seen) = &self.leaf else {
+            return Err(FsError::FileNotFound {
+                path: self.real_path.clone(),
+            });
+        };
+        if seen.nlink() > 1 {
+            fs::remove_file(self.leaf_path())
+                .map_err(|e| io_error("unlinking", &self.real_path, e))?;
+            let handle = self.create_file()?;
+            handle
+                .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(
+                    seen.mode() & 0o777,
+                ))
+                .map_err(|e| io_error("setting permissions on", &self.real_path, e))?;
+            return Ok(handle);
+        }
+        let handle = self.open_file(OpenOptions::new().write(true))?;
+        handle
+            .set_len(0)
+            .map_err(|e| io_error("truncating", &self.real_path, e))?;
         Ok(handle)
     }
 

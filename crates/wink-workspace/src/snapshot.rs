@@ -14,6 +14,13 @@
 //! that changed since the previous snapshot; memory grows with the distinct
 //! file contents held by live snapshots, capped by [`SnapshotLimits`].
 //!
+//! Files beyond those caps (over 16 MiB each, or once 512 MiB are held) do
+//! not disable the workspace: they are recorded without their content. A
+//! restore leaves such a file as it finds it — a failed call's changes to it
+//! are not undone, and if the call removed it, it stays removed — while every
+//! other entry is restored as usual (a large file the call *created* is
+//! removed like any new entry).
+//!
 //! Restore walks the current tree, removes entries the snapshot does not
 //! have (deepest first, links removed and never followed), recreates missing
 //! directories, files and links with their recorded permission bits, and
@@ -25,7 +32,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, Metadata, OpenOptions, Permissions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -118,16 +125,14 @@ enum Entry {
     Symlink {
         target: PathBuf,
     },
+    /// A file too large to hold (see the module docs): kept as found on restore.
+    Untracked,
 }
 
 /// The state a host snapshot holds.
 #[derive(Debug)]
 pub(crate) struct HostSnapshot {
     entries: BTreeMap<String, Entry>,
-}
-
-fn too_large(reason: String) -> FsError {
-    FsError::SnapshotTooLarge { reason }
 }
 
 fn root_handle(fs: &HostFilesystem) -> Result<File, FsError> {
@@ -181,12 +186,11 @@ pub(crate) fn capture(
                 .map_err(|e| io_error("reading link", path, e))?;
             entries.insert(path.to_owned(), Entry::Symlink { target });
         } else if file_type.is_file() {
-            if metadata.len() > limits.max_file_bytes {
-                return Err(too_large(format!(
-                    "{path} is {} bytes, more than the {} bytes a snapshot holds per file",
-                    metadata.len(),
-                    limits.max_file_bytes
-                )));
+            if metadata.len() > limits.max_file_bytes
+                || total.saturating_add(metadata.len()) > limits.max_total_bytes
+            {
+                entries.insert(path.to_owned(), Entry::Untracked);
+                return Ok(());
             }
             let signature = StatSignature::of(metadata);
             let (content, trusted) = match cache.get(path) {
@@ -194,12 +198,6 @@ pub(crate) fn capture(
                 _ => read_file(dir, path, metadata)?,
             };
             total += content.len() as u64;
-            if total > limits.max_total_bytes {
-                return Err(too_large(format!(
-                    "the files up to {path} hold more than {} bytes",
-                    limits.max_total_bytes
-                )));
-            }
             if trusted {
                 next_cache.insert(
                     path.to_owned(),
@@ -235,9 +233,8 @@ enum Current {
 
 fn same_kind(current: &Current, wanted: &Entry) -> bool {
     match (current, wanted) {
-        (Current::Directory, Entry::Directory { .. }) | (Current::File(_), Entry::File { .. }) => {
-            true
-        }
+        (Current::Directory, Entry::Directory { .. })
+        | (Current::File(_), Entry::File { .. } | Entry::Untracked) => true,
         (Current::Symlink(now), Entry::Symlink { target }) => now == target,
         _ => false,
     }
@@ -278,7 +275,9 @@ pub(crate) fn restore(fs: &HostFilesystem, snapshot: &HostSnapshot) -> Result<()
     for (path, wanted) in &snapshot.entries {
         let existing = current.get(path).filter(|state| same_kind(state, wanted));
         match (wanted, existing) {
-            (Entry::Directory { .. }, Some(_)) | (Entry::Symlink { .. }, Some(_)) => {}
+            (Entry::Directory { .. }, Some(_))
+            | (Entry::Symlink { .. }, Some(_))
+            | (Entry::Untracked, _) => {}
             (Entry::Directory { mode }, None) => create_directory(fs, path, *mode)?,
             (Entry::Symlink { target }, None) => {
                 let resolved = fs.resolver().resolve(path, Walk::NO_FOLLOW)?;
@@ -335,7 +334,7 @@ fn write_file(
     let resolved = fs.resolver().resolve(path, Walk::NO_FOLLOW)?;
     let mut handle = match (&resolved.leaf, exists) {
         (Leaf::File(_), true) => {
-            let mut handle = resolved.open_file(OpenOptions::new().read(true).write(true))?;
+            let mut handle = resolved.open_file(OpenOptions::new().read(true))?;
             let mut now = Vec::new();
             handle
                 .read_to_end(&mut now)
@@ -343,11 +342,8 @@ fn write_file(
             if now == content {
                 return Ok(());
             }
-            handle
-                .seek(SeekFrom::Start(0))
-                .and_then(|_| handle.set_len(0))
-                .map_err(|e| io_error("truncating", path, e))?;
-            handle
+            // Truncated, or replaced when other hard links share the inode.
+            resolved.rewrite_file()?
         }
         (Leaf::Missing, _) => resolved.create_file()?,
         _ => {

@@ -253,7 +253,7 @@ fn guidance(settings: &ToolSettings) -> String {
         Some(mount) => format!(
             "The workspace is mounted at `{mount}`: `{mount}/src/main.rs` and `src/main.rs` name the same file. Nothing outside it can be reached."
         ),
-        None => "Paths are relative to the workspace root (`src/main.rs`); absolute paths and `..` above the root are refused.".to_owned(),
+        None => "Paths are relative to the workspace root (`src/main.rs`); a leading `/` also means the root (`/src/main.rs` is `src/main.rs`), and `..` above the root is refused. Nothing outside the root can be reached.".to_owned(),
     };
     let items = [
         paths,

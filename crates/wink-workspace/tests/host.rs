@@ -417,26 +417,114 @@ fn changes_made_behind_the_backend_are_rolled_back_too() {
 }
 
 #[test]
-fn snapshot_limits_are_enforced_with_clear_messages() {
+fn files_beyond_the_snapshot_limits_do_not_disable_the_workspace() {
     let sandbox = Sandbox::new();
     fs::write(sandbox.root.join("big.bin"), vec![0u8; 2048]).unwrap();
     fs::write(sandbox.root.join("small.bin"), vec![0u8; 900]).unwrap();
-    let per_file = sandbox.fs().with_snapshot_limits(SnapshotLimits {
-        max_file_bytes: 1024,
-        max_total_bytes: 1 << 20,
-    });
+    fs::write(sandbox.root.join("note.txt"), "before").unwrap();
+    for limits in [
+        SnapshotLimits {
+            max_file_bytes: 1024,
+            max_total_bytes: 1 << 20,
+        },
+        SnapshotLimits {
+            max_file_bytes: 4096,
+            max_total_bytes: 1000,
+        },
+    ] {
+        let fs_ = sandbox.fs().with_snapshot_limits(limits);
+        let snapshot = fs_.snapshot().unwrap();
+        fs::write(sandbox.root.join("big.bin"), b"changed").unwrap();
+        fs::write(sandbox.root.join("note.txt"), "after").unwrap();
+        fs::write(sandbox.root.join("huge-new.bin"), vec![1u8; 4096]).unwrap();
+        fs_.restore(&snapshot).unwrap();
+        // Files within the limits are restored, new entries removed, untracked ones kept as found.
+        assert_eq!(
+            fs::read_to_string(sandbox.root.join("note.txt")).unwrap(),
+            "before"
+        );
+        assert!(!sandbox.root.join("huge-new.bin").exists());
+        assert_eq!(fs::read(sandbox.root.join("big.bin")).unwrap(), b"changed");
+        assert_eq!(fs::read(sandbox.root.join("small.bin")).unwrap().len(), 900);
+        fs::write(sandbox.root.join("big.bin"), vec![0u8; 2048]).unwrap();
+    }
+}
+
+/// A file outside the workspace root and a hard link to it inside.
+fn outside_file_linked_as(sandbox: &Sandbox, name: &str) -> (TempDir, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let outside = TempDir::new().unwrap();
+    let target = outside.path().join("secret.txt");
+    fs::write(&target, "outside content").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o600)).unwrap();
+    fs::hard_link(&target, sandbox.root.join(name)).unwrap();
+    (outside, target)
+}
+
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn writes_never_go_through_a_hard_link() {
+    let sandbox = Sandbox::new();
+    let fs_ = sandbox.fs();
+    let (_outside, target) = outside_file_linked_as(&sandbox, "a.txt");
+    fs_.write("a.txt", "overwritten", WriteMode::Overwrite)
+        .unwrap();
+    assert_eq!(fs::read_to_string(&target).unwrap(), "outside content");
     assert_eq!(
-        per_file.snapshot().unwrap_err().to_string(),
-        "Cannot snapshot the workspace: big.bin is 2048 bytes, more than the 1024 bytes a snapshot holds per file"
+        fs::read_to_string(sandbox.root.join("a.txt")).unwrap(),
+        "overwritten"
     );
-    let total = sandbox.fs().with_snapshot_limits(SnapshotLimits {
-        max_file_bytes: 4096,
-        max_total_bytes: 2500,
-    });
+    assert_eq!(mode_of(&sandbox.root.join("a.txt")), 0o600);
+
+    let (_outside, target) = outside_file_linked_as(&sandbox, "b.txt");
+    fs_.write("b.txt", " and more", WriteMode::Append).unwrap();
+    assert_eq!(fs::read_to_string(&target).unwrap(), "outside content");
     assert_eq!(
-        total.snapshot().unwrap_err().to_string(),
-        "Cannot snapshot the workspace: the files up to small.bin hold more than 2500 bytes"
+        fs::read_to_string(sandbox.root.join("b.txt")).unwrap(),
+        "outside content and more"
     );
+
+    let (_outside, target) = outside_file_linked_as(&sandbox, "c.txt");
+    fs_.edit("c.txt", "outside", "inside", false).unwrap();
+    assert_eq!(fs::read_to_string(&target).unwrap(), "outside content");
+    assert_eq!(
+        fs::read_to_string(sandbox.root.join("c.txt")).unwrap(),
+        "inside content"
+    );
+}
+
+#[test]
+fn a_rollback_never_writes_through_a_hard_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let sandbox = Sandbox::new();
+    let fs_ = sandbox.fs();
+    fs::create_dir(sandbox.root.join("work")).unwrap();
+    fs::write(sandbox.root.join("work/a.txt"), "workspace content").unwrap();
+    fs::set_permissions(
+        sandbox.root.join("work/a.txt"),
+        fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let snapshot = fs_.snapshot().unwrap();
+    // A tool replaces work/a.txt with a hard link to a file outside the root, then fails.
+    let outside = TempDir::new().unwrap();
+    let target = outside.path().join("secret.txt");
+    fs::write(&target, "outside content").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o600)).unwrap();
+    fs::remove_file(sandbox.root.join("work/a.txt")).unwrap();
+    fs::hard_link(&target, sandbox.root.join("work/a.txt")).unwrap();
+    fs_.restore(&snapshot).unwrap();
+    assert_eq!(fs::read_to_string(&target).unwrap(), "outside content");
+    assert_eq!(mode_of(&target), 0o600);
+    assert_eq!(
+        fs::read_to_string(sandbox.root.join("work/a.txt")).unwrap(),
+        "workspace content"
+    );
+    assert_eq!(mode_of(&sandbox.root.join("work/a.txt")), 0o644);
 }
 
 #[test]

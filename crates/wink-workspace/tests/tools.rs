@@ -352,6 +352,11 @@ fn read_file_holds_pages_to_the_read_limit() {
 #[test]
 fn read_file_reports_bad_arguments_and_missing_files() {
     let fs = project();
+    // As the guidance says, a leading `/` names the workspace root, never the host's.
+    assert_eq!(
+        failure_text(&fs, "read_file", json!({"file_path": "/etc/passwd"})),
+        "Tool 'read_file' execution failed: File not found: etc/passwd"
+    );
     assert_eq!(
         failure_text(&fs, "read_file", json!({"file_path": "nope.md"})),
         "Tool 'read_file' execution failed: File not found: nope.md"

@@ -307,6 +307,22 @@ pub fn local_context_size(tokens: u64) -> u32 {
     u32::try_from(tokens).unwrap_or(u32::MAX)
 }
 
+/// The longest `--timeout` accepted: one year, in seconds.
+pub const MAX_TIMEOUT_SECONDS: f64 = 31_536_000.0;
+
+/// `--timeout` as a duration: a positive number of seconds up to [`MAX_TIMEOUT_SECONDS`].
+pub fn timeout_flag(value: Option<f64>) -> anyhow::Result<Option<std::time::Duration>> {
+    match value {
+        None => Ok(None),
+        Some(t) if t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_SECONDS => {
+            Ok(Some(std::time::Duration::from_secs_f64(t)))
+        }
+        Some(t) => Err(usage(format!(
+            "--timeout must be a positive number of seconds up to {MAX_TIMEOUT_SECONDS} (one year), not {t}"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod preopen_default_tests {
     use super::effective_preopen;

@@ -509,15 +509,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     if args.repeat == 0 {
         return Err(usage("--repeat must be at least 1"));
     }
-    let timeout = match args.timeout {
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(usage(format!(
-                "--timeout must be a positive number of seconds, not {t}"
-            )));
-        }
-        None => None,
-    };
+    let timeout = super::common::timeout_flag(args.timeout)?;
     let disclosure = parse_disclosure(args.disclosure.as_deref());
     let cases = read_cases(&args.cases)?;
     let template = wink_promptfile::load(&args.prompt)

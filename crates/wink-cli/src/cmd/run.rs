@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// Append every session event to this JSON Lines log (resumed when it exists).
     #[arg(long, value_name = "LOG.jsonl")]
     pub session: Option<PathBuf>,
+    /// Resume a --session log even though it was recorded for another prompt (another ns, key
+    /// or file content).
+    #[arg(long)]
+    pub force: bool,
     /// Write the transcript (model calls, output, usage, restarts) as JSON here.
     #[arg(long, value_name = "OUT.json")]
     pub transcript: Option<PathBuf>,
@@ -254,6 +258,10 @@ impl StreamSink for TerminalStream {
 
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let policy = parse_policy(&args.policy)?;
+    if let Some(path) = &args.transcript {
+        check_writable(path).map_err(|e| usage(format!("--transcript: {e}")))?;
+    }
+    let timeout = super::common::timeout_flag(args.timeout)?;
     let streaming = args.stream || std::io::stdout().is_terminal();
     let model_options = args.model.options(streaming, args.verbose);
     let fsync = wink_store::FsyncPolicy::EveryEvent;
@@ -271,6 +279,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         _ => (wink_session::Session::new(), None),
     };
     let mut prepared = args.prompt.prepare_in(session)?;
+    let identity = prompt_identity(&args.prompt.file, &prepared.loaded.template)?;
+    if let (Some(path), Some(_)) = (&args.session, &log) {
+        check_log_prompt(path, &identity, args.force)?;
+    }
     let adapter = super::common::build_model(
         &args.model.model,
         model_options,
@@ -314,20 +326,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     if let (Some(path), None) = (&args.session, &log) {
         log = Some(
-            wink_store::SessionLog::create(path, &prepared.session, fsync)
-                .map_err(|e| usage(format!("--session: {e}")))?,
+            wink_store::SessionLog::create_for_prompt(
+                path,
+                &prepared.session,
+                fsync,
+                Some(identity),
+            )
+            .map_err(|e| usage(format!("--session: {e}")))?,
         );
     }
     let _journal = log; // keeps the session log open for the whole run
-    let timeout = match args.timeout {
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(usage(format!(
-                "--timeout must be a positive number of seconds, not {t}"
-            )));
-        }
-        None => None,
-    };
     let budget = Budget {
         max_model_calls: match args.max_model_calls {
             None => Some(DEFAULT_MAX_MODEL_CALLS),
@@ -400,7 +408,82 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         spent.usage.output_tokens,
         result.restarts
     );
-    if let Some(path) = &args.transcript {
+    // A transcript that cannot be written is reported after the answer, never instead of it.
+    let transcript_error = match &args.transcript {
+        Some(path) => write_transcript(path, &result).err(),
+        None => None,
+    };
+    let provider_failure = result.provider_failure().cloned();
+    let code = report_outcome(
+        result.outcome,
+        streaming,
+        &stream,
+        &budget,
+        provider_failure,
+    )?;
+    match transcript_error {
+        None => Ok(code),
+        Some(error) => {
+            eprintln!("error: {error:#}");
+            Ok(ExitCode::from(crate::exit::FAILURE))
+        }
+    }
+}
+
+/// The prompt a session log records: ns, key and the sha256 of the prompt file.
+fn prompt_identity(
+    file: &std::path::Path,
+    template: &wink_core::PromptTemplate,
+) -> anyhow::Result<wink_session::PromptIdentity> {
+    let sha256 = wink_local::sha256_file(file).map_err(|e| usage(e.to_string()))?;
+    Ok(wink_session::PromptIdentity {
+        ns: template.ns().to_owned(),
+        key: template.key().to_owned(),
+        sha256,
+    })
+}
+
+/// Refuses to resume a log recorded for another prompt, unless `force`.
+fn check_log_prompt(
+    path: &std::path::Path,
+    identity: &wink_session::PromptIdentity,
+    force: bool,
+) -> anyhow::Result<()> {
+    let header = wink_store::read_header(path).map_err(|e| usage(format!("--session: {e}")))?;
+    match header.prompt {
+        Some(logged) if logged != *identity && !force => Err(usage(format!(
+            "--session: {} was recorded for prompt {}:{} (sha256 {}), not {}:{} (sha256 {}); \
+             use another log, or --force to resume it anyway",
+            path.display(),
+            logged.ns,
+            logged.key,
+            logged.sha256,
+            identity.ns,
+            identity.key,
+            identity.sha256
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses an output path that cannot be written, before the run does any work: its directory
+/// must exist and accept a new file (probed with the temporary file the write will use).
+fn check_writable(path: &std::path::Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!("{} is a directory", path.display()));
+    }
+    let probe = temporary_path(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .and_then(|_| std::fs::remove_file(&probe))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn write_transcript(path: &std::path::Path, result: &wink_agent::RunResult) -> anyhow::Result<()> {
+    let spent = result.spent;
+    {
         let calls: Vec<Value> = result
             .evaluations
             .iter()
@@ -433,8 +516,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         write_atomically(path, data.as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write transcript {}: {e}", path.display()))?;
     }
-    let provider_failure = result.provider_failure().cloned();
-    match result.outcome {
+    Ok(())
+}
+
+/// Prints the answer (or why there is none) and gives the exit code.
+fn report_outcome(
+    outcome: LoopOutcome,
+    streaming: bool,
+    stream: &TerminalStream,
+    budget: &Budget,
+    provider_failure: Option<wink_agent::ProviderFailure>,
+) -> anyhow::Result<ExitCode> {
+    match outcome {
         LoopOutcome::Finished { text, output } => {
             if streaming && stream.wrote.load(Ordering::Relaxed) && output.is_none() {
                 crate::output::println("")?;
@@ -454,7 +547,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         LoopOutcome::BudgetExceeded { limit } => {
-            eprintln!("error: {}", budget_message(limit, &budget));
+            eprintln!("error: {}", budget_message(limit, budget));
             Ok(ExitCode::from(BUDGET_EXIT))
         }
         LoopOutcome::Failed { message, phase } => {
@@ -485,8 +578,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The temporary file a write of `path` goes through.
+fn temporary_path(path: &std::path::Path) -> PathBuf {
+    path.with_extension("tmp-wink")
+}
+
 fn write_atomically(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp-wink");
+    let tmp = temporary_path(path);
     std::fs::write(&tmp, data)?;
     std::fs::rename(&tmp, path)
 }
