@@ -56,11 +56,26 @@ fn values(document: &str) -> Option<Vec<Value>> {
         .ok()
 }
 
+/// The call of a document with doubled outer braces, `{{"name": …, "arguments": {…}}}}`, which
+/// Qwen2.5-Coder-1.5B writes through llama.cpp's server (one extra `{`, any number of extra `}`).
+fn undoubled(document: &str) -> Option<Vec<Value>> {
+    let inner = document.strip_prefix('{')?;
+    if !inner.trim_start().starts_with('{') {
+        return None;
+    }
+    let mut stream = serde_json::Deserializer::from_str(inner).into_iter::<Value>();
+    let value = stream.next()?.ok()?;
+    let rest = inner.get(stream.byte_offset()..)?;
+    rest.chars()
+        .all(|c| c == '}' || c.is_whitespace())
+        .then(|| vec![value])
+}
+
 fn spelled_calls(text: &str, mapping: &RequestMapping) -> Option<Vec<ToolCall>> {
     let mut calls = Vec::new();
     let mut all = Vec::new();
     for document in documents(text) {
-        all.extend(values(document)?);
+        all.extend(values(document).or_else(|| undoubled(document))?);
     }
     for (index, value) in all.iter().enumerate() {
         let object = value.as_object()?;
@@ -121,6 +136,9 @@ mod tests {
             r#"{"name": "math__add", "arguments": {"a": 2}}"#,
             "```json\n{\"name\": \"math__add\", \"arguments\": {\"a\": 2}}\n```",
             "<tool_call>\n{\"name\": \"math__add\", \"arguments\": {\"a\": 2}}\n</tool_call>",
+            // Doubled outer braces, as Qwen2.5-Coder-1.5B writes them through llama-server.
+            r#"{{"name": "math__add", "arguments": {"a": 2}}}}"#,
+            r#"{{"name": "math__add", "arguments": {"a": 2}}}"#,
         ] {
             let promoted = promote_text_tool_calls(turn(text), &mapping);
             assert_eq!(promoted.text, None, "{text}");
@@ -166,6 +184,8 @@ mod tests {
             r#"{"answer": 4}"#,
             r#"Use {"name": "math__add", "arguments": {}} next."#,
             r#"{"name": "math__add", "arguments": {}} is the call to make."#,
+            r#"{{"name": "math__add", "arguments": {}}} and more"#,
+            r#"{"a": {"name": "math__add", "arguments": {}}}"#,
         ] {
             assert_eq!(promote_text_tool_calls(turn(text), &mapping), turn(text));
         }
