@@ -40,6 +40,9 @@ run() { # label, then wink eval flags
 http=(--model openai-compat:qwen --base-url "http://127.0.0.1:$port/v1")
 run llama-server-disclosure "${http[@]}"
 run llama-server-expanded "${http[@]}" --disclosure expanded
+# What a user of a small self-hosted model can add: one section pre-opened (the embedded
+# model's default; HTTP providers pre-open none unless asked).
+run llama-server-preopen "${http[@]}" --preopen 1
 kill $server_pid 2>/dev/null || true
 run embedded-disclosure --model "local:$model"
 run embedded-expanded --model "local:$model" --disclosure expanded
@@ -48,12 +51,13 @@ import json, sys
 out = sys.argv[1]
 print("| provider | mode | passed | model calls (mean / max) | prompt tokens/question | s/question |")
 print("|---|---|---:|---:|---:|---:|")
-for label in ["llama-server-disclosure", "llama-server-expanded", "embedded-disclosure", "embedded-expanded"]:
+for label in ["llama-server-disclosure", "llama-server-preopen", "llama-server-expanded", "embedded-disclosure", "embedded-expanded"]:
     r = json.load(open(f"{out}/{label}.json"))
     cases = r["cases"]
     calls = [c["model_calls"] for c in cases]
     n = len(cases)
     provider, mode = label.rsplit("-", 1)
+    mode = {"preopen": "disclosure, --preopen 1"}.get(mode, mode)
     provider = "openai-compat + llama-server" if provider == "llama-server" else "embedded (local)"
     print(f"| {provider} | {mode} | {sum(c['passed'] for c in cases)}/{n} | {sum(calls)/n:.1f} / {max(calls)} | "
           f"{r['prompt_tokens']/n:.0f} | {r['seconds']/n:.1f} |")
