@@ -482,12 +482,7 @@ impl Converter<'_> {
             ("root", spec.root.is_some()),
             ("dirs", spec.dirs.is_some()),
         ];
-        if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
-            return Err(self.invalid(
-                format!("{at}.{field}"),
-                "a builtin catalog section takes key, title, tools, catalog, servers, defer, listing, rerank and summary",
-            ));
-        }
+        self.reject_fields(at, &extra, "a builtin catalog section takes key, title, tools, catalog, servers, defer, listing, rerank and summary")?;
         let mut tools = Vec::with_capacity(spec.tools.len());
         for (i, tool) in spec.tools.iter().enumerate() {
             tools.push(self.tool(tool, &format!("{at}.tools[{i}]"))?);
@@ -537,16 +532,7 @@ impl Converter<'_> {
                 return Err(self.invalid(format!("{at}.listing"), format!("unknown listing '{other}' (per-tool, grouped, per-namespace, namespaces-only)")));
             }
         };
-        let key = spec.key.trim().to_lowercase();
-        let path = match parent {
-            Some(p) => SectionPath::new(
-                p.split('.')
-                    .map(str::to_owned)
-                    .chain(std::iter::once(key))
-                    .collect(),
-            ),
-            None => SectionPath::root(key),
-        };
+        let path = builtin_path(&spec.key, parent);
         let mut section = if spec.servers.is_empty() {
             let catalog = base().build().map_err(|e| self.invalid(at, e))?;
             wink_catalog::ToolCatalogSection::new(spec.title.clone(), spec.key.clone(), catalog)
@@ -589,12 +575,11 @@ impl Converter<'_> {
             ("root", spec.root.is_some()),
             ("catalog", spec.catalog.is_some()),
         ];
-        if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
-            return Err(self.invalid(
-                format!("{at}.{field}"),
-                "a builtin skills section takes only key, title and dirs",
-            ));
-        }
+        self.reject_fields(
+            at,
+            &extra,
+            "a builtin skills section takes only key, title and dirs",
+        )?;
         let dirs: Vec<PathBuf> = match &spec.dirs {
             Some(dirs) if !dirs.is_empty() => dirs.iter().map(|d| self.base_dir.join(d)).collect(),
             _ => {
@@ -606,21 +591,26 @@ impl Converter<'_> {
         };
         let skills =
             wink_skills::load_skills(&dirs).map_err(|e| self.invalid(format!("{at}.dirs"), e))?;
-        let key = spec.key.trim().to_lowercase();
-        let path = match parent {
-            Some(p) => SectionPath::new(
-                p.split('.')
-                    .map(str::to_owned)
-                    .chain(std::iter::once(key))
-                    .collect(),
-            ),
-            None => SectionPath::root(key),
-        };
+        let path = builtin_path(&spec.key, parent);
         let section = wink_skills::SkillsSection::new(spec.title.clone(), spec.key.clone(), skills)
             .map_err(|e| self.invalid(format!("{at}.dirs"), e))?
             .at_path(path);
         self.skills.extend(section.skills().iter().cloned());
         Ok(Arc::new(section))
+    }
+
+    /// The first field of `fields` that is set, as an error at `{at}.{field}` saying what the
+    /// builtin section takes (`message`).
+    fn reject_fields(
+        &self,
+        at: &str,
+        fields: &[(&str, bool)],
+        message: &str,
+    ) -> Result<(), PromptFileError> {
+        match fields.iter().find(|(_, set)| *set) {
+            Some((field, _)) => Err(self.invalid(format!("{at}.{field}"), message)),
+            None => Ok(()),
+        }
     }
 
     /// The static embedding model for `rerank: hybrid`: `$WINK_EMBED_MODEL`, else the wink cache.
@@ -660,12 +650,11 @@ impl Converter<'_> {
                     ("defaults", spec.defaults.is_some()),
                     ("dirs", spec.dirs.is_some()),
                 ];
-                if let Some((field, _)) = extra.iter().find(|(_, set)| *set) {
-                    return Err(self.invalid(
-                        format!("{at}.{field}"),
-                        "a builtin workspace section takes only key, title and root",
-                    ));
-                }
+                self.reject_fields(
+                    at,
+                    &extra,
+                    "a builtin workspace section takes only key, title and root",
+                )?;
                 if self.workspace.is_some() {
                     return Err(self.invalid(
                         format!("{at}.builtin"),
@@ -785,5 +774,19 @@ impl Converter<'_> {
             timeout,
             max_output_bytes: spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
         })
+    }
+}
+
+/// The path of a builtin section with key `key` under the dotted `parent` path.
+fn builtin_path(key: &str, parent: Option<&str>) -> SectionPath {
+    let key = key.trim().to_lowercase();
+    match parent {
+        Some(p) => SectionPath::new(
+            p.split('.')
+                .map(str::to_owned)
+                .chain(std::iter::once(key))
+                .collect(),
+        ),
+        None => SectionPath::root(key),
     }
 }
