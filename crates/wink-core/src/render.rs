@@ -350,6 +350,31 @@ impl RenderState {
             .collect()
     }
 
+    /// The longest key of an enabled section shown in full (not in `summarized`) that `key`
+    /// extends (`glossary` for `glossary.dreich`): a small model asks for a part of a section it
+    /// can already read.
+    fn shown_section_extended_by(
+        &self,
+        key: &str,
+        summarized: &[String],
+        session: &Session,
+    ) -> Option<String> {
+        (0..self.nodes().len())
+            .filter(|&i| {
+                let params = self.resolve_params(i).ok().flatten();
+                self.is_enabled(i, params.as_ref(), Some(session))
+                    .unwrap_or(false)
+            })
+            .map(|i| self.nodes()[i].path.dotted())
+            .filter(|dotted| {
+                key.starts_with(&format!("{dotted}."))
+                    && !summarized
+                        .iter()
+                        .any(|s| s == dotted || dotted.starts_with(&format!("{s}.")))
+            })
+            .max_by_key(String::len)
+    }
+
     pub(crate) fn visibility_state(
         &self,
         session: Option<&Session>,
@@ -466,11 +491,15 @@ impl RenderState {
         session: &Session,
     ) -> Result<ToolResponse, PromptError> {
         let unknown = || {
-            ToolResponse::from(ToolResult::<ToolPayload>::failure(with_valid_keys(
-                &format!("Unknown section key: '{key}'"),
-                key,
-                &self.summarized_keys(Some(session)),
-            )))
+            let summarized = self.summarized_keys(Some(session));
+            let mut message =
+                with_valid_keys(&format!("Unknown section key: '{key}'"), key, &summarized);
+            if let Some(shown) = self.shown_section_extended_by(key, &summarized, session) {
+                message.push_str(&format!(
+                    " Section '{shown}' is shown in full already: answer from its text above."
+                ));
+            }
+            ToolResponse::from(ToolResult::<ToolPayload>::failure(message))
         };
         let Some(index) = self.nodes().iter().position(|n| n.path.dotted() == key) else {
             return Ok(unknown());

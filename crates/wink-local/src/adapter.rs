@@ -39,7 +39,7 @@ use wink_agent::{
 use wink_core::{ToolArguments, ToolCall as CoreToolCall};
 use wink_session::TokenUsage;
 
-use crate::repair::repair_constraint;
+use crate::repair::{Repair, answer_request, repair};
 use crate::{
     ChatMessage, ChatRequest, ChatTurn, LocalModel, LocalModelConfig, Role, ToolAnnouncement,
     ToolCall, ToolSpec, TurnConstraint,
@@ -130,15 +130,21 @@ impl LocalAdapter {
         let mut usage = TokenUsage::default();
         let mut turn = self.complete(&mut model, &chat, &mut usage, "turn")?;
         if self.call_repair && turn.tool_calls.is_empty() {
-            let constraint = turn
-                .text
-                .as_deref()
-                .and_then(|answer| repair_constraint(&chat, answer));
-            if let Some(constraint) = constraint {
-                let repair = chat.clone().with_constraint(constraint);
-                // A repair that cannot complete its call leaves the answer as it was.
-                if let Ok(repaired) = self.complete(&mut model, &repair, &mut usage, "call repair")
-                {
+            let answer = turn.text.as_deref().unwrap_or_default();
+            let retry = repair(&chat, answer).map(|kind| {
+                if self.verbose {
+                    eprintln!("           [local call repair] taking back the answer {answer:?}");
+                }
+                match kind {
+                    Repair::Call(constraint) => {
+                        (chat.clone().with_constraint(constraint), "call repair")
+                    }
+                    _ => (answer_request(&chat), "answer repair"),
+                }
+            });
+            if let Some((retry, what)) = retry {
+                // A repair that cannot complete leaves the answer as it was.
+                if let Ok(repaired) = self.complete(&mut model, &retry, &mut usage, what) {
                     turn = repaired;
                 }
             }
