@@ -1,0 +1,21 @@
+//! # wink-redis
+//!
+//! wink beyond one process: [`RedisMailbox`], the [`wink_agent::AsyncMailbox`] contract on
+//! Redis Streams (consumer group, visibility timeout through the pending-entries list and
+//! `XAUTOCLAIM`, ack, nack with delay, a dead-letter stream, results with a TTL and exactly one
+//! result per request id), and [`RedisServer`], a private `redis-server` for tests and
+//! benchmarks. Works with Redis 7 and Valkey.
+
+mod keys;
+mod mailbox;
+mod result;
+mod scripts;
+mod server;
+
+pub use keys::{GROUP, QueueKeys};
+pub use mailbox::{
+    CHECKPOINTS_KEPT, Claim, Published, QueueConfig, QueueStats, RedisMailbox, RedisMailboxError,
+    RedisReceipt,
+};
+pub use result::{RequestResult, RequestStatus};
+pub use server::{RedisServer, ServerError, redis_server_installed};
