@@ -6,12 +6,18 @@
 //! result per request id), and [`RedisServer`], a private `redis-server` for tests and
 //! benchmarks. Works with Redis 7 and Valkey.
 
+mod durable;
 mod keys;
 mod mailbox;
 mod result;
 mod scripts;
 mod server;
+mod worker;
 
+pub use durable::{
+    DurableEnd, DurableError, DurableRun, RunCheckpoint, RunControl, checkpoint_stats,
+    load_checkpoint,
+};
 pub use keys::{GROUP, QueueKeys};
 pub use mailbox::{
     CHECKPOINTS_KEPT, Claim, Published, QueueConfig, QueueStats, RedisMailbox, RedisMailboxError,
@@ -19,3 +25,6 @@ pub use mailbox::{
 };
 pub use result::{RequestResult, RequestStatus};
 pub use server::{RedisServer, ServerError, redis_server_installed};
+pub use worker::{
+    PreparedRun, RunFactory, RunRequest, WorkerConfig, WorkerStats, request_result, run_worker,
+};

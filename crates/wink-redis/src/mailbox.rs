@@ -204,6 +204,14 @@ impl<T> RedisMailbox<T> {
         })
     }
 
+    /// The same queue under consumer name `name` (the threads of one worker share one name, so
+    /// any of them can heartbeat a lease another took).
+    #[must_use]
+    pub fn with_consumer(mut self, name: impl Into<String>) -> Self {
+        self.consumer = name.into();
+        self
+    }
+
     /// This worker's consumer name in the group (and in leases).
     pub fn consumer(&self) -> &str {
         &self.consumer
