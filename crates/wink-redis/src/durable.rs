@@ -208,6 +208,37 @@ impl DurableRun<'_> {
     }
 }
 
+/// Attempts of [`with_retries`], 100 ms apart: a Redis restart or fail-over of a few seconds
+/// does not cut off the runs in flight.
+const ATTEMPTS: u32 = 30;
+
+/// Runs `operation` again while it fails for a Redis reason (the connection reconnects by
+/// itself). Every operation retried this way is idempotent: a checkpoint appended twice is the
+/// same checkpoint; a result published twice is refused the second time.
+///
+/// # Errors
+/// The last error.
+pub async fn with_retries<T, F, Fut>(mut operation: F) -> Result<T, RedisMailboxError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, RedisMailboxError>>,
+{
+    let mut attempt = 1;
+    loop {
+        match operation().await {
+            Err(RedisMailboxError::Redis {
+                operation: op,
+                source,
+            }) if attempt < ATTEMPTS => {
+                tracing::warn!(operation = op, error = %source, attempt, "redis failed; retrying");
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
 async fn save<T>(
     mailbox: &RedisMailbox<T>,
     request_id: &str,
@@ -217,7 +248,7 @@ async fn save<T>(
     let started = Instant::now();
     let json =
         serde_json::to_string(checkpoint).map_err(|e| DurableError::Checkpoint(e.to_string()))?;
-    let held = mailbox.checkpoint(request_id, &json, lease).await?;
+    let held = with_retries(|| mailbox.checkpoint(request_id, &json, lease)).await?;
     CHECKPOINTS.fetch_add(1, Ordering::Relaxed);
     CHECKPOINT_MICROS.fetch_add(
         u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),

@@ -16,7 +16,7 @@ mod worker;
 
 pub use durable::{
     DurableEnd, DurableError, DurableRun, RunCheckpoint, RunControl, checkpoint_stats,
-    load_checkpoint,
+    load_checkpoint, with_retries,
 };
 pub use keys::{GROUP, QueueKeys};
 pub use mailbox::{

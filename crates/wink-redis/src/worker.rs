@@ -13,7 +13,7 @@ use wink_agent::{AsyncMailbox, LoopOutcome, MainLoopConfig, ProviderAdapter, Spe
 use wink_core::Prompt;
 use wink_session::Session;
 
-use crate::durable::{DurableEnd, DurableRun, RunControl, load_checkpoint};
+use crate::durable::{DurableEnd, DurableRun, RunControl, load_checkpoint, with_retries};
 use crate::mailbox::{Claim, Published, QueueConfig, RedisMailbox, RedisReceipt};
 use crate::result::{RequestResult, RequestStatus};
 
@@ -105,7 +105,8 @@ pub struct WorkerStats {
     pub released: AtomicU64,
 }
 
-type InFlight = Arc<Mutex<HashMap<String, (RedisReceipt, Arc<RunControl>)>>>;
+/// The runs in flight: request id → (receipt, the slot's consumer name, the run's signals).
+type InFlight = Arc<Mutex<HashMap<String, (RedisReceipt, String, Arc<RunControl>)>>>;
 
 /// Run a worker until `stop` is set; returns what it did. In-flight runs stop after their
 /// current step at a stop: their leases are released and their requests handed back (nack
@@ -131,7 +132,7 @@ pub fn run_worker(
         );
         let handle = std::thread::Builder::new()
             .name(format!("wink-worker-{slot}"))
-            .spawn(move || slot_thread(&config, factory.as_ref(), &stop, &stats, &in_flight))
+            .spawn(move || slot_thread(&config, slot, factory.as_ref(), &stop, &stats, &in_flight))
             .map_err(|e| format!("cannot start a worker thread: {e}"))?;
         threads.push(handle);
     }
@@ -157,10 +158,12 @@ pub fn run_worker(
     }
 }
 
-async fn connect(config: &WorkerConfig) -> Result<RedisMailbox<RunRequest>, String> {
+/// A connection of `slot`: each slot is a consumer of its own (`CONSUMER-SLOT`), so a slot
+/// never takes over a run another slot of the same worker is still making.
+async fn connect(config: &WorkerConfig, slot: usize) -> Result<RedisMailbox<RunRequest>, String> {
     RedisMailbox::connect(&config.url, config.queue.clone())
         .await
-        .map(|m| m.with_consumer(config.consumer.clone()))
+        .map(|m| m.with_consumer(format!("{}-{slot}", config.consumer)))
         .map_err(|e| e.to_string())
 }
 
@@ -178,18 +181,19 @@ fn heartbeat_thread(
 ) -> Result<(), String> {
     let rt = runtime()?;
     rt.block_on(async {
-        let mailbox = connect(config).await?;
+        let mailbox = connect(config, usize::MAX).await?;
         let tick = (config.lease / 3).max(Duration::from_millis(50));
         while !stop.load(Ordering::Relaxed) {
             tokio::time::sleep(tick).await;
-            let runs: Vec<(RedisReceipt, Arc<RunControl>)> = in_flight
+            let runs: Vec<(RedisReceipt, String, Arc<RunControl>)> = in_flight
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .values()
                 .cloned()
                 .collect();
-            for (receipt, control) in runs {
-                match mailbox.heartbeat(&receipt, config.lease).await {
+            for (receipt, consumer, control) in runs {
+                let slot = mailbox.clone().with_consumer(consumer);
+                match slot.heartbeat(&receipt, config.lease).await {
                     Ok(false) => control.lease_lost.store(true, Ordering::Relaxed),
                     Ok(true) => {}
                     Err(e) => tracing::warn!(error = %e, "heartbeat failed"),
@@ -202,6 +206,7 @@ fn heartbeat_thread(
 
 fn slot_thread(
     config: &WorkerConfig,
+    slot: usize,
     factory: &dyn RunFactory,
     stop: &Arc<AtomicBool>,
     stats: &WorkerStats,
@@ -209,7 +214,7 @@ fn slot_thread(
 ) -> Result<(), String> {
     let rt = runtime()?;
     rt.block_on(async {
-        let mailbox = connect(config).await?;
+        let mailbox = connect(config, slot).await?;
         while !stop.load(Ordering::Relaxed) {
             let deliveries = match mailbox.receive(1, config.lease).await {
                 Ok(d) => d,
@@ -288,7 +293,14 @@ impl Slot<'_> {
         self.in_flight
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), (receipt.clone(), control.clone()));
+            .insert(
+                id.clone(),
+                (
+                    receipt.clone(),
+                    self.mailbox.consumer().to_owned(),
+                    control.clone(),
+                ),
+            );
         let checkpoint = load_checkpoint(self.mailbox, id)
             .await
             .map_err(|e| error(&e))?;
@@ -331,7 +343,8 @@ impl Slot<'_> {
         match end {
             DurableEnd::Finished { outcome, spent } => {
                 let result = request_result(id, &outcome, spent);
-                match self.mailbox.publish(&result).await.map_err(|e| error(&e))? {
+                let published = with_retries(|| self.mailbox.publish(&result)).await;
+                match published.map_err(|e| error(&e))? {
                     Published::Stored => {
                         self.stats.completed.fetch_add(1, Ordering::Relaxed);
                     }
