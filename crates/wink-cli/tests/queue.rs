@@ -166,6 +166,52 @@ fn submit_worker_result_and_stats() {
 }
 
 #[test]
+fn sigterm_hands_a_run_back_after_its_step_and_another_worker_resumes_it() {
+    let Some(server) = server() else { return };
+    let url = server.url();
+    let tool_log = server.dir().join("tools.log");
+    let env = [
+        ("WINK_TOOL_LOG", tool_log.as_path()),
+        ("WINK_TOOL_SLEEP", Path::new("1")),
+    ];
+    let prompt = fixture("queue/prompt.json");
+    let id = stdout(&wink(&["submit", &prompt, "--redis", &url]))
+        .trim()
+        .to_owned();
+    let first = Worker::start(&url, "wink", 1, &env);
+    // Stopped while its first tool call runs: it finishes that step, checkpoints it and hands
+    // the request back.
+    assert!(wait_until(Duration::from_secs(20), || tool_log.exists()));
+    let stderr = first.sigterm();
+    assert!(
+        stderr.contains("stopped: 0 completed, 0 resumed, 0 skipped, 1 released; 2 checkpoints"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stats(&url, "wink"),
+        json!({"pending": 1, "in_flight": 0, "dead_lettered": 0, "done": 0})
+    );
+    let second = Worker::start(&url, "wink", 1, &env);
+    let result = wink(&["result", &id, "--redis", &url, "--wait", "--format", "json"]);
+    assert_eq!(
+        stdout(&result).trim(),
+        format!(
+            r#"{{"request_id":"{id}","status":"done","text":"all done","output":null,"usage":{DONE_USAGE}}}"#
+        )
+    );
+    let stderr = second.sigterm();
+    assert!(
+        stderr.contains("stopped: 1 completed, 1 resumed, 0 skipped, 0 released; 3 checkpoints"),
+        "{stderr}"
+    );
+    // Each tool call ran once, with the request id as the session id.
+    assert_eq!(
+        std::fs::read_to_string(&tool_log).unwrap(),
+        format!("{id} c1\n{id} c2\n")
+    );
+}
+
+#[test]
 fn bad_input_is_refused_before_anything_is_sent() {
     let prompt = fixture("queue/prompt.json");
     let out = wink(&[

@@ -183,8 +183,14 @@ fn heartbeat_thread(
     rt.block_on(async {
         let mailbox = connect(config, usize::MAX).await?;
         let tick = (config.lease / 3).max(Duration::from_millis(50));
+        let mut last = std::time::Instant::now();
         while !stop.load(Ordering::Relaxed) {
-            tokio::time::sleep(tick).await;
+            // Short naps, so a stopping worker does not wait a whole tick for this thread.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            if last.elapsed() < tick {
+                continue;
+            }
+            last = std::time::Instant::now();
             let runs: Vec<(RedisReceipt, String, Arc<RunControl>)> = in_flight
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
