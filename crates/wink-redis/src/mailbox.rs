@@ -14,6 +14,8 @@
 //!   the request's lease: exactly one result per request id.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -132,6 +134,8 @@ pub enum Published {
 /// A queue of `T` requests in Redis.
 pub struct RedisMailbox<T> {
     conn: ConnectionManager,
+    /// Whether the consumer group is known to exist (created once; again after `NOGROUP`).
+    group_ready: Arc<AtomicBool>,
     keys: QueueKeys,
     consumer: String,
     config: QueueConfig,
@@ -142,6 +146,7 @@ impl<T> Clone for RedisMailbox<T> {
     fn clone(&self) -> Self {
         Self {
             conn: self.conn.clone(),
+            group_ready: self.group_ready.clone(),
             keys: self.keys.clone(),
             consumer: self.consumer.clone(),
             config: self.config.clone(),
@@ -197,6 +202,7 @@ impl<T> RedisMailbox<T> {
         );
         Ok(Self {
             conn,
+            group_ready: Arc::default(),
             keys: QueueKeys::new(&config.name),
             consumer,
             config,
@@ -230,6 +236,9 @@ impl<T> RedisMailbox<T> {
     /// Create the stream and the consumer group when missing (from the stream's start, so
     /// requests sent before the first worker are delivered).
     async fn ensure_group(&self) -> Result<(), RedisMailboxError> {
+        if self.group_ready.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         let mut conn = self.conn.clone();
         let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
             .arg("CREATE")
@@ -241,7 +250,10 @@ impl<T> RedisMailbox<T> {
             .await;
         match created {
             Err(e) if e.code() != Some("BUSYGROUP") => Err(redis_error("XGROUP CREATE")(e)),
-            _ => Ok(()),
+            _ => {
+                self.group_ready.store(true, Ordering::Relaxed);
+                Ok(())
+            }
         }
     }
 
@@ -287,7 +299,9 @@ impl<T> RedisMailbox<T> {
             .await;
         let mut entries = match claimed {
             Ok(reply) => reply.claimed,
+            // The group is gone (a server restarted without persistence): create it again.
             Err(e) if e.code() == Some("NOGROUP") => {
+                self.group_ready.store(false, Ordering::Relaxed);
                 self.ensure_group().await?;
                 Vec::new()
             }

@@ -399,3 +399,63 @@ pub fn request_result(request_id: &str, outcome: &LoopOutcome, spent: Spent) -> 
         usage: spent.usage,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wink_agent::BudgetLimit;
+    use wink_session::TokenUsage;
+
+    fn spent(input: u64) -> Spent {
+        Spent {
+            model_calls: 1,
+            tool_calls: 0,
+            usage: TokenUsage {
+                input_tokens: input,
+                output_tokens: 1,
+                cached_tokens: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn outcomes_map_to_the_result_statuses() {
+        let done = request_result(
+            "r",
+            &LoopOutcome::Finished {
+                text: Some("hi".into()),
+                output: None,
+            },
+            spent(5),
+        );
+        assert_eq!(
+            (done.status, done.text.as_deref(), done.usage.input_tokens),
+            (RequestStatus::Done, Some("hi"), 5)
+        );
+        let terminated = request_result(
+            "r",
+            &LoopOutcome::Terminated {
+                name: "submit".into(),
+                content: "filed".into(),
+                value: Some(serde_json::json!({"id": 7})),
+            },
+            spent(1),
+        );
+        assert_eq!(terminated.status, RequestStatus::Done);
+        assert_eq!(terminated.output, Some(serde_json::json!({"id": 7})));
+        let budget = request_result(
+            "r",
+            &LoopOutcome::BudgetExceeded {
+                limit: BudgetLimit::ModelCalls,
+            },
+            spent(1),
+        );
+        assert_eq!(
+            (budget.status, budget.text.as_deref()),
+            (
+                RequestStatus::Failed,
+                Some("budget exceeded: max model calls")
+            )
+        );
+    }
+}
