@@ -27,8 +27,18 @@ fn server() -> Option<RedisServer> {
     }
 }
 
+/// A `wink worker` process; killed on drop (a failing test leaves no worker behind).
 struct Worker {
-    child: Child,
+    child: Option<Child>,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 impl Worker {
@@ -55,25 +65,25 @@ impl Worker {
             command.env("WINK_TOOL_SLEEP", "0.1");
         }
         Self {
-            child: command.spawn().unwrap(),
+            child: Some(command.spawn().unwrap()),
         }
     }
 
     fn sigterm(mut self) -> String {
+        let mut child = self.child.take().unwrap();
         Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
+            .args(["-TERM", &child.id().to_string()])
             .status()
             .unwrap();
         let mut stderr = String::new();
-        std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
-        let status = self.child.wait().unwrap();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+        let status = child.wait().unwrap();
         assert!(status.success(), "worker exit {status:?}: {stderr}");
         stderr
     }
 
-    fn sigkill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn sigkill(self) {
+        drop(self);
     }
 }
 
