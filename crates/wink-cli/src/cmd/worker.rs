@@ -99,7 +99,12 @@ impl RunFactory for Factory {
                 context_window: self.context_size,
                 ..LoopConfig::default()
             },
-            resources: prepared.resources.clone(),
+            // dispatch_subagent runs each child on the same model (the run's budget tracker is
+            // in every tool's resources already).
+            resources: match &prepared.loaded.subagents {
+                Some(_) => prepared.resources.clone().with(adapter.clone()),
+                None => prepared.resources.clone(),
+            },
             ..MainLoopConfig::default()
         };
         if let Some(n) = self.max_model_calls {
