@@ -12,6 +12,8 @@ need=()
 command -v cmake >/dev/null || need+=(cmake)
 dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 command -v python3 >/dev/null || need+=(python3 python3-pip)
+# Debian's Redis server: the wink-redis tests and the fault benchmark start their own on a free port.
+command -v redis-server >/dev/null || need+=(redis-server)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   $SUDO apt-get update -qq

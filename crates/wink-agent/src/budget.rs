@@ -163,6 +163,14 @@ impl BudgetTracker {
         }
     }
 
+    /// Track `budget` with `spent` already spent (a run resumed from a checkpoint).
+    pub fn resume(budget: Budget, spent: Spent) -> Self {
+        Self {
+            budget,
+            spent: Arc::new(Mutex::new(spent)),
+        }
+    }
+
     /// The budget.
     pub fn budget(&self) -> &Budget {
         &self.budget

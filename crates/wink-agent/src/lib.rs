@@ -63,11 +63,14 @@ pub use inner::{
     InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Step,
     ToolOutcome, TurnEffects, VisibilityExpansionRequiredData,
 };
-pub use mailbox::{Delivery, InMemoryMailbox, Mailbox, MailboxError, Receipt};
+pub use mailbox::{
+    AsyncMailbox, Deliveries, Delivery, InMemoryMailbox, Mailbox, MailboxError, MailboxFuture,
+    Receipt,
+};
 pub use main_loop::{
     DEFAULT_MAX_INPUT_TOKENS, DEFAULT_MAX_MODEL_CALLS, ExpansionPolicy,
     INPUT_TOKENS_PER_CONTEXT_WINDOW, MainLoop, MainLoopConfig, RunHooks, RunOutputError, RunResult,
-    WorkerOptions, WorkerResult, default_max_input_tokens,
+    WorkerOptions, WorkerResult, default_max_input_tokens, dispatch_expansion, too_many_expansions,
 };
 pub use metrics::{MetricsSnapshot, metrics};
 pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};

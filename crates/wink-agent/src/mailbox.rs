@@ -23,11 +23,11 @@ impl Receipt {
 
 /// A received message.
 #[derive(Debug, Clone)]
-pub struct Delivery<T> {
+pub struct Delivery<T, R = Receipt> {
     /// The message.
     pub body: T,
     /// For ack/nack.
-    pub receipt: Receipt,
+    pub receipt: R,
     /// How many times it has been delivered (1 the first time).
     pub delivery_count: u32,
 }
@@ -58,6 +58,39 @@ pub trait Mailbox<T>: Send + Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// A boxed future of an [`AsyncMailbox`] operation: `T`, or why it failed.
+pub type MailboxFuture<'a, T, E> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, E>> + Send + 'a>>;
+
+/// The messages one [`AsyncMailbox::receive`] returns.
+pub type Deliveries<T, R> = Vec<Delivery<T, R>>;
+
+/// The same contract as [`Mailbox`] for a queue behind a network (Redis, ...): every operation
+/// is a future and can fail, `send` returns the new message's id, and receipts are the backend's
+/// own.
+pub trait AsyncMailbox<T>: Send + Sync {
+    /// Identifies one delivery.
+    type Receipt: Clone + Send + Sync + fmt::Debug + 'static;
+    /// Why an operation failed.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Enqueue a message; returns its id.
+    fn send(&self, body: T) -> MailboxFuture<'_, String, Self::Error>;
+    /// Receive up to `max` visible messages, hiding them for `visibility_timeout`.
+    fn receive(
+        &self,
+        max: usize,
+        visibility_timeout: Duration,
+    ) -> MailboxFuture<'_, Deliveries<T, Self::Receipt>, Self::Error>;
+    /// Remove a delivered message for good.
+    fn ack<'a>(&'a self, receipt: &'a Self::Receipt) -> MailboxFuture<'a, (), Self::Error>;
+    /// Make a delivered message visible again after `delay`.
+    fn nack<'a>(
+        &'a self,
+        receipt: &'a Self::Receipt,
+        delay: Duration,
+    ) -> MailboxFuture<'a, (), Self::Error>;
 }
 
 struct Entry<T> {

@@ -270,6 +270,51 @@ impl ExpansionDecider for PolicyState {
     }
 }
 
+impl ExpansionPolicy {
+    /// The decider that applies this policy over one run (it remembers the sections a batched
+    /// policy holds back).
+    pub fn decider(self) -> Box<dyn ExpansionDecider> {
+        Box::new(PolicyState {
+            policy: self,
+            pending: Vec::new(),
+        })
+    }
+}
+
+/// The outcome of a run that asked for more than `max_expansions` restarts.
+pub fn too_many_expansions(max_expansions: u32) -> LoopOutcome {
+    LoopOutcome::Failed {
+        message: format!("Exceeded the maximum of {max_expansions} visibility expansions."),
+        phase: wink_core::EvaluationPhase::Tool,
+    }
+}
+
+/// Before a restart: dispatch the overrides the model asked for into `session` (after the
+/// caller's own, so the model's win where both name a section, seed 000) and the
+/// `VisibilityExpanded` event, and count the restart. Returns the dotted paths expanded.
+pub fn dispatch_expansion(
+    session: &Session,
+    requested_overrides: &[(SectionPath, SectionVisibility)],
+    reason: &str,
+) -> Vec<String> {
+    for (path, visibility) in requested_overrides {
+        session.dispatch(SetVisibilityOverride {
+            path: path.clone(),
+            visibility: *visibility,
+        });
+    }
+    let expanded: Vec<String> = requested_overrides
+        .iter()
+        .map(|(path, _)| path.dotted())
+        .collect();
+    session.dispatch(
+        VisibilityExpanded::new(expanded.clone(), reason.to_owned(), ExpansionPath::Restart)
+            .with_session_id(session.id()),
+    );
+    metrics::record_restart();
+    expanded
+}
+
 /// Runs a prompt to completion, restarting on expansion requests.
 #[derive(Debug)]
 pub struct MainLoop<'a> {
@@ -372,13 +417,7 @@ impl<'a> MainLoop<'a> {
                 ));
             };
             if restarts >= self.config.max_expansions {
-                let outcome = LoopOutcome::Failed {
-                    message: format!(
-                        "Exceeded the maximum of {} visibility expansions.",
-                        self.config.max_expansions
-                    ),
-                    phase: wink_core::EvaluationPhase::Tool,
-                };
+                let outcome = too_many_expansions(self.config.max_expansions);
                 return Ok(RunResult::new(
                     outcome,
                     evaluations,
@@ -386,26 +425,10 @@ impl<'a> MainLoop<'a> {
                     budget.spent(),
                 ));
             }
-            // Dispatched after the caller's own overrides, the model's win where both name a
-            // section (seed 000).
-            for (path, visibility) in requested_overrides {
-                session.dispatch(SetVisibilityOverride {
-                    path: path.clone(),
-                    visibility: *visibility,
-                });
-            }
-            let expanded: Vec<String> = requested_overrides
-                .iter()
-                .map(|(path, _)| path.dotted())
-                .collect();
-            session.dispatch(
-                VisibilityExpanded::new(expanded.clone(), reason.clone(), ExpansionPath::Restart)
-                    .with_session_id(session.id()),
-            );
+            let expanded = dispatch_expansion(session, requested_overrides, reason);
             if let Some(o) = hooks.observer {
                 o.on_restart(&expanded);
             }
-            metrics::record_restart();
             restarts += 1;
         }
     }

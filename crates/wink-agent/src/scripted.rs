@@ -123,6 +123,17 @@ impl ScriptedProvider {
         Self::from_json(&text, &shown)
     }
 
+    /// The same script as a fresh provider (nothing replayed, no requests recorded) that
+    /// replays from turn `start` (0: the first): a worker serving many requests replays it from
+    /// the start for each, or from where a resumed run stopped.
+    pub fn replay_from(&self, start: usize) -> Self {
+        Self {
+            turns: self.turns.clone(),
+            state: Mutex::new((start, Vec::new())),
+            dynamic_tools: self.dynamic_tools,
+        }
+    }
+
     /// Report (or not) support for dynamic tools.
     #[must_use]
     pub fn with_dynamic_tools(mut self, supported: bool) -> Self {

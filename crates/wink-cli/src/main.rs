@@ -38,6 +38,15 @@ enum Command {
     Skills(cmd::skills::SkillsArgs),
     /// The embedded local model: fetch it, or show where it is cached.
     Model(cmd::local_model::ModelArgs),
+    /// Serve a prompt file's requests from a Redis queue with durable runs, until stopped
+    /// (SIGTERM: in-flight runs stop after their current step and are handed back).
+    Worker(Box<cmd::worker::WorkerArgs>),
+    /// Send a request to a Redis queue: prints its id, or with --wait its result.
+    Submit(cmd::queue::SubmitArgs),
+    /// One request's result: {"request_id", "status", "text", "output", "usage"}.
+    Result(cmd::queue::ResultArgs),
+    /// A Redis queue's counts.
+    Queue(cmd::queue::QueueArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +70,10 @@ fn main() -> ExitCode {
         Command::Tools(args) => cmd::tools::run(&args),
         Command::Mcp(args) => cmd::mcp::run(&args),
         Command::Skills(args) => cmd::skills::run(&args),
+        Command::Worker(args) => cmd::worker::run(&args, stop_worker_on_signals()),
+        Command::Submit(args) => cmd::queue::submit(&args),
+        Command::Result(args) => cmd::queue::result(&args),
+        Command::Queue(args) => cmd::queue::run(&args),
     };
     match outcome {
         Ok(code) => code,
@@ -80,6 +93,55 @@ fn init_tracing() {
         .with_writer(std::io::stderr)
         .without_time()
         .try_init();
+}
+
+/// `wink worker`: the first SIGINT or SIGTERM sets the returned flag (in-flight runs stop after
+/// their current step and are handed back); a second one exits at once (130 / 143), killing the
+/// running command tools.
+fn stop_worker_on_signals() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+        else {
+            return stop;
+        };
+        let (Ok(mut interrupt), Ok(mut terminate)) = runtime.block_on(async {
+            (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            )
+        }) else {
+            return stop;
+        };
+        let flag = stop.clone();
+        let _ = std::thread::Builder::new()
+            .name("wink-signals".into())
+            .spawn(move || {
+                let mut code = 0;
+                for _ in 0..2 {
+                    code = runtime.block_on(async {
+                        tokio::select! {
+                            _ = interrupt.recv() => 130,
+                            _ = terminate.recv() => 143,
+                        }
+                    });
+                    if !flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                        eprintln!(
+                            "wink worker: stopping: in-flight runs stop after their current step"
+                        );
+                    } else {
+                        break;
+                    }
+                }
+                wink_promptfile::kill_running_commands();
+                std::process::exit(code);
+            });
+    }
+    stop
 }
 
 /// On SIGINT or SIGTERM: kill the running command tools with everything they started, then exit

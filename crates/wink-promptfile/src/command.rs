@@ -31,6 +31,13 @@ const STDERR_SHOWN: usize = 2000;
 /// The environment variable marking a command tool's processes.
 pub const MARKER_VARIABLE: &str = "WINK_COMMAND_TOOL";
 
+/// The variable holding the model's id for the call a command tool runs for.
+pub const CALL_ID_VARIABLE: &str = "WINK_TOOL_CALL_ID";
+
+/// The variable holding the id of the session (for `wink worker`, the request id) a command
+/// tool runs in.
+pub const SESSION_ID_VARIABLE: &str = "WINK_SESSION_ID";
+
 /// Calls in flight: their process group and marker.
 static RUNNING: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
 
@@ -96,6 +103,12 @@ impl CommandHandler {
     /// Run with `params` on stdin. Failures (spawn error, non-zero exit, signal, timeout,
     /// oversized output) come back as failed results whose message says what happened.
     pub fn run(&self, params: &Value) -> ToolResult<Value> {
+        self.run_with_env(params, &[])
+    }
+
+    /// As [`CommandHandler::run`], with `extra` variables in the command's environment (the
+    /// call's id and the session's, for tools that must be idempotent: see docs/deploy.md).
+    pub fn run_with_env(&self, params: &Value, extra: &[(&str, String)]) -> ToolResult<Value> {
         wait_while_stopping();
         let marker = next_marker();
         let mut command = Command::new(&self.program);
@@ -103,6 +116,7 @@ impl CommandHandler {
             .args(&self.args)
             .current_dir(&self.cwd)
             .envs(&self.env)
+            .envs(extra.iter().map(|(k, v)| (*k, v.as_str())))
             .env(MARKER_VARIABLE, &marker)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

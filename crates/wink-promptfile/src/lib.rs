@@ -46,8 +46,8 @@ use wink_core::{
 };
 
 pub use command::{
-    CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MARKER_VARIABLE,
-    kill_running_commands, parse_stdout,
+    CALL_ID_VARIABLE, CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MARKER_VARIABLE,
+    SESSION_ID_VARIABLE, kill_running_commands, parse_stdout,
 };
 pub use document::MAX_NESTING;
 pub use model::{
@@ -716,8 +716,14 @@ impl Converter<'_> {
             spec.name.clone(),
             spec.description.clone(),
             parameters,
-            move |args: Value, _ctx: &mut ToolContext| match &handler {
-                Some(h) => Ok(h.run(&args)),
+            move |args: Value, ctx: &mut ToolContext| match &handler {
+                Some(h) => {
+                    let mut env = vec![(SESSION_ID_VARIABLE, ctx.telemetry.id().to_string())];
+                    if let Some(id) = &ctx.call_id {
+                        env.push((CALL_ID_VARIABLE, id.clone()));
+                    }
+                    Ok(h.run_with_env(&args, &env))
+                }
                 None => Err(ToolError::Fatal(format!(
                     "Tool '{name}' does not have a registered handler."
                 ))),

@@ -1,0 +1,223 @@
+//! `wink submit`, `wink result` and `wink queue stats`: the client side of a Redis queue that
+//! `wink worker` serves.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+use wink_agent::AsyncMailbox;
+use wink_redis::{QueueConfig, RedisMailbox, RequestResult, RequestStatus, RunRequest};
+
+use crate::exit::usage;
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Plain text.
+    Text,
+    /// JSON.
+    Json,
+}
+
+/// Where the queue is.
+#[derive(Debug, Args)]
+pub struct QueueFlags {
+    /// The Redis (or Valkey) server, e.g. redis://127.0.0.1:6379/0.
+    #[arg(long, value_name = "URL")]
+    pub redis: String,
+    /// The queue's name.
+    #[arg(long, value_name = "NAME", default_value = "wink")]
+    pub queue: String,
+}
+
+impl QueueFlags {
+    /// The queue's settings.
+    pub fn config(&self, max_deliveries: u32) -> QueueConfig {
+        let mut config = QueueConfig::new(self.queue.clone());
+        config.max_deliveries = max_deliveries.max(1);
+        config
+    }
+}
+
+/// `wink submit FILE --redis URL [--queue NAME] [--params JSON] [--input TEXT] [--wait] [--format json]`
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The prompt file (checked with the params before the request is sent; the workers run
+    /// their own copy).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub queue: QueueFlags,
+    /// Params as JSON: params type name → field values.
+    #[arg(long, value_name = "JSON")]
+    pub params: Option<String>,
+    /// A user message after the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub input: Option<String>,
+    /// Wait for the result and print it instead of the request id.
+    #[arg(long)]
+    pub wait: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// `wink result REQUEST_ID --redis URL [--queue NAME] [--wait] [--format json]`
+#[derive(Debug, Args)]
+pub struct ResultArgs {
+    /// The id `wink submit` printed.
+    pub request_id: String,
+    #[command(flatten)]
+    pub queue: QueueFlags,
+    /// Wait until the request has a result.
+    #[arg(long)]
+    pub wait: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// `wink queue ...`
+#[derive(Debug, Args)]
+pub struct QueueArgs {
+    #[command(subcommand)]
+    pub command: QueueCommand,
+}
+
+/// Queue subcommands.
+#[derive(Debug, Subcommand)]
+pub enum QueueCommand {
+    /// Request counts: pending, in_flight, dead_lettered, done.
+    Stats(StatsArgs),
+}
+
+/// `wink queue stats --redis URL [--queue NAME] [--format json]`
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub queue: QueueFlags,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// How often `--wait` asks for the result.
+const POLL: Duration = Duration::from_millis(100);
+
+fn block_on<F: std::future::Future>(future: F) -> anyhow::Result<F::Output> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
+    Ok(runtime.block_on(future))
+}
+
+async fn connect(flags: &QueueFlags) -> anyhow::Result<RedisMailbox<RunRequest>> {
+    RedisMailbox::connect(&flags.redis, flags.config(1))
+        .await
+        .map_err(|e| match e {
+            wink_redis::RedisMailboxError::Url { .. } => usage(e.to_string()),
+            other => anyhow::anyhow!("{other}"),
+        })
+}
+
+pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
+    let params = match &args.params {
+        None => None,
+        Some(text) => Some(
+            serde_json::from_str::<Value>(text)
+                .map_err(|e| usage(format!("--params: invalid JSON: {e}")))?,
+        ),
+    };
+    // Bad params fail here, not on a worker.
+    super::worker::prompt_args(&args.file, params.as_ref())
+        .map_err(usage)?
+        .prepare()?;
+    let request = RunRequest {
+        params,
+        input: args.input.clone(),
+    };
+    block_on(async {
+        let mailbox = connect(&args.queue).await?;
+        let id = mailbox
+            .send(request)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if !args.wait {
+            let line = match args.format {
+                Format::Text => id,
+                Format::Json => json!({ "request_id": id }).to_string(),
+            };
+            crate::output::println(&line)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        let result = mailbox
+            .wait_result(&id, POLL)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        print_result(&result, args.format)
+    })?
+}
+
+pub fn result(args: &ResultArgs) -> anyhow::Result<ExitCode> {
+    block_on(async {
+        let mailbox = connect(&args.queue).await?;
+        let result = if args.wait {
+            mailbox.wait_result(&args.request_id, POLL).await
+        } else {
+            mailbox.result(&args.request_id).await
+        }
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        print_result(&result, args.format)
+    })?
+}
+
+/// Prints a result; the exit code is 0 for `done` and `pending`, 1 for `failed` and
+/// `dead_lettered`.
+fn print_result(result: &RequestResult, format: Format) -> anyhow::Result<ExitCode> {
+    match format {
+        Format::Json => crate::output::println(&serde_json::to_string(result)?)?,
+        Format::Text => match result.status {
+            RequestStatus::Done => match (&result.output, &result.text) {
+                (Some(output), _) => {
+                    crate::output::println(&serde_json::to_string_pretty(output)?)?;
+                }
+                (None, text) => crate::output::println(text.as_deref().unwrap_or(""))?,
+            },
+            RequestStatus::Pending => eprintln!("request {} is pending", result.request_id),
+            _ => eprintln!(
+                "error: request {} {}: {}",
+                result.request_id,
+                result.status.as_str(),
+                result.text.as_deref().unwrap_or("")
+            ),
+        },
+    }
+    Ok(match result.status {
+        RequestStatus::Failed | RequestStatus::DeadLettered => ExitCode::from(crate::exit::FAILURE),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+pub fn run(args: &QueueArgs) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        QueueCommand::Stats(stats) => self::stats(stats),
+    }
+}
+
+fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
+    let stats = block_on(async {
+        let mailbox = connect(&args.queue).await?;
+        mailbox.stats().await.map_err(|e| anyhow::anyhow!("{e}"))
+    })??;
+    let text = match args.format {
+        Format::Json => serde_json::to_string(&stats)?,
+        Format::Text => format!(
+            "pending: {}\nin_flight: {}\ndead_lettered: {}\ndone: {}",
+            stats.pending, stats.in_flight, stats.dead_lettered, stats.done
+        ),
+    };
+    crate::output::println(&text)?;
+    Ok(ExitCode::SUCCESS)
+}

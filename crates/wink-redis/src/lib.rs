@@ -1,0 +1,30 @@
+//! # wink-redis
+//!
+//! wink beyond one process: [`RedisMailbox`], the [`wink_agent::AsyncMailbox`] contract on
+//! Redis Streams (consumer group, visibility timeout through the pending-entries list and
+//! `XAUTOCLAIM`, ack, nack with delay, a dead-letter stream, results with a TTL and exactly one
+//! result per request id), and [`RedisServer`], a private `redis-server` for tests and
+//! benchmarks. Works with Redis 7 and Valkey.
+
+mod durable;
+mod keys;
+mod mailbox;
+mod result;
+mod scripts;
+mod server;
+mod worker;
+
+pub use durable::{
+    DurableEnd, DurableError, DurableRun, RunCheckpoint, RunControl, checkpoint_stats,
+    load_checkpoint, with_retries,
+};
+pub use keys::{GROUP, QueueKeys};
+pub use mailbox::{
+    CHECKPOINTS_KEPT, Claim, Published, QueueConfig, QueueStats, RedisMailbox, RedisMailboxError,
+    RedisReceipt,
+};
+pub use result::{RequestResult, RequestStatus};
+pub use server::{RedisServer, ServerError, redis_server_installed};
+pub use worker::{
+    PreparedRun, RunFactory, RunRequest, WorkerConfig, WorkerStats, request_result, run_worker,
+};

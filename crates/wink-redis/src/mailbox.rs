@@ -1,0 +1,671 @@
+//! [`RedisMailbox`]: the [`AsyncMailbox`] contract on Redis Streams.
+//!
+//! - A request is an entry of the stream `wink:{NAME}:requests` (fields `id`, `body`); workers
+//!   read it through the consumer group `wink-workers`, so a delivered entry sits in the group's
+//!   pending-entries list (PEL) until acked.
+//! - Visibility timeout: `receive` first takes over (`XAUTOCLAIM`) entries idle in the PEL for
+//!   longer than the timeout, then reads new ones. A worker keeps a long run hidden with
+//!   [`RedisMailbox::heartbeat`].
+//! - `ack` removes the entry (`XACK` + `XDEL`); `nack` moves it to a sorted set until its delay
+//!   has passed, then it is added again.
+//! - Deliveries are counted per request id; the delivery past `max_deliveries` moves the
+//!   request to `wink:{NAME}:dead` and records a `dead_lettered` result.
+//! - Results are JSON under `wink:{NAME}:result:ID` with a TTL, published only by the holder of
+//!   the request's lease: exactly one result per request id.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::streams::{StreamAutoClaimReply, StreamId, StreamReadReply};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use wink_agent::{AsyncMailbox, Delivery, MailboxFuture};
+
+use crate::keys::{GROUP, QueueKeys};
+use crate::result::RequestResult;
+use crate::scripts;
+
+/// Why a Redis operation failed.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum RedisMailboxError {
+    /// The URL is not a Redis URL.
+    #[error("--redis: '{url}' is not a Redis URL ({source})")]
+    Url {
+        /// As given.
+        url: String,
+        /// The client's reason.
+        source: redis::RedisError,
+    },
+    /// The server could not be reached or refused a command.
+    #[error("redis {operation}: {source}")]
+    Redis {
+        /// What was being done.
+        operation: &'static str,
+        /// The client's error.
+        source: redis::RedisError,
+    },
+    /// A message body could not be encoded.
+    #[error("cannot encode a message: {0}")]
+    Encode(serde_json::Error),
+    /// The receipt's entry is not pending (acked already, or dead-lettered).
+    #[error("receipt {0} is not in flight (acked already, or dead-lettered)")]
+    StaleReceipt(String),
+}
+
+fn redis_error(operation: &'static str) -> impl FnOnce(redis::RedisError) -> RedisMailboxError {
+    move |source| RedisMailboxError::Redis { operation, source }
+}
+
+/// Checkpoints kept in a run's stream (the last is the one a takeover resumes from).
+pub const CHECKPOINTS_KEPT: u32 = 4;
+
+/// Settings of a queue.
+#[derive(Debug, Clone)]
+pub struct QueueConfig {
+    /// The queue's name (`--queue`, default `wink`).
+    pub name: String,
+    /// A request delivered this many times without a result goes to the dead-letter stream.
+    pub max_deliveries: u32,
+    /// How long results (and finished runs' checkpoints) are kept.
+    pub result_ttl: Duration,
+}
+
+impl QueueConfig {
+    /// Defaults for queue `name`: 5 deliveries, results kept one day.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            max_deliveries: 5,
+            result_ttl: Duration::from_secs(86_400),
+        }
+    }
+}
+
+/// Identifies one delivery of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RedisReceipt {
+    /// The stream entry (changes when a nacked request is added again).
+    pub entry_id: String,
+    /// The request id (`wink submit` prints it; stable across deliveries).
+    pub request_id: String,
+}
+
+/// The request counts `wink queue stats` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct QueueStats {
+    /// Waiting to be received (new, or nacked and waiting for their delay).
+    pub pending: u64,
+    /// Received by a worker and not yet acked.
+    pub in_flight: u64,
+    /// In the dead-letter stream.
+    pub dead_lettered: u64,
+    /// With a `done` or `failed` result.
+    pub done: u64,
+}
+
+/// What [`RedisMailbox::claim`] found.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// This worker holds the request's lease: run it.
+    Acquired,
+    /// The request has a result already (ack it, do nothing else).
+    Finished,
+    /// Another worker holds the lease (leave the request alone).
+    Held,
+}
+
+/// What [`RedisMailbox::publish`] did.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Published {
+    /// The result is the request's result.
+    Stored,
+    /// The request had a result already; this one was dropped.
+    AlreadyFinished,
+    /// Another worker holds the lease; this result was dropped.
+    LeaseLost,
+}
+
+/// A queue of `T` requests in Redis.
+pub struct RedisMailbox<T> {
+    conn: ConnectionManager,
+    /// Whether the consumer group is known to exist (created once; again after `NOGROUP`).
+    group_ready: Arc<AtomicBool>,
+    keys: QueueKeys,
+    consumer: String,
+    config: QueueConfig,
+    body: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for RedisMailbox<T> {
+    fn clone(&self) -> Self {
+        Self {
+            conn: self.conn.clone(),
+            group_ready: self.group_ready.clone(),
+            keys: self.keys.clone(),
+            consumer: self.consumer.clone(),
+            config: self.config.clone(),
+            body: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for RedisMailbox<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisMailbox")
+            .field("queue", &self.config.name)
+            .field("consumer", &self.consumer)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Milliseconds since the epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+impl<T> RedisMailbox<T> {
+    /// Connect to `url` (`redis://host:port/db`) with a connection that reconnects by itself
+    /// (exponential back-off) and is shared by every clone of the mailbox (commands are
+    /// multiplexed over it, so one connection serves all of a worker's concurrent runs).
+    ///
+    /// # Errors
+    /// A bad URL, or no server answering.
+    pub async fn connect(url: &str, config: QueueConfig) -> Result<Self, RedisMailboxError> {
+        let client = redis::Client::open(url).map_err(|source| RedisMailboxError::Url {
+            url: url.to_owned(),
+            source,
+        })?;
+        let manager_config = ConnectionManagerConfig::new()
+            .set_number_of_retries(6)
+            .set_max_delay(Duration::from_secs(2))
+            .set_connection_timeout(Some(Duration::from_secs(5)))
+            .set_response_timeout(Some(Duration::from_secs(10)));
+        let conn = ConnectionManager::new_with_config(client, manager_config)
+            .await
+            .map_err(redis_error("connect"))?;
+        let consumer = format!(
+            "{}-{}",
+            std::process::id(),
+            &uuid::Uuid::new_v4().simple().to_string()[..8]
+        );
+        Ok(Self {
+            conn,
+            group_ready: Arc::default(),
+            keys: QueueKeys::new(&config.name),
+            consumer,
+            config,
+            body: PhantomData,
+        })
+    }
+
+    /// The same queue under consumer name `name` (the threads of one worker share one name, so
+    /// any of them can heartbeat a lease another took).
+    #[must_use]
+    pub fn with_consumer(mut self, name: impl Into<String>) -> Self {
+        self.consumer = name.into();
+        self
+    }
+
+    /// This worker's consumer name in the group (and in leases).
+    pub fn consumer(&self) -> &str {
+        &self.consumer
+    }
+
+    /// The queue's keys.
+    pub fn keys(&self) -> &QueueKeys {
+        &self.keys
+    }
+
+    /// The queue's settings.
+    pub fn config(&self) -> &QueueConfig {
+        &self.config
+    }
+
+    /// Create the stream and the consumer group when missing (from the stream's start, so
+    /// requests sent before the first worker are delivered).
+    async fn ensure_group(&self) -> Result<(), RedisMailboxError> {
+        if self.group_ready.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let mut conn = self.conn.clone();
+        let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(self.keys.requests())
+            .arg(GROUP)
+            .arg("0")
+            .arg("MKSTREAM")
+            .query_async(&mut conn)
+            .await;
+        match created {
+            Err(e) if e.code() != Some("BUSYGROUP") => Err(redis_error("XGROUP CREATE")(e)),
+            _ => {
+                self.group_ready.store(true, Ordering::Relaxed);
+                Ok(())
+            }
+        }
+    }
+
+    async fn send_raw(&self, body: String) -> Result<String, RedisMailboxError> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let mut conn = self.conn.clone();
+        let _: String = redis::cmd("XADD")
+            .arg(self.keys.requests())
+            .arg("*")
+            .arg("id")
+            .arg(&id)
+            .arg("body")
+            .arg(body)
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_error("XADD"))?;
+        Ok(id)
+    }
+
+    /// Entries to deliver: those idle past the visibility timeout, then new ones.
+    async fn take_entries(
+        &self,
+        max: usize,
+        visibility_timeout: Duration,
+    ) -> Result<Vec<StreamId>, RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let _: u64 = scripts::PROMOTE
+            .key(self.keys.delayed())
+            .key(self.keys.requests())
+            .arg(now_ms())
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("promote delayed"))?;
+        let claimed: Result<StreamAutoClaimReply, _> = redis::cmd("XAUTOCLAIM")
+            .arg(self.keys.requests())
+            .arg(GROUP)
+            .arg(&self.consumer)
+            .arg(millis(visibility_timeout))
+            .arg("0-0")
+            .arg("COUNT")
+            .arg(max)
+            .query_async(&mut conn)
+            .await;
+        let mut entries = match claimed {
+            Ok(reply) => reply.claimed,
+            // The group is gone (a server restarted without persistence): create it again.
+            Err(e) if e.code() == Some("NOGROUP") => {
+                self.group_ready.store(false, Ordering::Relaxed);
+                self.ensure_group().await?;
+                Vec::new()
+            }
+            Err(e) => return Err(redis_error("XAUTOCLAIM")(e)),
+        };
+        if entries.len() < max {
+            let read: StreamReadReply = redis::cmd("XREADGROUP")
+                .arg("GROUP")
+                .arg(GROUP)
+                .arg(&self.consumer)
+                .arg("COUNT")
+                .arg(max - entries.len())
+                .arg("STREAMS")
+                .arg(self.keys.requests())
+                .arg(">")
+                .query_async(&mut conn)
+                .await
+                .map_err(redis_error("XREADGROUP"))?;
+            entries.extend(read.keys.into_iter().flat_map(|k| k.ids));
+        }
+        Ok(entries)
+    }
+
+    async fn dead_letter(
+        &self,
+        receipt: &RedisReceipt,
+        body: &str,
+        deliveries: u32,
+    ) -> Result<(), RedisMailboxError> {
+        let result = RequestResult::dead_lettered(&receipt.request_id, deliveries);
+        let json = serde_json::to_string(&result).map_err(RedisMailboxError::Encode)?;
+        let mut conn = self.conn.clone();
+        let _: u64 = scripts::DEAD_LETTER
+            .key(self.keys.requests())
+            .key(self.keys.dead())
+            .key(self.keys.deliveries())
+            .key(self.keys.result(&receipt.request_id))
+            .arg(GROUP)
+            .arg(&receipt.entry_id)
+            .arg(&receipt.request_id)
+            .arg(body)
+            .arg(deliveries)
+            .arg(json)
+            .arg(self.config.result_ttl.as_secs().max(1))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("dead-letter"))?;
+        tracing::warn!(request_id = %receipt.request_id, deliveries, "request dead-lettered");
+        Ok(())
+    }
+
+    /// Take the lease of a received request for `ttl` (see [`Claim`]).
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn claim(&self, request_id: &str, ttl: Duration) -> Result<Claim, RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let answer: String = scripts::CLAIM
+            .key(self.keys.result(request_id))
+            .key(self.keys.lease(request_id))
+            .arg(&self.consumer)
+            .arg(millis(ttl))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("claim"))?;
+        Ok(match answer.as_str() {
+            "ok" => Claim::Acquired,
+            "done" => Claim::Finished,
+            _ => Claim::Held,
+        })
+    }
+
+    /// Extend the lease of a request being run and keep its entry hidden for another `ttl`.
+    /// `false` when the lease was lost (another worker took the request over: stop running it).
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn heartbeat(
+        &self,
+        receipt: &RedisReceipt,
+        ttl: Duration,
+    ) -> Result<bool, RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let held: u64 = scripts::HEARTBEAT
+            .key(self.keys.lease(&receipt.request_id))
+            .key(self.keys.requests())
+            .arg(&self.consumer)
+            .arg(millis(ttl))
+            .arg(GROUP)
+            .arg(&receipt.entry_id)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("heartbeat"))?;
+        Ok(held == 1)
+    }
+
+    /// Append a checkpoint of the run of `request_id` to its stream (the last
+    /// [`CHECKPOINTS_KEPT`] are kept), extending the lease by `ttl`. `false`, with nothing
+    /// written, when this worker no longer holds the lease (a checkpoint is fenced by it).
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn checkpoint(
+        &self,
+        request_id: &str,
+        checkpoint: &str,
+        ttl: Duration,
+    ) -> Result<bool, RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let held: u64 = scripts::CHECKPOINT
+            .key(self.keys.lease(request_id))
+            .key(self.keys.run(request_id))
+            .arg(&self.consumer)
+            .arg(millis(ttl))
+            .arg(checkpoint)
+            .arg(CHECKPOINTS_KEPT)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("checkpoint"))?;
+        Ok(held == 1)
+    }
+
+    /// The last checkpoint of the run of `request_id`, if it has one.
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn last_checkpoint(
+        &self,
+        request_id: &str,
+    ) -> Result<Option<String>, RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let last: redis::streams::StreamRangeReply = redis::cmd("XREVRANGE")
+            .arg(self.keys.run(request_id))
+            .arg("+")
+            .arg("-")
+            .arg("COUNT")
+            .arg(1)
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_error("XREVRANGE"))?;
+        Ok(last.ids.first().and_then(|e| e.get("checkpoint")))
+    }
+
+    /// Give a lease up (a worker stopping before the run finished).
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn release(&self, request_id: &str) -> Result<(), RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let _: u64 = scripts::RELEASE
+            .key(self.keys.lease(request_id))
+            .arg(&self.consumer)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("release"))?;
+        Ok(())
+    }
+
+    /// Store `result` as the request's result, unless it has one or another worker holds its
+    /// lease (see [`Published`]).
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn publish(&self, result: &RequestResult) -> Result<Published, RedisMailboxError> {
+        let json = serde_json::to_string(result).map_err(RedisMailboxError::Encode)?;
+        let id = &result.request_id;
+        let mut conn = self.conn.clone();
+        let answer: String = scripts::PUBLISH
+            .key(self.keys.lease(id))
+            .key(self.keys.result(id))
+            .key(self.keys.done())
+            .key(self.keys.run(id))
+            .arg(&self.consumer)
+            .arg(json)
+            .arg(self.config.result_ttl.as_secs().max(1))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("publish"))?;
+        Ok(match answer.as_str() {
+            "ok" => Published::Stored,
+            "exists" => Published::AlreadyFinished,
+            _ => Published::LeaseLost,
+        })
+    }
+
+    /// The result of `request_id` (status `pending` when it has none).
+    ///
+    /// # Errors
+    /// Redis errors; a stored result that is not valid JSON.
+    pub async fn result(&self, request_id: &str) -> Result<RequestResult, RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let stored: Option<String> = redis::cmd("GET")
+            .arg(self.keys.result(request_id))
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_error("GET result"))?;
+        match stored {
+            None => Ok(RequestResult::pending(request_id)),
+            Some(json) => serde_json::from_str(&json).map_err(RedisMailboxError::Encode),
+        }
+    }
+
+    /// Wait until `request_id` has a result (polling every `poll`).
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn wait_result(
+        &self,
+        request_id: &str,
+        poll: Duration,
+    ) -> Result<RequestResult, RedisMailboxError> {
+        loop {
+            let result = self.result(request_id).await?;
+            if result.is_final() {
+                return Ok(result);
+            }
+            tokio::time::sleep(poll).await;
+        }
+    }
+
+    /// The queue's counts.
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn stats(&self) -> Result<QueueStats, RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let (length, delayed, dead, done): (u64, u64, u64, Option<u64>) = redis::pipe()
+            .cmd("XLEN")
+            .arg(self.keys.requests())
+            .cmd("ZCARD")
+            .arg(self.keys.delayed())
+            .cmd("XLEN")
+            .arg(self.keys.dead())
+            .cmd("GET")
+            .arg(self.keys.done())
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_error("stats"))?;
+        let summary: Result<redis::Value, _> = redis::cmd("XPENDING")
+            .arg(self.keys.requests())
+            .arg(GROUP)
+            .query_async(&mut conn)
+            .await;
+        let in_flight = match summary {
+            Ok(redis::Value::Array(items)) => match items.first() {
+                Some(redis::Value::Int(n)) => u64::try_from(*n).unwrap_or(0),
+                _ => 0,
+            },
+            Ok(_) => 0,
+            Err(e) if e.code() == Some("NOGROUP") => 0,
+            Err(e) => return Err(redis_error("XPENDING")(e)),
+        };
+        Ok(QueueStats {
+            pending: length.saturating_sub(in_flight) + delayed,
+            in_flight,
+            dead_lettered: dead,
+            done: done.unwrap_or(0),
+        })
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Send + 'static> RedisMailbox<T> {
+    async fn receive_decoded(
+        &self,
+        max: usize,
+        visibility_timeout: Duration,
+    ) -> Result<Vec<Delivery<T, RedisReceipt>>, RedisMailboxError> {
+        self.ensure_group().await?;
+        let entries = self.take_entries(max.max(1), visibility_timeout).await?;
+        let mut out = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let request_id: String = entry.get("id").unwrap_or_default();
+            let body: String = entry.get("body").unwrap_or_default();
+            let receipt = RedisReceipt {
+                entry_id: entry.id.clone(),
+                request_id: request_id.clone(),
+            };
+            let mut conn = self.conn.clone();
+            let count: u32 = redis::cmd("HINCRBY")
+                .arg(self.keys.deliveries())
+                .arg(&request_id)
+                .arg(1)
+                .query_async(&mut conn)
+                .await
+                .map_err(redis_error("HINCRBY"))?;
+            if count > self.config.max_deliveries {
+                self.dead_letter(&receipt, &body, count - 1).await?;
+                continue;
+            }
+            match serde_json::from_str::<T>(&body) {
+                Ok(decoded) => out.push(Delivery {
+                    body: decoded,
+                    receipt,
+                    delivery_count: count,
+                }),
+                // A body no worker can read would only be delivered again and again.
+                Err(e) => {
+                    tracing::warn!(request_id = %request_id, error = %e, "undecodable request");
+                    self.dead_letter(&receipt, &body, count).await?;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned + Send + 'static> AsyncMailbox<T> for RedisMailbox<T> {
+    type Receipt = RedisReceipt;
+    type Error = RedisMailboxError;
+
+    fn send(&self, body: T) -> MailboxFuture<'_, String, RedisMailboxError> {
+        let encoded = serde_json::to_string(&body).map_err(RedisMailboxError::Encode);
+        Box::pin(async move { self.send_raw(encoded?).await })
+    }
+
+    fn receive(
+        &self,
+        max: usize,
+        visibility_timeout: Duration,
+    ) -> MailboxFuture<'_, Vec<Delivery<T, RedisReceipt>>, RedisMailboxError> {
+        Box::pin(self.receive_decoded(max, visibility_timeout))
+    }
+
+    fn ack<'a>(&'a self, receipt: &'a RedisReceipt) -> MailboxFuture<'a, (), RedisMailboxError> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let acked: u64 = scripts::ACK
+                .key(self.keys.requests())
+                .key(self.keys.deliveries())
+                .arg(GROUP)
+                .arg(&receipt.entry_id)
+                .arg(&receipt.request_id)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(redis_error("ack"))?;
+            match acked {
+                1 => Ok(()),
+                _ => Err(RedisMailboxError::StaleReceipt(receipt.entry_id.clone())),
+            }
+        })
+    }
+
+    fn nack<'a>(
+        &'a self,
+        receipt: &'a RedisReceipt,
+        delay: Duration,
+    ) -> MailboxFuture<'a, (), RedisMailboxError> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let visible_at = now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0));
+            let moved: u64 = scripts::NACK
+                .key(self.keys.requests())
+                .key(self.keys.delayed())
+                .arg(GROUP)
+                .arg(&receipt.entry_id)
+                .arg(&receipt.request_id)
+                .arg(visible_at)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(redis_error("nack"))?;
+            match moved {
+                1 => Ok(()),
+                _ => Err(RedisMailboxError::StaleReceipt(receipt.entry_id.clone())),
+            }
+        })
+    }
+}
