@@ -24,7 +24,8 @@
 //! question and the answer names only the disclosure tools ([`DISCLOSURE_TOOLS`]), opening a section
 //! is not what the user needs: the answer is generated again after a reminder
 //! ([`ANSWER_REMINDER`], a user turn given to this generation only, never kept in the conversation),
-//! as plain text.
+//! as plain text. So is an answer after domain tool results that shares no word or number with any
+//! of them ("This is the full content of the \"dates\" section." after `42 °C = 107.6 °F`).
 
 use crate::{ChatMessage, ChatRequest, Role, TurnConstraint};
 
@@ -53,7 +54,10 @@ pub enum Repair {
 #[must_use]
 pub fn repair(request: &ChatRequest, answer: &str) -> Option<Repair> {
     let Some(constraint) = repair_constraint(request, answer) else {
-        return procedure_constraint(request, answer).map(Repair::Call);
+        if let Some(call) = procedure_constraint(request, answer) {
+            return Some(Repair::Call(call));
+        }
+        return ungrounded(request, answer).then_some(Repair::Answer);
     };
     if !domain_result_since_question(request) {
         return Some(Repair::Call(constraint));
@@ -187,9 +191,15 @@ fn procedure_constraint(request: &ChatRequest, answer: &str) -> Option<TurnConst
 
 /// The distinct content words of lower-case `text`, a plural `s` dropped.
 fn content_words(text: &str) -> Vec<String> {
+    words(text, false)
+}
+
+/// The distinct words of lower-case `text` but stop words, a plural `s` dropped; numbers kept
+/// when `numbers`.
+fn words(text: &str, numbers: bool) -> Vec<String> {
     let mut words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+        .filter(|w| !w.is_empty() && (numbers || !w.chars().all(|c| c.is_ascii_digit())))
         .map(|w| match w.strip_suffix('s') {
             Some(stem) if stem.len() >= 3 && !stem.ends_with(['s', 'u', 'i']) => stem.to_owned(),
             _ => w.to_owned(),
@@ -203,17 +213,37 @@ fn content_words(text: &str) -> Vec<String> {
 
 /// Has a tool other than the disclosure ones returned since the last user message?
 fn domain_result_since_question(request: &ChatRequest) -> bool {
+    domain_results_since_question(request).next().is_some()
+}
+
+/// The results of tools other than the disclosure ones since the last user message.
+fn domain_results_since_question(request: &ChatRequest) -> impl Iterator<Item = &str> {
     request
         .messages
         .iter()
         .rev()
         .take_while(|m| m.role != Role::User)
-        .any(|m| {
+        .filter(|m| {
             m.role == Role::Tool
                 && m.name
                     .as_deref()
                     .is_some_and(|name| !DISCLOSURE_TOOLS.contains(&name))
         })
+        .map(|m| m.content.as_str())
+}
+
+/// A free answer after domain tool results that shares no word or number with any of them
+/// ("This is the full content of the \"dates\" section." after `42 °C = 107.6 °F`): the model lost
+/// the thread; the answer is asked for again ([`Repair::Answer`]).
+fn ungrounded(request: &ChatRequest, answer: &str) -> bool {
+    if request.constraint != TurnConstraint::Auto || !domain_result_since_question(request) {
+        return false;
+    }
+    let said = words(&answer.to_lowercase(), true);
+    !domain_results_since_question(request).any(|result| {
+        let found = words(&result.to_lowercase(), true);
+        said.iter().any(|w| found.contains(w))
+    })
 }
 
 /// The constraint to generate again under, when `answer` names callable tools not called yet in
@@ -386,7 +416,8 @@ mod tests {
             String::new(),
             vec![call.clone()],
         ));
-        r.messages.push(ChatMessage::tool_result(&call, "done"));
+        r.messages
+            .push(ChatMessage::tool_result(&call, format!("{name}: done")));
         r
     }
 
@@ -424,7 +455,7 @@ mod tests {
                 "track_parcel".into()
             )))
         );
-        assert_eq!(repair(&r, "It has shipped."), None);
+        assert_eq!(repair(&r, "It is done: it has shipped."), None);
     }
 
     #[test]
@@ -466,6 +497,7 @@ mod tests {
                 json!({"type": "object"}),
             ),
         ]);
+        let before = r.clone();
         let r = after_result_of(r, "add");
         assert_eq!(
             repair(
@@ -477,17 +509,17 @@ mod tests {
             )))
         );
         // An answer, or a procedure no tool fits, stands.
-        assert_eq!(repair(&r, "42 °C is 107.6 °F."), None);
+        assert_eq!(repair(&before, "42 °C is 107.6 °F."), None);
         assert_eq!(
             repair(
-                &r,
+                &before,
                 "To return an item, you can send it back within 30 days."
             ),
             None
         );
         // Without the procedure's phrasing the words alone do not count.
         assert_eq!(
-            repair(&r, "To convert Celsius to Fahrenheit: 107.6 degrees."),
+            repair(&before, "To convert Celsius to Fahrenheit: 107.6 degrees."),
             None
         );
     }
@@ -516,6 +548,35 @@ mod tests {
             ),
             Some(Repair::Call(TurnConstraint::RequireTool))
         );
+    }
+
+    #[test]
+    fn an_answer_sharing_nothing_with_the_results_is_asked_again() {
+        let mut r = request(&["celsius_to_fahrenheit"]);
+        let call = ToolCall {
+            id: "call_0".into(),
+            name: "celsius_to_fahrenheit".into(),
+            arguments: json!({"celsius": 42}),
+        };
+        r.messages.push(ChatMessage::assistant_tool_calls(
+            String::new(),
+            vec![call.clone()],
+        ));
+        r.messages.push(ChatMessage::tool_result(
+            &call,
+            "42 °C = 107.6 °F\n\n{\"fahrenheit\": 107.6}",
+        ));
+        assert_eq!(
+            repair(&r, "This is the full content of the \"dates\" section."),
+            Some(Repair::Answer)
+        );
+        assert_eq!(repair(&r, "It is 107.6 °F."), None);
+        assert_eq!(repair(&r, "Fahrenheit: about one hundred and eight."), None);
+        // Before any domain result an answer is not checked against results.
+        let fresh = request(&["celsius_to_fahrenheit"]);
+        assert_eq!(repair(&fresh, "Hello there."), None);
+        let read = after_result_of(request(&["read_section"]), "read_section");
+        assert_eq!(repair(&read, "Hello there."), None);
     }
 
     #[test]
