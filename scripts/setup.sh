@@ -49,6 +49,15 @@ if ! python3 -c "import skills_ref" >/dev/null 2>&1; then
     || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages "$spec"
 fi
 
+# OpenAI's tiktoken: wink-tokens' o200k counts are compared with it token for token
+# (crates/wink-tokens/tests/tiktoken.rs; the test gives it the vendored vocabulary, no download).
+if ! python3 -c "import tiktoken" >/dev/null 2>&1; then
+  echo "setup: installing tiktoken"
+  spec="tiktoken==${WINK_TIKTOKEN_VERSION:-0.12.0}"
+  python3 -m pip install --quiet --disable-pip-version-check "$spec" \
+    || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages "$spec"
+fi
+
 # Real MCP servers from npm for the MCP catalog tests (crates/wink-cli/tests/mcp_servers.rs,
 # tests/python/mcp_proxy_check.py) and examples/08_mcp_servers: pinned versions installed with npm into
 # the wink cache ($cache/mcp-servers; the tests look there, or in $WINK_MCP_SERVERS). Node and npm

@@ -4,7 +4,7 @@
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -112,27 +112,34 @@ type Decoded = (Arc<dyn Any + Send + Sync>, Map<String, Value>);
 type Decoder = dyn Fn(&Value) -> Result<Decoded, String> + Send + Sync;
 
 /// A params type: its identity, display name and fields.
+/// Cheap to clone (one shared allocation): sections, templates and renders hold copies.
 #[derive(Clone)]
 pub struct ParamsType {
-    id: ParamsTypeId,
-    name: String,
+    data: Arc<ParamsTypeData>,
+}
+
+struct ParamsTypeData {
+    /// Identity and display name, shared with every [`ParamsValue`] of the type.
+    identity: Arc<(ParamsTypeId, String)>,
     fields: Vec<ParamField>,
     type_default: Option<Value>,
+    /// [`ParamsType::type_default`], built on first use.
+    default_value: OnceLock<Option<ParamsValue>>,
     decoder: Option<Arc<Decoder>>,
 }
 
 impl fmt::Debug for ParamsType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ParamsType")
-            .field("name", &self.name)
-            .field("fields", &self.fields)
+            .field("name", &self.data.identity.1)
+            .field("fields", &self.data.fields)
             .finish_non_exhaustive()
     }
 }
 
 impl PartialEq for ParamsType {
     fn eq(&self, other: &Self) -> bool {
-        self.id == other.id
+        self.data.identity.0 == other.data.identity.0
     }
 }
 
@@ -172,13 +179,13 @@ impl ParamsType {
                 _ => Err("params must serialize to a JSON object".to_owned()),
             }
         });
-        Self {
-            id: ParamsTypeId::Rust(TypeId::of::<P>()),
+        Self::from_parts(
+            ParamsTypeId::Rust(TypeId::of::<P>()),
             name,
             fields,
             type_default,
-            decoder: Some(decoder),
-        }
+            Some(decoder),
+        )
     }
 
     /// A params type declared by name with `fields` (prompt files). Its default exists when
@@ -190,40 +197,64 @@ impl ParamsType {
             .collect::<Option<Map<String, Value>>>()
             .map(Value::Object);
         let name = name.into();
-        Self {
-            id: ParamsTypeId::Named(name.clone()),
+        Self::from_parts(
+            ParamsTypeId::Named(name.clone()),
             name,
             fields,
             type_default,
-            decoder: None,
+            None,
+        )
+    }
+
+    fn from_parts(
+        id: ParamsTypeId,
+        name: String,
+        fields: Vec<ParamField>,
+        type_default: Option<Value>,
+        decoder: Option<Arc<Decoder>>,
+    ) -> Self {
+        Self {
+            data: Arc::new(ParamsTypeData {
+                identity: Arc::new((id, name)),
+                fields,
+                type_default,
+                default_value: OnceLock::new(),
+                decoder,
+            }),
         }
     }
 
     /// Identity.
     pub fn id(&self) -> &ParamsTypeId {
-        &self.id
+        &self.data.identity.0
     }
 
     /// Display name (`TaskParams`).
     pub fn name(&self) -> &str {
-        &self.name
+        &self.data.identity.1
     }
 
     /// Fields, in declaration order.
     pub fn fields(&self) -> &[ParamField] {
-        &self.fields
+        &self.data.fields
     }
 
     /// Whether `name` is a field.
     pub fn has_field(&self, name: &str) -> bool {
-        self.fields.iter().any(|f| f.name == name)
+        self.data.fields.iter().any(|f| f.name == name)
     }
 
     /// The type's own default instance (`P::deserialize({})`, or all field defaults).
     pub fn type_default(&self) -> Option<ParamsValue> {
-        self.type_default
-            .as_ref()
-            .and_then(|v| self.value_from_json(v.clone()).ok())
+        self.data
+            .default_value
+            .get_or_init(|| {
+                self.data
+                    .type_default
+                    .as_ref()
+                    .and_then(|v| self.value_from_json(v.clone()).ok())
+            })
+            .clone()
     }
 
     /// Build a params value from JSON: for Rust types the JSON is deserialized (and
@@ -233,19 +264,21 @@ impl ParamsType {
         let Value::Object(object) = value else {
             return Err(PromptError::validation(format!(
                 "Params for '{}' must be a JSON object.",
-                self.name
+                self.data.identity.1
             ))
-            .with_params_type(&self.name));
+            .with_params_type(&self.data.identity.1));
         };
-        match &self.decoder {
+        match &self.data.decoder {
             Some(decode) => {
                 let (typed, fields) = decode(&Value::Object(object)).map_err(|e| {
-                    PromptError::validation(format!("Invalid params for '{}': {e}", self.name))
-                        .with_params_type(&self.name)
+                    PromptError::validation(format!(
+                        "Invalid params for '{}': {e}",
+                        self.data.identity.1
+                    ))
+                    .with_params_type(&self.data.identity.1)
                 })?;
                 Ok(ParamsValue {
-                    type_id: self.id.clone(),
-                    type_name: self.name.clone(),
+                    identity: Arc::clone(&self.data.identity),
                     fields: Arc::new(fields),
                     typed: Some(typed),
                 })
@@ -257,11 +290,11 @@ impl ParamsType {
                         return Err(PromptError::validation(format!(
                             "Extra keys not permitted: ['{key}']"
                         ))
-                        .with_params_type(&self.name)
+                        .with_params_type(&self.data.identity.1)
                         .with_placeholder(key.clone()));
                     }
                 }
-                for field in &self.fields {
+                for field in &self.data.fields {
                     match object.get(&field.name).or(field.default.as_ref()) {
                         Some(v) => {
                             if !field.field_type.accepts(v) && !v.is_null() {
@@ -270,7 +303,7 @@ impl ParamsType {
                                     field.name,
                                     field.field_type.name()
                                 ))
-                                .with_params_type(&self.name)
+                                .with_params_type(&self.data.identity.1)
                                 .with_placeholder(field.name.clone()));
                             }
                             filled.insert(field.name.clone(), v.clone());
@@ -280,14 +313,13 @@ impl ParamsType {
                                 "Missing required field: '{}'",
                                 field.name
                             ))
-                            .with_params_type(&self.name)
+                            .with_params_type(&self.data.identity.1)
                             .with_placeholder(field.name.clone()));
                         }
                     }
                 }
                 Ok(ParamsValue {
-                    type_id: self.id.clone(),
-                    type_name: self.name.clone(),
+                    identity: Arc::clone(&self.data.identity),
                     fields: Arc::new(filled),
                     typed: None,
                 })
@@ -311,8 +343,8 @@ fn short_type_name(full: &str) -> String {
 /// typed value (what typed selectors read).
 #[derive(Clone)]
 pub struct ParamsValue {
-    type_id: ParamsTypeId,
-    type_name: String,
+    /// The type's identity and display name (shared with its [`ParamsType`]).
+    identity: Arc<(ParamsTypeId, String)>,
     fields: Arc<Map<String, Value>>,
     typed: Option<Arc<dyn Any + Send + Sync>>,
 }
@@ -320,7 +352,7 @@ pub struct ParamsValue {
 impl fmt::Debug for ParamsValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ParamsValue")
-            .field("type", &self.type_name)
+            .field("type", &self.identity.1)
             .field("fields", &self.fields)
             .finish_non_exhaustive()
     }
@@ -346,8 +378,7 @@ impl ParamsValue {
             }
         };
         Ok(Self {
-            type_id: ParamsTypeId::Rust(TypeId::of::<P>()),
-            type_name: name,
+            identity: Arc::new((ParamsTypeId::Rust(TypeId::of::<P>()), name)),
             fields: Arc::new(fields),
             typed: Some(Arc::new(params)),
         })
@@ -355,12 +386,12 @@ impl ParamsValue {
 
     /// The type identity.
     pub fn type_id(&self) -> &ParamsTypeId {
-        &self.type_id
+        &self.identity.0
     }
 
     /// The type's display name.
     pub fn type_name(&self) -> &str {
-        &self.type_name
+        &self.identity.1
     }
 
     /// The fields as JSON.

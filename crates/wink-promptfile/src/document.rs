@@ -34,6 +34,14 @@ pub(crate) fn parse_document(
         };
     match format {
         FileFormat::Json => {
+            // Fast path without key-path tracking; on any error the text is read again with it,
+            // for the error's key path (issue 22).
+            let mut fast = serde_json::Deserializer::from_str(text);
+            if let Ok(value) = <StrictValue as serde::Deserialize>::deserialize(&mut fast)
+                && fast.end().is_ok()
+            {
+                return Ok(value.0);
+            }
             let mut deserializer = serde_json::Deserializer::from_str(text);
             let value = serde_path_to_error::deserialize::<_, StrictValue>(&mut deserializer)
                 .map_err(|e| {

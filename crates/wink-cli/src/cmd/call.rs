@@ -79,5 +79,6 @@ pub fn run(args: &CallArgs) -> anyhow::Result<ExitCode> {
         }
     };
     crate::output::println(&serde_json::to_string_pretty(&out)?)?;
+    super::common::keep_until_exit(&prepared, rendered);
     Ok(ExitCode::SUCCESS)
 }

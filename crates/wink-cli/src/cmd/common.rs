@@ -161,6 +161,15 @@ impl PromptArgs {
     }
 }
 
+/// Leaves the prompt's section tree (and `rendered`) allocated when a one-shot command ends: the
+/// process exits right after, and freeing a tree of thousands of sections one allocation at a
+/// time cost about as much as building it (issue 22). Everything else `prepared` holds (MCP
+/// servers, the session) is dropped as usual.
+pub fn keep_until_exit<T>(prepared: &PreparedPrompt, rendered: T) {
+    std::mem::forget(Arc::clone(&prepared.loaded.template));
+    std::mem::forget(rendered);
+}
+
 fn declared_types(template: &PromptTemplate) -> String {
     let names: Vec<&str> = template.params_types().iter().map(|t| t.name()).collect();
     if names.is_empty() {

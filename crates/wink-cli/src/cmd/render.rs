@@ -69,6 +69,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
             crate::output::println(&serde_json::to_string_pretty(&out)?)?;
         }
     }
+    super::common::keep_until_exit(&prepared, rendered);
     Ok(ExitCode::SUCCESS)
 }
 
