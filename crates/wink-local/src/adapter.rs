@@ -100,6 +100,26 @@ impl LocalAdapter {
         })
     }
 
+    /// Whether `self` and `other` run on the same weights in memory (see
+    /// [`LocalModel::shares_weights_with`]: adapters loaded from one file share them).
+    #[must_use]
+    pub fn shares_weights_with(&self, other: &LocalAdapter) -> bool {
+        if Arc::ptr_eq(&self.runner.model, &other.runner.model) {
+            return true;
+        }
+        let mine = self
+            .runner
+            .model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let theirs = other
+            .runner
+            .model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        mine.shares_weights_with(&theirs)
+    }
+
     /// Print prefill/decode speed of every call to stderr.
     #[must_use]
     pub fn verbose(mut self, verbose: bool) -> Self {

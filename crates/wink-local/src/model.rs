@@ -20,12 +20,13 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::{LogOptions, send_logs_to_tracing};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::fmt;
 use std::io::Read as _;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Instant;
 
 /// How a [`LocalModel`] runs.
@@ -148,7 +149,7 @@ type BoundContext<'model> = LlamaContext<'model>;
 self_cell::self_cell!(
     /// The model and the context that borrows it, owned together.
     struct Engine {
-        owner: LlamaModel,
+        owner: Arc<LlamaModel>,
         #[covariant]
         dependent: BoundContext,
     }
@@ -194,6 +195,31 @@ fn backend() -> Result<&'static LlamaBackend, LocalError> {
         })
 }
 
+/// The weights of `path`: those already loaded in this process when a [`LocalModel`] of the same file
+/// is alive, else freshly loaded (and shared with the models loaded from the file while they live).
+fn shared_weights(backend: &LlamaBackend, path: &Path) -> Result<Arc<LlamaModel>, LocalError> {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Weak<LlamaModel>>>> = OnceLock::new();
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    // Held while loading, so two runs starting together load the file once.
+    let mut loaded = LOADED
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    loaded.retain(|_, weights| weights.strong_count() > 0);
+    if let Some(weights) = loaded.get(&key).and_then(Weak::upgrade) {
+        return Ok(weights);
+    }
+    let weights = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(
+        |error| LocalError::ModelLoad {
+            path: path.to_path_buf(),
+            reason: error.to_string(),
+        },
+    )?;
+    let weights = Arc::new(weights);
+    loaded.insert(key, Arc::downgrade(&weights));
+    Ok(weights)
+}
+
 /// Checks that `path` exists and starts with the GGUF magic before llama.cpp sees it.
 fn check_gguf(path: &Path) -> Result<(), LocalError> {
     let mut file = std::fs::File::open(path).map_err(|source| {
@@ -225,7 +251,9 @@ fn to_i32(value: usize) -> i32 {
 }
 
 impl LocalModel {
-    /// Loads a GGUF chat model and creates its context.
+    /// Loads a GGUF chat model and creates its context. The weights are shared with every other
+    /// [`LocalModel`] of this process loaded from the same file while one lives
+    /// ([`LocalModel::shares_weights_with`]); the context (KV cache) is this model's own.
     ///
     /// # Errors
     /// [`LocalError::ModelNotFound`], [`LocalError::NotGguf`], [`LocalError::ModelLoad`] (all naming the
@@ -238,11 +266,7 @@ impl LocalModel {
     pub fn load(path: &Path, config: LocalModelConfig) -> Result<LocalModel, LocalError> {
         check_gguf(path)?;
         let backend = backend()?;
-        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
-            .map_err(|error| LocalError::ModelLoad {
-                path: path.to_path_buf(),
-                reason: error.to_string(),
-            })?;
+        let model = shared_weights(backend, path)?;
 
         let template_source = model.meta_val_str("tokenizer.chat_template").map_err(|_| {
             LocalError::MissingChatTemplate {
@@ -300,6 +324,14 @@ impl LocalModel {
             cached: Vec::new(),
             next_call_id: 0,
         })
+    }
+
+    /// Whether `self` and `other` run on the same weights in memory: [`LocalModel::load`] shares the
+    /// weights of a file among every model of this process loaded from it (each has its own context
+    /// and KV cache), for as long as one of them lives.
+    #[must_use]
+    pub fn shares_weights_with(&self, other: &LocalModel) -> bool {
+        Arc::ptr_eq(self.engine.borrow_owner(), other.engine.borrow_owner())
     }
 
     /// The model's name from its GGUF metadata (`general.name`), or the file stem when it has none.

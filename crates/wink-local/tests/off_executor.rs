@@ -176,3 +176,49 @@ fn a_final_answer_streams_token_by_token_and_a_call_does_not() {
     assert_eq!(turn.tool_calls[0].name, "get_weather");
     assert_eq!(sink.texts(), Vec::<String>::new());
 }
+
+fn resident_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn two_concurrent_runs_in_one_process_share_one_model() {
+    let Some(path) = model_file() else {
+        return;
+    };
+    let before = resident_kib();
+    let first = adapter(&path, 16);
+    let after_first = resident_kib();
+    let second = adapter(&path, 16);
+    let after_second = resident_kib();
+    eprintln!(
+        "RSS: {before} KiB before, +{} KiB with the first model (weights and a 2048-token context), +{} KiB with the second (a context)",
+        after_first.saturating_sub(before),
+        after_second.saturating_sub(after_first)
+    );
+    assert!(first.shares_weights_with(&second));
+    let request = ModelRequest {
+        messages: vec![Message::user("Say hello.")],
+        tool_choice: ToolChoice::None,
+        ..ModelRequest::default()
+    };
+    // Both runs at once, each in its own context.
+    let (a, b) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| block_on(first.complete(&request, None)));
+        let b = scope.spawn(|| block_on(second.complete(&request, None)));
+        (a.join().unwrap().unwrap(), b.join().unwrap().unwrap())
+    });
+    // Greedy decoding on the same weights: the same answer.
+    assert_eq!(a.text, b.text);
+    assert!(a.text.is_some());
+    // Weights are released with the last model that uses them, and loaded again afterwards.
+    drop((first, second));
+    let third = adapter(&path, 16);
+    let fourth = adapter(&path, 16);
+    assert!(third.shares_weights_with(&fourth));
+}
