@@ -28,8 +28,12 @@
 //!   prompt, so the cache keeps it).
 
 use std::fmt;
+use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde_json::Value;
 use wink_agent::{
@@ -41,19 +45,30 @@ use wink_session::TokenUsage;
 
 use crate::repair::{Repair, answer_request, repair};
 use crate::{
-    ChatMessage, ChatRequest, ChatTurn, LocalModel, LocalModelConfig, Role, ToolAnnouncement,
-    ToolCall, ToolSpec, TurnConstraint,
+    ChatMessage, ChatRequest, ChatTurn, GenerationControl, LocalModel, LocalModelConfig, Role,
+    ToolAnnouncement, ToolCall, ToolSpec, TurnConstraint,
 };
 
 /// The user turn added when a conversation has no message at all.
 pub const IMPLICIT_USER_TURN: &str = "Carry out the task described in the system prompt.";
 
 /// The embedded model as a provider adapter (`supports_dynamic_tools() == true`).
+///
+/// Inference runs on a thread of its own, never inside the future's `poll`: the future waits for
+/// it, and dropping the future (the run's deadline passed, or the caller gave up) stops the
+/// generation before its next token. The text of a final answer streams to the call's
+/// [`StreamSink`] token by token (see [`LocalAdapter::complete`](ProviderAdapter::complete)).
 pub struct LocalAdapter {
-    model: Mutex<LocalModel>,
-    name: String,
+    runner: Runner,
     path: PathBuf,
     context_window: u64,
+}
+
+/// What a model call needs on its inference thread.
+#[derive(Clone)]
+struct Runner {
+    model: Arc<Mutex<LocalModel>>,
+    name: String,
     verbose: bool,
     call_repair: bool,
 }
@@ -61,7 +76,7 @@ pub struct LocalAdapter {
 impl fmt::Debug for LocalAdapter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LocalAdapter")
-            .field("model", &self.name)
+            .field("model", &self.runner.name)
             .field("path", &self.path)
             .finish()
     }
@@ -74,19 +89,41 @@ impl LocalAdapter {
         let name = model.model_name();
         let context_window = u64::from(model.context_size());
         Ok(Self {
-            model: Mutex::new(model),
-            name,
+            runner: Runner {
+                model: Arc::new(Mutex::new(model)),
+                name,
+                verbose: false,
+                call_repair: true,
+            },
             path: path.to_path_buf(),
             context_window,
-            verbose: false,
-            call_repair: true,
         })
+    }
+
+    /// Whether `self` and `other` run on the same weights in memory (see
+    /// [`LocalModel::shares_weights_with`]: adapters loaded from one file share them).
+    #[must_use]
+    pub fn shares_weights_with(&self, other: &LocalAdapter) -> bool {
+        if Arc::ptr_eq(&self.runner.model, &other.runner.model) {
+            return true;
+        }
+        let mine = self
+            .runner
+            .model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let theirs = other
+            .runner
+            .model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        mine.shares_weights_with(&theirs)
     }
 
     /// Print prefill/decode speed of every call to stderr.
     #[must_use]
     pub fn verbose(mut self, verbose: bool) -> Self {
-        self.verbose = verbose;
+        self.runner.verbose = verbose;
         self
     }
 
@@ -94,10 +131,19 @@ impl LocalAdapter {
     /// (default on; see [`crate::repair`]).
     #[must_use]
     pub fn call_repair(mut self, on: bool) -> Self {
-        self.call_repair = on;
+        self.runner.call_repair = on;
         self
     }
+}
 
+/// The generation an adapter call is in, for [`Runner::complete`].
+struct Step<'a> {
+    what: &'a str,
+    /// Pass the text of a final answer on as it is generated.
+    stream: bool,
+}
+
+impl Runner {
     fn error(&self, message: impl Into<String>) -> ProviderError {
         ProviderError::new(
             ProviderErrorKind::Other,
@@ -124,11 +170,23 @@ impl LocalAdapter {
         }
     }
 
-    fn run(&self, request: &ModelRequest) -> Result<ModelTurn, ProviderError> {
+    /// One model call. The text of a final answer goes to `call` as it is generated when the
+    /// answer cannot be taken back: a turn constrained to a final answer (no tool callable, or
+    /// `ToolChoice::None`) without structured output, and the answer of an answer repair. A free
+    /// turn ([`TurnConstraint::Auto`]) is not streamed: it may open a call, or be taken back by
+    /// repair; its answer reaches the sink whole once known (see [`ProviderAdapter::complete`]).
+    fn run(&self, request: &ModelRequest, call: &CallState) -> Result<RunTurn, ProviderError> {
         let mut model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
         let mut chat = to_chat_request(request);
         let mut usage = TokenUsage::default();
-        let mut turn = self.complete(&mut model, &chat, &mut usage, "turn")?;
+        let answers_only =
+            chat.constraint == TurnConstraint::FinalAnswer && request.output.is_none();
+        let mut streamed = answers_only;
+        let first = Step {
+            what: "turn",
+            stream: answers_only,
+        };
+        let mut turn = self.complete(&mut model, &chat, &mut usage, &first, call)?;
         if self.call_repair && turn.tool_calls.is_empty() {
             let answer = turn.text.as_deref().unwrap_or_default();
             let retry = repair(&chat, answer).map(|kind| {
@@ -143,9 +201,16 @@ impl LocalAdapter {
                 }
             });
             if let Some((retry, what)) = retry {
-                // A repair that cannot complete leaves the answer as it was.
-                if let Ok(repaired) = self.complete(&mut model, &retry, &mut usage, what) {
-                    turn = repaired;
+                let stream =
+                    retry.constraint == TurnConstraint::FinalAnswer && request.output.is_none();
+                // A repair that cannot complete leaves the answer as it was (unless cancelled).
+                match self.complete(&mut model, &retry, &mut usage, &Step { what, stream }, call) {
+                    Ok(repaired) => {
+                        turn = repaired;
+                        streamed = stream;
+                    }
+                    Err(error) if call.is_cancelled() => return Err(error),
+                    Err(_) => {}
                 }
             }
         }
@@ -156,7 +221,12 @@ impl LocalAdapter {
         {
             let schema = wink_schema::output::response_schema(output);
             chat.constraint = TurnConstraint::JsonSchema(schema);
-            turn = self.complete(&mut model, &chat, &mut usage, "structured output")?;
+            let step = Step {
+                what: "structured output",
+                stream: false,
+            };
+            turn = self.complete(&mut model, &chat, &mut usage, &step, call)?;
+            streamed = false;
         }
         let tool_calls: Vec<CoreToolCall> = turn
             .tool_calls
@@ -172,12 +242,15 @@ impl LocalAdapter {
         } else {
             FinishReason::ToolCalls
         };
-        Ok(ModelTurn {
-            text: turn.text,
-            tool_calls,
-            usage: Some(usage),
-            finish_reason,
-            output: None,
+        Ok(RunTurn {
+            turn: ModelTurn {
+                text: turn.text,
+                tool_calls,
+                usage: Some(usage),
+                finish_reason,
+                output: None,
+            },
+            streamed,
         })
     }
 
@@ -186,16 +259,116 @@ impl LocalAdapter {
         model: &mut LocalModel,
         chat: &ChatRequest,
         usage: &mut TokenUsage,
-        what: &str,
+        step: &Step<'_>,
+        call: &CallState,
     ) -> Result<ChatTurn, ProviderError> {
+        let mut on_text = |text: &str| call.push_text(text);
+        let control = GenerationControl {
+            cancel: Some(&call.cancel),
+            on_text: if step.stream {
+                Some(&mut on_text)
+            } else {
+                None
+            },
+        };
         let turn = model
-            .complete(chat)
+            .complete_with(chat, control)
             .map_err(|e| self.error(e.to_string()))?;
         usage.input_tokens += turn.usage.prompt_tokens;
         usage.cached_tokens += turn.usage.cached_prompt_tokens;
         usage.output_tokens += turn.usage.completion_tokens;
-        self.report(what, &turn);
+        self.report(step.what, &turn);
         Ok(turn)
+    }
+}
+
+/// A model call's result, and whether its text already went to the sink.
+struct RunTurn {
+    turn: ModelTurn,
+    streamed: bool,
+}
+
+/// What the inference thread and the waiting future share.
+#[derive(Default)]
+struct CallState {
+    /// Set when the future is dropped: the generation stops before its next token.
+    cancel: AtomicBool,
+    progress: Mutex<Progress>,
+}
+
+#[derive(Default)]
+struct Progress {
+    /// Streamed text not yet passed to the sink.
+    text: String,
+    result: Option<Result<RunTurn, ProviderError>>,
+    waker: Option<Waker>,
+}
+
+impl CallState {
+    fn progress(&self) -> MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    fn push_text(&self, text: &str) {
+        let mut progress = self.progress();
+        progress.text.push_str(text);
+        if let Some(waker) = progress.waker.take() {
+            waker.wake();
+        }
+    }
+
+    fn finish(&self, result: Result<RunTurn, ProviderError>) {
+        let mut progress = self.progress();
+        progress.result = Some(result);
+        if let Some(waker) = progress.waker.take() {
+            waker.wake();
+        }
+    }
+}
+
+/// The future of one model call: waits for the inference thread, passing streamed text to the
+/// sink; dropping it cancels the generation.
+struct PendingCall<'a> {
+    call: Arc<CallState>,
+    sink: Option<&'a dyn StreamSink>,
+}
+
+impl Future for PendingCall<'_> {
+    type Output = Result<ModelTurn, ProviderError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let (text, result) = {
+            let mut progress = self.call.progress();
+            let text = std::mem::take(&mut progress.text);
+            let result = progress.result.take();
+            if result.is_none() {
+                progress.waker = Some(cx.waker().clone());
+            }
+            (text, result)
+        };
+        if let Some(sink) = self.sink
+            && !text.is_empty()
+        {
+            sink.on_delta(&StreamDelta::Text { text });
+        }
+        let Some(result) = result else {
+            return Poll::Pending;
+        };
+        let RunTurn { turn, streamed } = result?;
+        if let (Some(sink), Some(text), false) = (self.sink, &turn.text, streamed) {
+            sink.on_delta(&StreamDelta::Text { text: text.clone() });
+        }
+        Poll::Ready(Ok(turn))
+    }
+}
+
+impl Drop for PendingCall<'_> {
+    fn drop(&mut self) {
+        self.call.cancel.store(true, Ordering::Relaxed);
     }
 }
 
@@ -204,7 +377,7 @@ impl ProviderAdapter for LocalAdapter {
         "local"
     }
     fn model(&self) -> &str {
-        &self.name
+        &self.runner.name
     }
     fn supports_dynamic_tools(&self) -> bool {
         true
@@ -213,25 +386,43 @@ impl ProviderAdapter for LocalAdapter {
         Some(self.context_window)
     }
     fn forget_cached_prefix(&self) {
-        self.model
+        self.runner
+            .model
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clear_cache();
     }
+    /// Runs the call on a thread of its own. The text of a final answer reaches `stream` token by
+    /// token when the turn can only be an answer (see `Runner::run`); any other answer reaches it
+    /// whole when the call ends. Tool calls are never passed to `stream`.
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
         stream: Option<&'a dyn StreamSink>,
     ) -> ProviderFuture<'a> {
-        Box::pin(async move {
-            let turn = self.run(request)?;
-            if let (Some(sink), Some(text)) = (stream, &turn.text) {
-                sink.on_delta(&StreamDelta::Text { text: text.clone() });
-            }
-            Ok(turn)
-        })
+        let call = Arc::new(CallState::default());
+        let runner = self.runner.clone();
+        let owned = request.clone();
+        let worker_call = Arc::clone(&call);
+        let spawned = std::thread::Builder::new()
+            .name("wink-local-inference".into())
+            .stack_size(INFERENCE_STACK_BYTES)
+            .spawn(move || {
+                let result = runner.run(&owned, &worker_call);
+                worker_call.finish(result);
+            });
+        if let Err(error) = spawned {
+            let error = self
+                .runner
+                .error(format!("cannot start the inference thread: {error}"));
+            return Box::pin(std::future::ready(Err(error)));
+        }
+        Box::pin(PendingCall { call, sink: stream })
     }
 }
+
+/// Stack of an inference thread (llama.cpp's grammar parser recurses).
+const INFERENCE_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 fn arguments_value(arguments: &ToolArguments) -> Value {
     match arguments {

@@ -105,6 +105,13 @@ pub enum LocalError {
         /// What llama.cpp reported.
         reason: String,
     },
+    /// The caller cancelled the generation (its run's deadline passed, or the call was dropped); it stopped
+    /// between two tokens.
+    #[error("the generation was cancelled after {completion_tokens} tokens")]
+    Cancelled {
+        /// Tokens generated before it stopped.
+        completion_tokens: usize,
+    },
     /// The turn had to be a tool call but the generated text holds none (usually cut off by the token budget).
     #[error(
         "expected a tool call but the model produced none within {max_tokens} tokens: {text:?}"
