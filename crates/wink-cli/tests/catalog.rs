@@ -378,9 +378,9 @@ fn prompt_file_catalogs_can_rerank_find_tool() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `render --format json` of `catalog_prompt.json` (no `defer` key) for a context window.
+/// `render --format json` of `catalog_auto.json` (no `defer` key) for a context window.
 fn decision_at(window: u64, extra: &[&str]) -> Value {
-    let prompt = common::fixture("catalog_prompt.json");
+    let prompt = common::fixture("catalog_auto.json");
     let window = window.to_string();
     let mut args = vec![
         "render",
