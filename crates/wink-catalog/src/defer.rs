@@ -19,20 +19,28 @@ pub const DEFAULT_DEFER_PERCENT: u8 = 10;
 
 /// When a catalog is listed one line per tool with the meta-tools (deferred) instead of every
 /// tool being offered with its full schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DeferPolicy {
     /// In full when the schemas of all tools fit in `percent`% of the model's context window,
-    /// deferred above it (`auto` is `auto:10`).
+    /// deferred above it (`auto` is `auto:10`, the default).
     Auto {
         /// The share of the context window, 1–100.
         percent: u8,
     },
-    /// Always deferred (the default).
-    #[default]
+    /// Always deferred.
     Always,
     /// Never deferred: every tool is offered in full.
     Never,
+}
+
+impl Default for DeferPolicy {
+    /// `auto`: in full when the schemas fit in [`DEFAULT_DEFER_PERCENT`]% of the window.
+    fn default() -> Self {
+        Self::Auto {
+            percent: DEFAULT_DEFER_PERCENT,
+        }
+    }
 }
 
 impl FromStr for DeferPolicy {

@@ -333,7 +333,7 @@ fn prompt_file_catalogs_can_rerank_find_tool() {
         std::fs::write(
             &prompt,
             format!(
-                r#"{{"ns": "t", "key": "rerank", "sections": [{{"key": "tools", "title": "Tools", "builtin": "catalog", "catalog": "tools.jsonl", "rerank": "{rerank}"}}]}}"#
+                r#"{{"ns": "t", "key": "rerank", "sections": [{{"key": "tools", "title": "Tools", "builtin": "catalog", "catalog": "tools.jsonl", "defer": "always", "rerank": "{rerank}"}}]}}"#
             ),
         )
         .unwrap();
@@ -375,5 +375,88 @@ fn prompt_file_catalogs_can_rerank_find_tool() {
             "Tools for \"read the web page text\", best first (call `tool.describe` with a name to make it callable):\n- web.search: Search the web for pages matching a query.\n- file.read: Read a file from disk and return its text.\n- file.write: Write text to a file on disk."
         );
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `render --format json` of `catalog_auto.json` (no `defer` key) for a context window.
+fn decision_at(window: u64, extra: &[&str]) -> Value {
+    let prompt = common::fixture("catalog_auto.json");
+    let window = window.to_string();
+    let mut args = vec![
+        "render",
+        prompt.as_str(),
+        "--format",
+        "json",
+        "--context-size",
+        window.as_str(),
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&stdout(&wink(&args))).unwrap()
+}
+
+fn tool_names(render: &Value) -> Vec<String> {
+    render["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_default_defer_policy_is_auto_with_a_ten_percent_threshold() {
+    // Find the schema figure, then render on each side of the threshold: full when the schemas
+    // fit in exactly 10% of the window, deferred one token below.
+    let probe = decision_at(100_000, &[]);
+    let schemas = probe["catalogs"]["tools"]["schema_tokens"]
+        .as_u64()
+        .unwrap();
+    assert!(schemas > 0, "{probe}");
+    let fits = decision_at(schemas * 10, &[]);
+    let decision = &fits["catalogs"]["tools"];
+    assert_eq!(decision["policy"], "auto:10");
+    assert_eq!(decision["decision"], "full");
+    assert_eq!(decision["threshold_tokens"], schemas);
+    assert_eq!(decision["context_window"], schemas * 10);
+    let names = tool_names(&fits);
+    assert!(names.contains(&"math.add".to_owned()), "{names:?}");
+    assert!(!names.contains(&"find_tool".to_owned()), "{names:?}");
+    let over = decision_at(schemas * 10 - 10, &[]);
+    let decision = &over["catalogs"]["tools"];
+    assert_eq!(decision["policy"], "auto:10");
+    assert_eq!(decision["decision"], "deferred");
+    assert_eq!(decision["threshold_tokens"], schemas - 1);
+    let names = tool_names(&over);
+    assert!(names.contains(&"find_tool".to_owned()), "{names:?}");
+    assert!(!names.contains(&"math.add".to_owned()), "{names:?}");
+}
+
+#[test]
+fn eval_takes_a_defer_flag() {
+    let dir = std::env::temp_dir().join(format!("wink-eval-defer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = dir.join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        "{\"id\": \"a\", \"input\": \"Add 2 and 40.\", \"expect\": {\"contains\": [\"42\"]}}\n",
+    )
+    .unwrap();
+    let script = dir.join("script.json");
+    std::fs::write(&script, r#"[{"text": "42"}]"#).unwrap();
+    let model = format!("scripted:{}", script.display());
+    let err = usage_error(&[
+        "eval",
+        &common::fixture("catalog_prompt.json"),
+        "--cases",
+        cases.to_str().unwrap(),
+        "--model",
+        &model,
+        "--defer",
+        "sometimes",
+    ]);
+    assert_eq!(
+        err,
+        "error: --defer: unknown defer policy 'sometimes' (auto, auto:N, always, never)\n"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -127,6 +127,16 @@ impl HttpAdapter {
             for event in parser.push(chunk) {
                 decoder.on_event(&event, sink)?;
             }
+            if parser.line_too_long() {
+                return Err(failure(
+                    config,
+                    ProviderErrorKind::Other,
+                    format!(
+                        "The event stream sent a line longer than {} bytes without a line break; the stream was stopped.",
+                        crate::sse::MAX_SSE_LINE_BYTES
+                    ),
+                ));
+            }
             Ok(decoder.is_complete())
         };
         match self

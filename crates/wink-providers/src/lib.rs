@@ -68,7 +68,7 @@ pub use factory::{
     adapter_from_spec_with_env, config_from_spec, supports_native_tool_search,
 };
 pub use mapping::RequestMapping;
-pub use sse::{SseEvent, SseParser};
+pub use sse::{MAX_SSE_LINE_BYTES, SseEvent, SseParser};
 pub use transport::{
     ChunkConsumer, HttpTransport, RETRY_AFTER_CAP, Reply, backoff, install_crypto_provider,
     parse_retry_after, retry_after,

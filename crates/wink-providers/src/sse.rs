@@ -10,10 +10,16 @@ pub struct SseEvent {
     pub data: String,
 }
 
+/// The longest line an event stream may send (16 MiB, without its line break). A longer line is
+/// not buffered: [`SseParser::line_too_long`] reports it and the caller ends the stream.
+pub const MAX_SSE_LINE_BYTES: usize = 16 * 1024 * 1024;
+
 /// Feeds on chunks, yields events.
 #[derive(Debug, Default)]
 pub struct SseParser {
     line: Vec<u8>,
+    /// A line went over [`MAX_SSE_LINE_BYTES`]; nothing more is parsed.
+    line_too_long: bool,
     /// The previous chunk ended with `\r`: a `\n` opening the next one belongs to it.
     after_cr: bool,
     started: bool,
@@ -30,10 +36,14 @@ impl SseParser {
         Self::default()
     }
 
-    /// Parses one chunk; returns the events it completed.
+    /// Parses one chunk; returns the events it completed. After a line longer than
+    /// [`MAX_SSE_LINE_BYTES`] it returns nothing more (see [`SseParser::line_too_long`]).
     pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         const BOM: &[u8] = b"\xEF\xBB\xBF";
         let mut events = Vec::new();
+        if self.line_too_long {
+            return events;
+        }
         let head;
         let mut bytes = chunk;
         if !self.started {
@@ -61,10 +71,21 @@ impl SseParser {
                     self.end_line(&mut events);
                 }
                 b'\n' => self.end_line(&mut events),
+                _ if self.line.len() >= MAX_SSE_LINE_BYTES => {
+                    self.line_too_long = true;
+                    self.line = Vec::new();
+                    return events;
+                }
                 _ => self.line.push(byte),
             }
         }
         events
+    }
+
+    /// Whether the stream sent a line longer than [`MAX_SSE_LINE_BYTES`] (it was dropped, and
+    /// the parser stopped).
+    pub fn line_too_long(&self) -> bool {
+        self.line_too_long
     }
 
     /// Whether bytes of an event that has not been dispatched yet are buffered.
@@ -116,6 +137,37 @@ mod tests {
     fn parse_all(chunks: &[&[u8]]) -> Vec<SseEvent> {
         let mut parser = SseParser::new();
         chunks.iter().flat_map(|chunk| parser.push(chunk)).collect()
+    }
+
+    #[test]
+    fn a_line_over_the_limit_stops_the_parser_without_buffering_it() {
+        let mut parser = SseParser::new();
+        assert_eq!(
+            parser.push(b"data: a\n\n"),
+            vec![SseEvent {
+                event: None,
+                data: "a".into()
+            }]
+        );
+        let chunk = vec![b'x'; 1024 * 1024];
+        for _ in 0..16 {
+            assert!(parser.push(&chunk).is_empty());
+        }
+        assert!(!parser.line_too_long());
+        assert_eq!(parser.line.len(), MAX_SSE_LINE_BYTES);
+        assert!(parser.push(b"y").is_empty());
+        assert!(parser.line_too_long());
+        assert_eq!(parser.line.capacity(), 0);
+        assert!(parser.push(b"\ndata: b\n\n").is_empty());
+        // A line of exactly the limit is still parsed.
+        let mut parser = SseParser::new();
+        let mut line = b"data: ".to_vec();
+        line.resize(MAX_SSE_LINE_BYTES, b'z');
+        line.extend_from_slice(b"\n\n");
+        let events = parser.push(&line);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data.len(), MAX_SSE_LINE_BYTES - 6);
+        assert!(!parser.line_too_long());
     }
 
     #[test]

@@ -943,3 +943,19 @@ async fn responses_tool_search_round_trip() {
         ], "tools": tools, "store": false})
     );
 }
+
+#[tokio::test]
+async fn a_streamed_line_without_a_line_break_is_cut_at_the_limit() {
+    for adapter in ALL {
+        let mut body = b"data: ".to_vec();
+        body.resize(wink_providers::MAX_SSE_LINE_BYTES + 1024, b'x');
+        let (turn, _) = run(adapter, vec![Reply::sse(body)], true, simple_request()).await;
+        let error = turn.unwrap_err();
+        assert_eq!(error.kind, ProviderErrorKind::Other, "{adapter:?}");
+        assert_eq!(
+            error.message,
+            "The event stream sent a line longer than 16777216 bytes without a line break; the stream was stopped.",
+            "{adapter:?}"
+        );
+    }
+}

@@ -58,6 +58,10 @@ pub struct EvalArgs {
     /// Name the tools each summarized section hides in its summary (see `wink run --help`).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub name_hidden_tools: Option<bool>,
+    /// Tool catalogs: auto, auto:N, always or never, for every catalog section (see
+    /// `wink run --help`). Default: each catalog section's `defer`.
+    #[arg(long, value_name = "POLICY")]
+    pub defer: Option<String>,
     /// Start every run with an empty prompt cache (the embedded model's KV cache), as a new
     /// `wink run` process would; calls within a run still reuse it. Without it, a local model's
     /// cache carries over from one run to the next (the prompt's shared prefix is evaluated once).
@@ -333,15 +337,25 @@ impl Evaluator<'_> {
             summarize: Vec::new(),
             disclosure: self.disclosure.mode.clone(),
             name_hidden_tools: self.args.name_hidden_tools,
-            defer: None,
+            defer: self.args.defer.clone(),
         };
-        let prepared = prompt_args.prepare_in(Session::new()).map_err(|e| {
+        let mut prepared = prompt_args.prepare_in(Session::new()).map_err(|e| {
             let message = e.to_string();
             match message.strip_prefix("--params: ") {
                 Some(rest) => bad(&self.args.cases, case.line, "params", rest),
                 None => e,
             }
         })?;
+        // Catalogs with `defer: auto` decide for this model's window, as in `wink run`.
+        let window = self
+            .args
+            .model
+            .context_size
+            .or_else(|| self.adapter.context_window())
+            .unwrap_or(super::common::DEFAULT_CONTEXT_WINDOW);
+        if window != super::common::DEFAULT_CONTEXT_WINDOW {
+            prepared.decide_catalogs(window)?;
+        }
         prepared
             .prompt
             .render_with(&prepared.session)
