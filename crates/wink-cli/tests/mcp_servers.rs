@@ -331,7 +331,7 @@ fn flaky_prompt(dir: &Path) -> PathBuf {
     let server = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/flaky_server.py");
     let prompt = json!({
         "ns": "demo", "key": "flaky",
-        "sections": [{"key": "tools", "title": "Tools", "builtin": "catalog",
+        "sections": [{"key": "tools", "title": "Tools", "builtin": "catalog", "defer": "always",
             "servers": {"flaky": {"command": ["python3", server, dir.join("data")]}}}]
     });
     let path = dir.join("prompt.json");

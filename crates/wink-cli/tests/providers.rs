@@ -756,7 +756,7 @@ fn native_tool_search_over_an_mcp_server() {
     std::fs::write(dir.join("data/notes.txt"), "hello from wink\n").unwrap();
     let prompt = dir.join("prompt.json");
     let file = json!({"ns": "demo", "key": "native", "sections": [
-        {"key": "tools", "title": "Tools", "builtin": "catalog",
+        {"key": "tools", "title": "Tools", "builtin": "catalog", "defer": "always",
          "servers": {"fs": {"command": [bin.join("mcp-server-filesystem"), dir.join("data")]}}}]});
     std::fs::write(&prompt, file.to_string()).unwrap();
     let notes = dir.join("data/notes.txt");
