@@ -21,8 +21,10 @@
 //! * **Tool choice.** [`ToolChoice::None`] forces a final answer, [`ToolChoice::Required`] a call,
 //!   [`ToolChoice::Tool`] a call of that tool (grammar-enforced).
 //! * **Call-intent repair** (on by default, [`LocalAdapter::call_repair`]): a free answer that names a
-//!   callable tool the conversation has not called yet is generated again under the tool-call grammar
-//!   (see [`crate::repair`]).
+//!   callable tool the conversation has not called yet, or describes a procedure an uncalled tool
+//!   fits, is generated again under the tool-call grammar; after domain tool results, an answer that
+//!   only names disclosure tools or shares nothing with the results is generated again as text after
+//!   a one-generation reminder (see [`crate::repair`]).
 //! * **Structured output.** When the prompt declares structured output and the model gives a final
 //!   answer, the answer is regenerated under the output's JSON-Schema grammar (appended to the same
 //!   prompt, so the cache keeps it).
