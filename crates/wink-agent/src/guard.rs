@@ -39,6 +39,9 @@ pub enum InterventionKind {
     AutoOpen,
     /// The next request would not fit the model's context window; the evaluation ended.
     ContextWindow,
+    /// A call whose argument copies the example from the tool's description was answered with
+    /// a failed result (see [`crate::copied_example`]).
+    CopiedExample,
 }
 
 impl InterventionKind {
@@ -51,6 +54,7 @@ impl InterventionKind {
             Self::UnknownTool => "unknown_tool",
             Self::AutoOpen => "auto_open",
             Self::ContextWindow => "context_window",
+            Self::CopiedExample => "copied_example",
         }
     }
 }

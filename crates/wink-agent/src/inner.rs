@@ -6,6 +6,8 @@
 //! grows at its end; the tool set offered to a model call is frozen for that call and the
 //! model's calls are checked against it; tool results are appended in call order.
 
+use std::ops::Range;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wink_core::{
@@ -18,6 +20,7 @@ use crate::conversation::{
     DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolSpec,
 };
 use crate::guard::{Intervention, InterventionKind, RepetitionGuard};
+use screen::owner_ranges;
 
 mod screen;
 
@@ -47,6 +50,12 @@ pub struct LoopConfig {
     /// stops it); `Some(false)` restores that, conversation for conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetition_guard: Option<bool>,
+    /// The copied-example guard (see [`crate::copied_example`]): a call whose argument is the
+    /// example from the tool's description, found nowhere in the conversation, gets a failed
+    /// result instead of running. On outside `wink` mode unless `Some(false)`; `Some(true)` turns
+    /// it on in `wink` mode too (WINK v0.17 has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example_guard: Option<bool>,
     /// The model's context window in tokens, overriding what the adapter reports
     /// ([`crate::ProviderAdapter::context_window`]); the driver never sends a request that
     /// cannot fit it.
@@ -67,6 +76,7 @@ impl Default for LoopConfig {
             user_message: None,
             auto_open_hidden_tools: true,
             repetition_guard: None,
+            example_guard: None,
             context_window: None,
         }
     }
@@ -346,6 +356,10 @@ pub struct InnerLoop {
     /// The calls to replay after a restart that auto-opened sections.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     replay: Vec<ToolCall>,
+    /// For each tool of the template, the byte range of its owning section in the system
+    /// prompt: the copied-example guard does not count text there as a source of values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    owner_ranges: Vec<(String, Range<usize>)>,
 }
 
 impl InnerLoop {
@@ -394,6 +408,7 @@ impl InnerLoop {
                 .collect(),
             guard: RepetitionGuard::default(),
             replay: Vec::new(),
+            owner_ranges: owner_ranges(rendered),
         }
     }
 

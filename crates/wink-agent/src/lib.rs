@@ -32,6 +32,7 @@
 mod budget;
 mod conversation;
 mod driver;
+mod example;
 mod guard;
 mod inner;
 mod mailbox;
@@ -55,6 +56,7 @@ pub use driver::{
     Driver, EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord,
     RunObserver, evaluate, resume,
 };
+pub use example::{copied_example, copied_example_message};
 pub use guard::{
     ANSWER_ONLY_AFTER, Intervention, InterventionKind, Repetition, RepetitionGuard,
     arguments_value, repeated_call_note, repeated_failure_note, unknown_tool_message,

@@ -2,8 +2,16 @@
 //! task, so a small model starts with the content (and tools) it most likely needs.
 //!
 //! Relevance is BM25 (the `wink-search` index) over each summarized section's rendered heading
-//! (title and key) and summary, plus the names and descriptions of the tools it hides. No model
-//! call is made. Opening a section is a [`SetVisibilityOverride`] to full dispatched into the
+//! (title and key) and summary, the text it shows when opened (its body, children included), and
+//! the names and descriptions of the tools it hides. No model call is made. The body counts
+//! because a summary is one line: measured on `bench/disclosure` (56 documentation sections whose
+//! summaries are their first sentences, 7 documentation questions), ranking on summaries alone put
+//! the section holding the answer first for 3 questions and among the opened ones for 4; with the
+//! bodies, first for 4 and among the opened ones for 6.
+//!
+//! [`apply`] opens at most `k` sections, and after the best one only those scoring at least
+//! [`RELATIVE_SCORE`] of its score: a second section is opened when it is about as relevant as the
+//! first (a question that needs two tools), not merely because `k` allows it. Opening a section is a [`SetVisibilityOverride`] to full dispatched into the
 //! session, so the next render shows it in full with its tools offered; the run then starts as
 //! usual.
 //!
@@ -46,6 +54,8 @@ pub struct SectionCandidate {
     pub text: String,
     /// `(name, description)` of every tool it hides (its own and its descendants').
     pub tools: Vec<(String, String)>,
+    /// The text it renders when opened (heading, body, children), empty when unknown.
+    pub body: String,
 }
 
 /// The summarized sections of a rendered prompt, in render order.
@@ -68,6 +78,7 @@ pub fn candidates(rendered: &RenderedPrompt) -> Vec<SectionCandidate> {
                 path: s.path.clone(),
                 text: text.trim().to_owned(),
                 tools,
+                body: String::new(),
             }
         })
         .collect()
@@ -85,16 +96,77 @@ pub fn default_query(rendered: &RenderedPrompt) -> String {
         .join("\n")
 }
 
-/// The (at most) `k` candidates most relevant to `query`, best first. Candidates sharing no term
-/// with the query are never chosen, so an unrelated query opens nothing.
+/// After the best section, a section is opened only when its score is at least this share of the
+/// best one's.
+pub const RELATIVE_SCORE: f32 = 0.6;
+
+/// How many times [`with_bodies`] opens a level of nested summaries.
+const MAX_NESTING: usize = 16;
+
+/// `candidates` with their [`SectionCandidate::body`] filled from a render of `prompt` in which
+/// every summarized section is open (a scratch session, so `session`-free: the run's session is
+/// not touched).
+pub fn with_bodies<O>(
+    prompt: &Prompt<O>,
+    mut candidates: Vec<SectionCandidate>,
+) -> Result<Vec<SectionCandidate>, PromptError> {
+    let scratch = Session::new();
+    let mut rendered = prompt.render_with(&scratch)?;
+    for _ in 0..MAX_NESTING {
+        let summarized: Vec<SectionPath> = rendered
+            .sections
+            .iter()
+            .filter(|s| s.visibility == SectionVisibility::Summary)
+            .map(|s| s.path.clone())
+            .collect();
+        if summarized.is_empty() {
+            break;
+        }
+        for path in summarized {
+            scratch.dispatch(SetVisibilityOverride {
+                path,
+                visibility: SectionVisibility::Full,
+            });
+        }
+        rendered = prompt.render_with(&scratch)?;
+    }
+    for candidate in &mut candidates {
+        if let Some(section) = rendered.sections.iter().find(|s| s.path == candidate.path) {
+            candidate.body = rendered
+                .text
+                .get(section.range.clone())
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
+        }
+    }
+    Ok(candidates)
+}
+
+/// The (at most) `k` candidates most relevant to `query`, best first: the best one, then those
+/// scoring at least [`RELATIVE_SCORE`] of it. Candidates sharing no term with the query are never
+/// chosen, so an unrelated query opens nothing.
 pub fn rank(candidates: &[SectionCandidate], query: &str, k: usize) -> Vec<SectionPath> {
+    scores(candidates, query, k)
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// [`rank`] with each chosen section's BM25 score.
+pub fn scores(candidates: &[SectionCandidate], query: &str, k: usize) -> Vec<(SectionPath, f32)> {
     if k == 0 || candidates.is_empty() {
         return Vec::new();
     }
     let documents = candidates
         .iter()
         .map(|c| {
-            let mut doc = ToolDocument::new(c.path.dotted(), c.text.clone());
+            let description = if c.body.is_empty() {
+                c.text.clone()
+            } else {
+                format!("{}\n\n{}", c.text, c.body)
+            };
+            let mut doc = ToolDocument::new(c.path.dotted(), description);
             doc.parameters = c
                 .tools
                 .iter()
@@ -108,27 +180,42 @@ pub fn rank(candidates: &[SectionCandidate], query: &str, k: usize) -> Vec<Secti
         })
         .collect();
     let index = SearchIndex::build(documents, IndexConfig::default());
-    index
-        .search(query, k)
-        .into_iter()
-        .filter_map(|hit| {
+    let hits = index.search(query, k);
+    let best = hits.first().map_or(0.0, |hit| hit.score);
+    hits.into_iter()
+        .enumerate()
+        .filter(|(position, hit)| *position == 0 || hit.score >= RELATIVE_SCORE * best)
+        .filter_map(|(_, hit)| {
             candidates
                 .iter()
                 .find(|c| c.path.dotted() == hit.name)
-                .map(|c| c.path.clone())
+                .map(|c| (c.path.clone(), hit.score))
         })
         .collect()
 }
 
 /// Renders `prompt` with `session`, ranks its summarized sections against `query` (or, when it is
-/// blank, against the fully rendered sections' text) and opens the best `k` by dispatching
-/// [`SetVisibilityOverride`]s to full. Returns the dotted keys opened, best first.
+/// blank, against the fully rendered sections' text) and opens the best ones (see [`rank`]) by
+/// dispatching [`SetVisibilityOverride`]s to full. Returns the dotted keys opened, best first.
 pub fn apply<O>(
     prompt: &Prompt<O>,
     session: &Session,
     query: &str,
     k: usize,
 ) -> Result<Vec<String>, PromptError> {
+    Ok(apply_scored(prompt, session, query, k)?
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect())
+}
+
+/// [`apply`], with the BM25 score of each section opened.
+pub fn apply_scored<O>(
+    prompt: &Prompt<O>,
+    session: &Session,
+    query: &str,
+    k: usize,
+) -> Result<Vec<(String, f32)>, PromptError> {
     if k == 0 {
         return Ok(Vec::new());
     }
@@ -138,14 +225,18 @@ pub fn apply<O>(
     } else {
         query.to_owned()
     };
-    let chosen = rank(&candidates(&rendered), &query, k);
-    for path in &chosen {
+    let candidates = with_bodies(prompt, candidates(&rendered))?;
+    let chosen = scores(&candidates, &query, k);
+    for (path, _) in &chosen {
         session.dispatch(SetVisibilityOverride {
             path: path.clone(),
             visibility: SectionVisibility::Full,
         });
     }
-    Ok(chosen.iter().map(SectionPath::dotted).collect())
+    Ok(chosen
+        .into_iter()
+        .map(|(path, score)| (path.dotted(), score))
+        .collect())
 }
 
 #[cfg(test)]
@@ -162,6 +253,7 @@ mod tests {
                 .iter()
                 .map(|(n, d)| ((*n).to_owned(), (*d).to_owned()))
                 .collect(),
+            body: String::new(),
         }
     }
 
@@ -200,11 +292,27 @@ mod tests {
             ["weather"]
         );
         assert_eq!(
-            keys(&rank(&sample(), "read the file and the forecasts", 2)),
+            keys(&rank(&sample(), "weather forecasts and reading files", 2)),
             ["files", "weather"]
         );
         assert_eq!(
-            keys(&rank(&sample(), "read the file and the forecasts", 1)),
+            keys(&rank(&sample(), "weather forecasts and reading files", 1)),
+            ["files"]
+        );
+        // A second section far less relevant than the first is not opened, whatever `k`.
+        let scored = scores(&sample(), "read files and forecasts", 3);
+        assert_eq!(scored.len(), 1, "{scored:?}");
+        assert_eq!(scored[0].0.dotted(), "files");
+    }
+
+    #[test]
+    fn the_body_ranks_a_section_whose_summary_does_not_mention_the_answer() {
+        let mut docs = sample();
+        assert!(rank(&docs, "the retry delay of the HTTP client", 1).is_empty());
+        docs[2].body =
+            "## 4. Files (files)\n\nThe HTTP client retries after a delay of 2 s.".into();
+        assert_eq!(
+            keys(&rank(&docs, "the retry delay of the HTTP client", 1)),
             ["files"]
         );
     }

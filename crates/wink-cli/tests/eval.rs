@@ -210,6 +210,28 @@ fn wink_run_preopen_opens_the_relevant_section_before_the_first_call() {
 }
 
 #[test]
+fn wink_render_preopen_shows_what_the_model_would_see_and_why() {
+    let out = wink(&[
+        "render",
+        &fixture("unified.json"),
+        "--params",
+        r#"{"TaskParams": {"objective": "sum"}}"#,
+        "--input",
+        "Add the integers 1 and 2.",
+        "--preopen",
+        "3",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr.clone()).unwrap();
+    assert_eq!(err, "wink render: pre-opened math (1.90)\n");
+    let text = stdout(&out);
+    assert!(
+        text.ends_with("## 3. Math (math)\n\nUse add for sums.\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn bad_cases_and_bad_usage_exit_2_naming_the_file_line_and_key() {
     let dir = temp_dir("errors");
     let script = write(&dir, "script.json", r#"[{"text": "x"}]"#);

@@ -1,10 +1,39 @@
 //! Screening a model turn before its calls run: the repetition guard, unknown tools, and
 //! auto-opening the sections that hide called tools.
 
-use wink_core::{DisclosureMode, EvaluationPhase, SectionPath, ToolCall, is_disclosure_tool};
+use std::ops::Range;
+
+use wink_core::{
+    DisclosureMode, EvaluationPhase, RenderedPrompt, SectionPath, ToolCall, is_disclosure_tool,
+};
 
 use super::{InjectedTool, Injection, InnerLoop, LoopOutcome, Phase, ToolOutcome, TurnEffects};
-use crate::guard::{Intervention, InterventionKind, unknown_tool_message};
+use crate::example::{copied_example, copied_example_message};
+use crate::guard::{Intervention, InterventionKind, arguments_value, unknown_tool_message};
+
+/// For each tool of `rendered` (offered or hidden), the byte range of its owning section's text.
+pub(super) fn owner_ranges(rendered: &RenderedPrompt) -> Vec<(String, Range<usize>)> {
+    let owners = rendered
+        .tools
+        .iter()
+        .filter_map(|t| {
+            rendered
+                .template_tool(t.name())
+                .map(|(path, _)| (t.name(), path))
+        })
+        .chain(
+            rendered
+                .hidden_tools
+                .iter()
+                .map(|(path, t)| (t.name(), path.clone())),
+        );
+    owners
+        .filter_map(|(name, path)| {
+            let section = rendered.sections.iter().find(|s| s.path == path)?;
+            Some((name.to_owned(), section.range.clone()))
+        })
+        .collect()
+}
 
 pub(super) fn answer(call: &ToolCall, content: String, is_error: bool) -> ToolOutcome {
     ToolOutcome::Result {
@@ -24,6 +53,56 @@ impl InnerLoop {
 
     fn auto_open(&self) -> bool {
         self.config.auto_open_hidden_tools && self.disclosure != DisclosureMode::Wink
+    }
+
+    fn example_guard_active(&self) -> bool {
+        self.config
+            .example_guard
+            .unwrap_or(self.disclosure != DisclosureMode::Wink)
+    }
+
+    /// The failed result for `call` when it copies the example from its tool's description.
+    fn copied_example_result(&self, call: &ToolCall) -> Option<String> {
+        let spec = self
+            .offered_tools()
+            .into_iter()
+            .chain(self.hidden.iter().map(|h| h.spec.clone()))
+            .find(|t| t.name == call.name)?;
+        let system = match self.messages.first() {
+            Some(crate::Message::System { content }) => content.as_str(),
+            _ => "",
+        };
+        let grounding = match self
+            .owner_ranges
+            .iter()
+            .find(|(name, _)| *name == call.name)
+        {
+            Some((_, range)) => format!(
+                "{}\n{}",
+                system.get(..range.start).unwrap_or_default(),
+                system.get(range.end..).unwrap_or_default()
+            ),
+            None => system.to_owned(),
+        };
+        let (param, value) = copied_example(
+            &spec,
+            &arguments_value(&call.arguments),
+            &grounding,
+            self.messages.get(1..).unwrap_or_default(),
+        )?;
+        let others: Vec<(String, String)> = self
+            .offered_tools()
+            .into_iter()
+            .chain(self.hidden.iter().map(|h| h.spec.clone()))
+            .filter(|t| t.name != call.name && !is_disclosure_tool(&t.name))
+            .filter(|t| !crate::example::QUOTING_TOOLS.contains(&t.name.as_str()))
+            .fold(Vec::new(), |mut others, t| {
+                if !others.iter().any(|(name, _)| *name == t.name) {
+                    others.push((t.name, t.description));
+                }
+                others
+            });
+        Some(copied_example_message(&call.name, &param, &value, &others))
     }
 
     fn is_offered(&self, name: &str) -> bool {
@@ -66,6 +145,20 @@ impl InnerLoop {
                     answer(call, repetition.content, repetition.is_error),
                 ));
                 effects.interventions.extend(repetition.interventions);
+                continue;
+            }
+            if self.example_guard_active()
+                && let Some(message) = self.copied_example_result(call)
+            {
+                if self.guard_active() {
+                    self.guard.record(call, &message, true, false);
+                }
+                effects.interventions.push(Intervention::for_call(
+                    InterventionKind::CopiedExample,
+                    call,
+                    message.clone(),
+                ));
+                answered.push((position, answer(call, message, true)));
                 continue;
             }
             if self.is_offered(&call.name) {

@@ -274,11 +274,13 @@ pub fn build_model(
     model::adapter(spec, &options)
 }
 
-/// Sections pre-opened for the embedded model when neither `--preopen` nor the prompt file's
-/// `preopen` says: measured on the 1.5B model over `bench/eval` (33 tasks), pre-opening the one
-/// most relevant section raised the pass rate from 27% to 48%; small models rarely call
-/// `read_section` on their own. HTTP providers get none by default.
-pub const LOCAL_DEFAULT_PREOPEN: usize = 1;
+/// Most sections pre-opened for the embedded model when neither `--preopen` nor the prompt file's
+/// `preopen` says (after the most relevant one, only those about as relevant: see
+/// [`wink_agent::preopen::RELATIVE_SCORE`]). Small models rarely call `read_section` on their own:
+/// measured on the 1.5B model over `bench/eval` (33 tasks), pre-opening the one most relevant
+/// section raised the pass rate from 27% to 48%; ranking on section bodies with up to three
+/// sections is measured in the README. HTTP providers get none by default.
+pub const LOCAL_DEFAULT_PREOPEN: usize = 3;
 
 /// How many sections to pre-open: `--preopen`, else the prompt file's `preopen`, else
 /// [`LOCAL_DEFAULT_PREOPEN`] for the embedded model (`local`, `local:…`) outside `wink` mode
@@ -340,10 +342,10 @@ mod preopen_default_tests {
     #[test]
     fn the_embedded_model_pre_opens_one_section_unless_told_otherwise() {
         let unified = DisclosureMode::Unified;
-        assert_eq!(effective_preopen(None, None, "local", unified), Some(1));
+        assert_eq!(effective_preopen(None, None, "local", unified), Some(3));
         assert_eq!(
             effective_preopen(None, None, "local:0.5b", unified),
-            Some(1)
+            Some(3)
         );
         assert_eq!(
             effective_preopen(None, None, "local", DisclosureMode::Wink),

@@ -30,12 +30,33 @@ pub struct RenderArgs {
     /// The model's context window in tokens, for tool catalogs with `defer: auto`.
     #[arg(long, value_name = "TOKENS", default_value_t = super::common::DEFAULT_CONTEXT_WINDOW)]
     pub context_size: u64,
+    /// Open the K summarized sections most relevant to `--input` first, as `wink run --preopen K`
+    /// does, and say on stderr which ones: what the model would see.
+    #[arg(long, value_name = "K")]
+    pub preopen: Option<usize>,
+    /// The user message that `--preopen` ranks sections against.
+    #[arg(long, value_name = "TEXT")]
+    pub input: Option<String>,
 }
 
 pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
     let mut prepared = args.prompt.prepare()?;
     if args.context_size != super::common::DEFAULT_CONTEXT_WINDOW {
         prepared.decide_catalogs(args.context_size)?;
+    }
+    if let Some(k) = args.preopen {
+        let opened = wink_agent::preopen::apply_scored(
+            &prepared.prompt,
+            &prepared.session,
+            args.input.as_deref().unwrap_or_default(),
+            k,
+        )
+        .map_err(|e| usage(format!("--preopen: {e}")))?;
+        let opened: Vec<String> = opened
+            .iter()
+            .map(|(key, score)| format!("{key} ({score:.2})"))
+            .collect();
+        eprintln!("wink render: pre-opened {}", opened.join(", "));
     }
     let rendered = prepared
         .prompt

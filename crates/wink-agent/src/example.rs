@@ -1,0 +1,201 @@
+//! The copied-example guard: a tool call whose argument is the example value from the tool's own
+//! description is answered with a failed result instead of running.
+//!
+//! Tool descriptions teach formats by example ("The order id, e.g. A-1042."). Small models copy
+//! the example when the conversation has no real value: measured on Qwen2.5-Coder-1.5B over
+//! `bench/eval`, asked "Hi, I'm jane@example.com. What's the status of my last order?" it called
+//! `lookup_order("A-1042")` — the example — instead of looking the customer up first, and answered
+//! with that order's details. Such a call returns real data for the wrong record, which is worse
+//! than no answer.
+//!
+//! A string argument is a *copied example* when it looks like an identifier or a value (at least
+//! three characters, at least one digit), occurs in the tool's description or parameter schema,
+//! and occurs nowhere the model could have learned it: not in a user message, not in the result of
+//! a tool other than the disclosure and catalog tools (whose results quote section text and tool
+//! specs, examples included), and not in the system prompt outside the section that owns the tool
+//! (the task section, where a prompt's parameters put the user's question, counts). The model gets [`copied_example_message`] as a
+//! failed result; the call does not run.
+
+use serde_json::Value;
+use wink_core::is_disclosure_tool;
+
+use crate::{Message, ToolSpec};
+
+/// Tools whose results quote prompt text or tool specs (examples included): the builtin
+/// disclosure tools and the catalog's meta-tools.
+pub(crate) const QUOTING_TOOLS: [&str; 3] = ["tool.list", "tool.describe", "find_tool"];
+
+/// Shortest argument the guard looks at.
+const MIN_LEN: usize = 3;
+
+/// Most other tools [`copied_example_message`] names.
+const MAX_OTHER_TOOLS: usize = 8;
+
+/// The failed result for a call that copies `value`, the example of `param` in `tool`'s
+/// description; `others` are the other tools that could supply a real value (offered or hidden,
+/// `(name, description)`), of which the first eight are named with their descriptions' first
+/// sentences.
+///
+/// ```
+/// use wink_agent::copied_example_message;
+/// assert_eq!(
+///     copied_example_message("lookup_order", "order_id", "A-1042", &[
+///         ("find_customer".into(), "Find a customer by email: id and last order id. Slow.".into()),
+///     ]),
+///     "The order_id \"A-1042\" is the example in the description of `lookup_order`, not a value from this conversation. Call `lookup_order` with the order_id the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user. Other tools: find_customer (Find a customer by email: id and last order id.)."
+/// );
+/// ```
+pub fn copied_example_message(
+    tool: &str,
+    param: &str,
+    value: &str,
+    others: &[(String, String)],
+) -> String {
+    let mut message = format!(
+        "The {param} \"{value}\" is the example in the description of `{tool}`, not a value from this conversation. Call `{tool}` with the {param} the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user."
+    );
+    if !others.is_empty() {
+        let listed: Vec<String> = others
+            .iter()
+            .take(MAX_OTHER_TOOLS)
+            .map(|(name, description)| format!("{name} ({})", first_sentence(description)))
+            .collect();
+        message.push_str(&format!(" Other tools: {}.", listed.join(", ")));
+    }
+    message
+}
+
+/// The first sentence of `text` (up to and including its first `. `, or all of it).
+fn first_sentence(text: &str) -> &str {
+    let text = text.trim();
+    text.find(". ").map_or(text, |end| &text[..=end])
+}
+
+/// The text a value may come from: `grounding` (the system prompt outside tool-owning sections,
+/// computed when the evaluation starts), user messages and the results of non-disclosure tools.
+fn grounded(value: &str, grounding: &str, messages: &[Message]) -> bool {
+    grounding.contains(value)
+        || messages.iter().any(|m| match m {
+            Message::User { content } => content.contains(value),
+            Message::Tool { name, content, .. } => {
+                !is_disclosure_tool(name)
+                    && !QUOTING_TOOLS.contains(&name.as_str())
+                    && content.contains(value)
+            }
+            _ => false,
+        })
+}
+
+/// Whether `value` looks like an identifier or a quantity rather than a word.
+fn value_like(value: &str) -> bool {
+    value.chars().count() >= MIN_LEN && value.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The first top-level string argument of `arguments` that copies an example from `spec`, as
+/// `(parameter, value)`.
+pub fn copied_example(
+    spec: &ToolSpec,
+    arguments: &Value,
+    grounding: &str,
+    messages: &[Message],
+) -> Option<(String, String)> {
+    let Value::Object(arguments) = arguments else {
+        return None;
+    };
+    let schema = spec.parameters.to_string();
+    arguments.iter().find_map(|(param, value)| {
+        let Value::String(value) = value else {
+            return None;
+        };
+        let value = value.trim();
+        let in_spec = spec.description.contains(value) || schema.contains(value);
+        (value_like(value) && in_spec && !grounded(value, grounding, messages))
+            .then(|| (param.clone(), value.to_owned()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use serde_json::json;
+
+    fn lookup_order() -> ToolSpec {
+        ToolSpec {
+            name: "lookup_order".into(),
+            description: "Look up an order by id.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"order_id": {"type": "string", "description": "The order id, e.g. A-1042."}},
+                "required": ["order_id"]
+            }),
+        }
+    }
+
+    fn tool_result(name: &str, content: &str) -> Message {
+        Message::Tool {
+            tool_call_id: "c".into(),
+            name: name.into(),
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn the_example_value_with_no_source_in_the_conversation_is_caught() {
+        let messages = vec![
+            Message::system("## Orders\n\nOrder ids look like A-1042."),
+            Message::user("What's the status of my last order?"),
+            // A read_section result quotes the section, example included: not a source.
+            tool_result("read_section", "Order ids look like A-1042."),
+        ];
+        assert_eq!(
+            copied_example(
+                &lookup_order(),
+                &json!({"order_id": "A-1042"}),
+                "## Task\n\nAnswer customers.",
+                &messages
+            ),
+            Some(("order_id".to_owned(), "A-1042".to_owned()))
+        );
+    }
+
+    #[test]
+    fn a_value_the_user_a_tool_or_the_task_gave_stands() {
+        let spec = lookup_order();
+        let args = json!({"order_id": "A-1042"});
+        let user = vec![Message::user("Has order A-1042 shipped?")];
+        assert_eq!(copied_example(&spec, &args, "", &user), None);
+        let tool = vec![tool_result("find_customer", "last order: A-1042")];
+        assert_eq!(copied_example(&spec, &args, "", &tool), None);
+        assert_eq!(
+            copied_example(&spec, &args, "Question: has order A-1042 shipped?", &[]),
+            None
+        );
+    }
+
+    #[test]
+    fn words_short_values_and_values_outside_the_spec_stand() {
+        let spec = ToolSpec {
+            name: "forecast".into(),
+            description: "Forecast for a city, e.g. Paris, in units such as C1.".into(),
+            parameters: json!({"type": "object"}),
+        };
+        // A word (no digit) and a two-character value are not treated as copied.
+        assert_eq!(
+            copied_example(&spec, &json!({"city": "Paris", "unit": "C1"}), "", &[]),
+            None
+        );
+        // A value the description does not contain.
+        assert_eq!(
+            copied_example(&lookup_order(), &json!({"order_id": "B-77"}), "", &[]),
+            None
+        );
+        // Non-string arguments are not looked at.
+        assert_eq!(
+            copied_example(&lookup_order(), &json!({"order_id": 1042}), "", &[]),
+            None
+        );
+    }
+}
