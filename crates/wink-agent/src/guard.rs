@@ -5,7 +5,11 @@
 //! values) was already answered in this conversation and nothing that could change its answer
 //! happened since. "Could change" is read conservatively: any successful call of a tool other
 //! than the builtin disclosure tools (`read_section`, `open_sections`) counts as a state change,
-//! whatever the tool does; failed calls change nothing (their changes are rolled back). A
+//! whatever the tool does; failed calls change nothing (their changes are rolled back). A call
+//! that already succeeded [`SAME_RESULT_RUNS`] times in a row with one and the same result is a
+//! repetition whatever happened in between: the state changes did not change its answer (measured
+//! on Qwen2.5-Coder-1.5B: `text.reverse("stressed")` → `desserts`, then `text.reverse("desserts")`
+//! → `stressed`, back and forth until the budget ran out, each call a "state change"). A
 //! repetition is not executed: the model gets the earlier result again, followed by
 //! [`repeated_call_note`] (or [`repeated_failure_note`] when the earlier call failed). From the
 //! second repetition on, the next model call is answer-only ([`crate::ToolChoice::None`]); a
@@ -169,7 +173,23 @@ struct AnsweredCall {
     is_error: bool,
     /// The state-change count right after it was answered.
     state_changes: u32,
+    /// How many times in a row this call succeeded with this same result.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    same_results: u32,
 }
+
+fn one() -> u32 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// Successful runs with one and the same result after which a call counts as a repetition even
+/// when state changed in between.
+pub const SAME_RESULT_RUNS: u32 = 2;
 
 /// The repetition guard's memory of one conversation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -210,6 +230,12 @@ impl RepetitionGuard {
             self.state_changes += 1;
         }
         let arguments = arguments_value(&call.arguments);
+        let same_results = self
+            .answered
+            .iter()
+            .find(|a| a.name == call.name && a.arguments == arguments)
+            .filter(|a| !is_error && !a.is_error && a.content == content)
+            .map_or(1, |a| a.same_results + 1);
         self.answered
             .retain(|a| !(a.name == call.name && a.arguments == arguments));
         self.answered.push(AnsweredCall {
@@ -218,6 +244,7 @@ impl RepetitionGuard {
             content: content.to_owned(),
             is_error,
             state_changes: self.state_changes,
+            same_results,
         });
     }
 
@@ -226,7 +253,9 @@ impl RepetitionGuard {
     pub fn intercept(&mut self, call: &ToolCall) -> Option<Repetition> {
         let arguments = arguments_value(&call.arguments);
         let earlier = self.answered.iter().rev().find(|a| {
-            a.name == call.name && a.arguments == arguments && a.state_changes == self.state_changes
+            a.name == call.name
+                && a.arguments == arguments
+                && (a.state_changes == self.state_changes || a.same_results >= SAME_RESULT_RUNS)
         })?;
         // A batched expansion policy answers `open_sections` with a note asking the model to
         // call it again to open the sections now: only a repeated failure is caught.
@@ -325,6 +354,32 @@ mod tests {
             guard.intercept(&call("stock", json!({"title": "Emma"}))),
             None
         );
+    }
+
+    #[test]
+    fn a_call_that_gave_the_same_result_twice_is_a_repetition_across_state_changes() {
+        let mut guard = RepetitionGuard::default();
+        let forward = call("reverse", json!({"text": "stressed"}));
+        let back = call("reverse", json!({"text": "desserts"}));
+        guard.record(&forward, "desserts", false, true);
+        guard.record(&back, "stressed", false, true);
+        // Once: a state change in between lets it run.
+        assert_eq!(guard.intercept(&forward), None);
+        guard.record(&forward, "desserts", false, true);
+        guard.record(&back, "stressed", false, true);
+        // Twice with the same result: caught whatever ran between.
+        let caught = guard.intercept(&forward).unwrap();
+        assert!(
+            caught
+                .content
+                .starts_with("desserts\n\n[Repeated call: `reverse`")
+        );
+        // A call whose result changed (a status that moves on) is not.
+        let status = call("status", json!({}));
+        guard.record(&status, "pending", false, true);
+        guard.record(&status, "shipped", false, true);
+        guard.record(&forward, "desserts", false, true);
+        assert_eq!(guard.intercept(&status), None);
     }
 
     #[test]

@@ -59,7 +59,8 @@ pub use driver::{
 pub use example::{copied_example, copied_example_message};
 pub use guard::{
     ANSWER_ONLY_AFTER, Intervention, InterventionKind, Repetition, RepetitionGuard,
-    arguments_value, repeated_call_note, repeated_failure_note, unknown_tool_message,
+    SAME_RESULT_RUNS, arguments_value, repeated_call_note, repeated_failure_note,
+    unknown_tool_message,
 };
 pub use inner::{
     InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Step,
