@@ -808,6 +808,29 @@ pub(crate) fn render_prompt(
     }
     let state = Arc::new(state);
     if any_summarized {
+        // A section tool named like the builtin about to be added would offer two tools of one
+        // name (found by a provider, not here): WINK's duplicate-name error, at render.
+        let builtins: Vec<&str> = match template.disclosure() {
+            DisclosureMode::Wink => [
+                (summarized_with_tools, OPEN_SECTIONS),
+                (summarized_without_tools, READ_SECTION),
+            ]
+            .into_iter()
+            .filter_map(|(added, name)| added.then_some(name))
+            .collect(),
+            DisclosureMode::Unified => vec![READ_SECTION],
+            DisclosureMode::OpenSections | DisclosureMode::ContextFiles => vec![OPEN_SECTIONS],
+        };
+        if let Some(clash) = tools
+            .iter()
+            .chain(hidden_tools.iter().map(|(_, t)| t))
+            .find(|t| builtins.contains(&t.name()))
+        {
+            return Err(
+                PromptError::validation("Duplicate tool name registered for prompt.")
+                    .with_placeholder(clash.name()),
+            );
+        }
         match template.disclosure() {
             DisclosureMode::Wink => {
                 if summarized_with_tools {

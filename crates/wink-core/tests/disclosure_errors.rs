@@ -303,3 +303,56 @@ fn unified_read_section_of_an_expanded_section_returns_its_content_without_tools
         other => panic!("{other:?}"),
     }
 }
+
+/// A tool named `name` in a section of its own.
+fn named(name: &str) -> ToolRef {
+    ToolBuilder::dynamic(
+        name,
+        "A user tool.",
+        empty_params_schema(),
+        |_args, _ctx| Ok(ToolResult::message("mine")),
+    )
+    .build()
+    .unwrap()
+}
+
+#[test]
+fn a_section_tool_named_like_the_builtin_the_render_adds_is_a_duplicate() {
+    for (mode, name) in [
+        (DisclosureMode::Unified, "read_section"),
+        (DisclosureMode::OpenSections, "open_sections"),
+        (DisclosureMode::ContextFiles, "open_sections"),
+        (DisclosureMode::Wink, "open_sections"),
+        (DisclosureMode::Wink, "read_section"),
+    ] {
+        let template = PromptTemplate::builder("t", "clash")
+            .disclosure(mode)
+            .section(MarkdownSection::new("Task", "task", "Do it.").tool(named(name)))
+            .section(
+                MarkdownSection::new("Guide", "guide", "Use short sentences.")
+                    .summary("A style guide.")
+                    .summarized(),
+            )
+            .section(
+                MarkdownSection::new("Tools", "tools", "Use lookup.")
+                    .summary("Tools summary.")
+                    .summarized()
+                    .tool(lookup()),
+            )
+            .build()
+            .unwrap();
+        let err = Prompt::new(Arc::new(template)).render().unwrap_err();
+        assert_eq!(
+            (err.message(), err.placeholder()),
+            ("Duplicate tool name registered for prompt.", Some(name)),
+            "{mode:?}"
+        );
+    }
+    // No summarized section, no builtin: the name is free (as in WINK v0.17).
+    let template = PromptTemplate::builder("t", "free")
+        .section(MarkdownSection::new("Task", "task", "Do it.").tool(named("read_section")))
+        .build()
+        .unwrap();
+    let rendered = Prompt::new(Arc::new(template)).render().unwrap();
+    assert_eq!(rendered.tool_names(), ["read_section"]);
+}
