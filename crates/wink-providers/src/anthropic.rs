@@ -191,6 +191,32 @@ pub fn encode_mapped(
     Ok(Value::Object(body))
 }
 
+/// The raw JSON text of each `tool_use` block's `input`, in order (`None` for a block without
+/// one); empty when the body does not have that shape.
+fn raw_tool_inputs(body: &[u8]) -> Vec<Option<String>> {
+    #[derive(serde::Deserialize)]
+    struct Body<'a> {
+        #[serde(borrow, default)]
+        content: Vec<Block<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Block<'a> {
+        #[serde(rename = "type", default)]
+        kind: String,
+        #[serde(borrow, default)]
+        input: Option<&'a serde_json::value::RawValue>,
+    }
+    serde_json::from_slice::<Body<'_>>(body)
+        .map(|b| {
+            b.content
+                .into_iter()
+                .filter(|block| block.kind == "tool_use")
+                .map(|block| block.input.map(|raw| raw.get().to_owned()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The turn in a (non-streamed) response body.
 ///
 /// # Errors
@@ -218,6 +244,7 @@ pub fn decode_response(
     };
     let mut text: Option<String> = None;
     let mut tool_calls = Vec::new();
+    let mut raw_inputs = raw_tool_inputs(body).into_iter();
     for block in blocks {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => text.get_or_insert_with(String::new).push_str(
@@ -237,14 +264,21 @@ pub fn decode_response(
                         body,
                     ));
                 };
-                let input = block
-                    .get("input")
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(Map::new()));
+                // The input as the server wrote it, so the executor's strict parse refuses a key
+                // given twice or an integer beyond 64 bits, as for the other formats (issue 23).
+                let arguments = match raw_inputs.next().flatten() {
+                    Some(raw) => wink_core::ToolArguments::Text(raw),
+                    None => wink_core::ToolArguments::Json(
+                        block
+                            .get("input")
+                            .cloned()
+                            .unwrap_or_else(|| Value::Object(Map::new())),
+                    ),
+                };
                 tool_calls.push(ToolCall {
                     id: id.to_owned(),
                     name: mapping.canonical_name(name),
-                    arguments: wink_core::ToolArguments::Json(input),
+                    arguments,
                 });
             }
             _ => {}

@@ -234,12 +234,13 @@ fn anthropic_text_and_tool_calls() {
                 ToolCall {
                     id: "toolu_01A09q90qw90lq917835lq9".into(),
                     name: "file.read".into(),
-                    arguments: ToolArguments::Json(json!({"path": "a.txt"}))
+                    // The input as written: the executor parses it strictly.
+                    arguments: ToolArguments::Text(r#"{"path": "a.txt"}"#.into())
                 },
                 ToolCall {
                     id: "toolu_01B5kq2mZx8Yv7Wn4Tr3Ps1".into(),
                     name: "search".into(),
-                    arguments: ToolArguments::Json(json!({"query": "hello world"}))
+                    arguments: ToolArguments::Text(r#"{"query": "hello world"}"#.into())
                 },
             ],
             usage: Some(TokenUsage {
@@ -250,6 +251,42 @@ fn anthropic_text_and_tool_calls() {
             finish_reason: FinishReason::ToolCalls,
             output: None,
         }
+    );
+}
+
+#[test]
+fn an_anthropic_input_with_a_key_twice_or_a_huge_integer_is_refused_by_the_executor() {
+    let body = br#"{"type": "message", "role": "assistant", "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "t1", "name": "search", "input": {"query": "a", "query": "b"}},
+                    {"type": "tool_use", "id": "t2", "name": "search", "input": {"n": 123456789012345678901234567890}}],
+        "usage": {"input_tokens": 1, "output_tokens": 1}}"#;
+    let turn = decode(Format::Anthropic, &simple_request(), body).unwrap();
+    let raw: Vec<&str> = turn
+        .tool_calls
+        .iter()
+        .map(|c| match &c.arguments {
+            ToolArguments::Text(raw) => raw.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        raw,
+        [
+            r#"{"query": "a", "query": "b"}"#,
+            r#"{"n": 123456789012345678901234567890}"#
+        ]
+    );
+    assert_eq!(
+        wink_schema::parse_strict_json(raw[0])
+            .unwrap_err()
+            .to_string(),
+        "duplicate key 'query'"
+    );
+    assert_eq!(
+        wink_schema::parse_strict_json(raw[1])
+            .unwrap_err()
+            .to_string(),
+        "the integer 123456789012345678901234567890 does not fit in 64 bits"
     );
 }
 

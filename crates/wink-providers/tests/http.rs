@@ -282,12 +282,12 @@ async fn parallel_tool_calls() {
                 ToolCall {
                     id: "toolu_01A09q90qw90lq917835lq9".into(),
                     name: "file.read".into(),
-                    arguments: ToolArguments::Json(json!({"path": "a.txt"})),
+                    arguments: ToolArguments::Text(r#"{"path": "a.txt"}"#.into()),
                 },
                 ToolCall {
                     id: "toolu_01B5kq2mZx8Yv7Wn4Tr3Ps1".into(),
                     name: "search".into(),
-                    arguments: ToolArguments::Json(json!({"query": "hello world"})),
+                    arguments: ToolArguments::Text(r#"{"query": "hello world"}"#.into()),
                 },
             ],
             // Non-strict adapters keep the model's text as sent (`limit: null` included).
