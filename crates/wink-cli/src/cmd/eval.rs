@@ -45,7 +45,8 @@ pub struct EvalArgs {
     pub format: String,
     /// Open the K summarized sections most relevant to each case's input before its first model
     /// call. Default: the prompt file's
-    /// `preopen`, else 1 for the embedded model (local, local:…) outside wink mode, else none;
+    /// `preopen`, else up to 3 (those scoring at least 60% of the best) for the embedded model
+    /// (local, local:…) outside wink mode, else none;
     /// 0 turns it off.
     #[arg(long, value_name = "K")]
     pub preopen: Option<usize>,
