@@ -45,7 +45,7 @@ use wink_agent::{
 use wink_core::{ToolArguments, ToolCall as CoreToolCall};
 use wink_session::TokenUsage;
 
-use crate::repair::{Repair, answer_request, repair};
+use crate::repair::{Repair, answer_request, follow_up_request, repair};
 use crate::{
     ChatMessage, ChatRequest, ChatTurn, GenerationControl, LocalModel, LocalModelConfig, Role,
     ToolAnnouncement, ToolCall, ToolSpec, TurnConstraint,
@@ -198,6 +198,9 @@ impl Runner {
                 match kind {
                     Repair::Call(constraint) => {
                         (chat.clone().with_constraint(constraint), "call repair")
+                    }
+                    Repair::FollowUp(follow_up) => {
+                        (follow_up_request(&chat, &follow_up), "follow-up call")
                     }
                     _ => (answer_request(&chat), "answer repair"),
                 }
@@ -460,13 +463,14 @@ fn chat_message(message: &Message) -> Option<ChatMessage> {
             tool_call_id,
             name,
             content,
-            ..
+            is_error,
         } => Some(ChatMessage {
             role: Role::Tool,
             content: content.clone(),
             tool_calls: Vec::new(),
             tool_call_id: Some(tool_call_id.clone()),
             name: Some(name.clone()),
+            failed: *is_error,
         }),
         _ => None,
     }

@@ -149,6 +149,9 @@ pub struct ChatMessage {
     pub tool_call_id: Option<String>,
     /// For [`Role::Tool`]: the name of the tool that produced the result.
     pub name: Option<String>,
+    /// For [`Role::Tool`]: the call failed (the content is its error).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed: bool,
 }
 
 impl ChatMessage {
@@ -159,6 +162,7 @@ impl ChatMessage {
             tool_calls: Vec::new(),
             tool_call_id: None,
             name: None,
+            failed: false,
         }
     }
 
@@ -196,6 +200,15 @@ impl ChatMessage {
             tool_call_id: Some(call.id.clone()),
             name: Some(call.name.clone()),
             ..Self::plain(Role::Tool, content)
+        }
+    }
+
+    /// The failed result of the tool call `call`: `error` is what the model reads.
+    #[must_use]
+    pub fn tool_error(call: &ToolCall, error: impl Into<String>) -> Self {
+        Self {
+            failed: true,
+            ..Self::tool_result(call, error)
         }
     }
 }

@@ -48,11 +48,27 @@ pub enum Repair {
     Call(TurnConstraint),
     /// Generate the answer again, as plain text, after [`ANSWER_REMINDER`].
     Answer,
+    /// Generate the turn again as a call of the tool that takes what the latest result supplied
+    /// ([`follow_up_request`]).
+    FollowUp(FollowUp),
+}
+
+/// The call a multi-step task is missing (see [`repair`]): `tool`, and, when the latest result
+/// is a JSON object, the parameter it supplies and the values it supplies for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FollowUp {
+    /// The tool to call.
+    pub tool: String,
+    /// The parameter the result supplies, and its values there (strings and numbers).
+    pub supplied: Option<(String, Vec<serde_json::Value>)>,
 }
 
 /// How to take back `answer`, the text of a free turn for `request`; `None` when it stands.
 #[must_use]
 pub fn repair(request: &ChatRequest, answer: &str) -> Option<Repair> {
+    if let Some(follow_up) = follow_up(request) {
+        return Some(Repair::FollowUp(follow_up));
+    }
     let Some(constraint) = repair_constraint(request, answer) else {
         if let Some(call) = procedure_constraint(request, answer) {
             return Some(Repair::Call(call));
@@ -73,6 +89,35 @@ pub fn repair(request: &ChatRequest, answer: &str) -> Option<Repair> {
     } else {
         Some(Repair::Call(constraint))
     }
+}
+
+/// `request` constrained to a call of the follow-up's tool, its supplied parameter narrowed to the
+/// values the result supplied (an `enum` in the tool's schema, for this generation only): the
+/// 1.5B model, made to call `track_parcel` after `lookup_order` returned `"tracking":
+/// "TRK-9931"`, passed the order id from the question instead.
+#[must_use]
+pub fn follow_up_request(request: &ChatRequest, follow_up: &FollowUp) -> ChatRequest {
+    let mut narrowed = request
+        .clone()
+        .with_constraint(TurnConstraint::RequireNamedTool(follow_up.tool.clone()));
+    if let Some((parameter, values)) = &follow_up.supplied {
+        for tool in narrowed
+            .tools
+            .iter_mut()
+            .chain(narrowed.deferred_tools.iter_mut())
+            .filter(|t| t.name == follow_up.tool)
+        {
+            if let Some(property) = tool
+                .parameters
+                .get_mut("properties")
+                .and_then(|p| p.get_mut(parameter.as_str()))
+                .and_then(serde_json::Value::as_object_mut)
+            {
+                property.insert("enum".to_owned(), serde_json::Value::from(values.clone()));
+            }
+        }
+    }
+    narrowed
 }
 
 /// `request` with [`ANSWER_REMINDER`] as a last user turn, for a plain-text answer.
@@ -211,6 +256,203 @@ fn words(text: &str, numbers: bool) -> Vec<String> {
     words
 }
 
+/// Words of a parameter name that say nothing about what it takes (`order_id` is about orders).
+const GENERIC_PARAMETER_WORDS: [&str; 8] =
+    ["id", "ids", "number", "no", "name", "value", "key", "code"];
+
+/// Question words: they fit every tool that says "where" or "when".
+const QUESTION_WORDS: [&str; 12] = [
+    "what", "when", "where", "which", "who", "whom", "whose", "why", "how", "does", "do", "did",
+];
+
+/// The call a multi-step task is missing. After a domain tool's result, an answer is taken back
+/// when a callable tool that has not succeeded yet in this conversation takes what that result
+/// has just supplied and fits the question: a word of one of its required parameters' names is a
+/// key of the latest successful domain result with a value (`last_order` for `order_id`,
+/// `tracking` for `tracking_number`; the words of the result's text when it holds no JSON object),
+/// and a content word of the user's message is in its name or description. Measured on
+/// Qwen2.5-Coder-1.5B: given a customer's last order id, or an order's tracking number, it answered
+/// from memory ("The status of your last order is pending.") instead of making the second call.
+/// The tool sharing the most words with the question is chosen; `None` when no tool qualifies.
+fn follow_up(request: &ChatRequest) -> Option<FollowUp> {
+    if request.constraint != TurnConstraint::Auto {
+        return None;
+    }
+    let latest = request
+        .messages
+        .iter()
+        .rev()
+        .take_while(|m| m.role != Role::User)
+        .find(|m| {
+            m.role == Role::Tool
+                && !m.failed
+                && m.name
+                    .as_deref()
+                    .is_some_and(|name| !DISCLOSURE_TOOLS.contains(&name))
+        })?;
+    let supplied = Supplied::of(&latest.content);
+    let question = request
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)?
+        .content
+        .to_lowercase();
+    let question_words: Vec<String> = content_words(&question)
+        .into_iter()
+        .filter(|w| !QUESTION_WORDS.contains(&w.as_str()))
+        .collect();
+    let succeeded = |name: &str| {
+        request
+            .messages
+            .iter()
+            .any(|m| m.role == Role::Tool && !m.failed && m.name.as_deref() == Some(name))
+    };
+    let given = given_words(request, latest);
+    request
+        .callable_tools()
+        .into_iter()
+        .filter(|t| !DISCLOSURE_TOOLS.contains(&t.name.as_str()) && !succeeded(&t.name))
+        .filter(|t| {
+            let name = words(&t.name.to_lowercase(), false);
+            !given.iter().any(|w| name.contains(w))
+        })
+        .filter_map(|t| {
+            let parameter = required_parameters(&t.parameters)
+                .into_iter()
+                .find(|parameter| supplied.supplies(parameter))?;
+            let tool_words = content_words(&format!("{} {}", t.name, t.description).to_lowercase());
+            let shared = question_words
+                .iter()
+                .filter(|w| tool_words.contains(w))
+                .count();
+            let values = supplied.values_for(&parameter);
+            let follow_up = FollowUp {
+                tool: t.name,
+                supplied: (!values.is_empty()).then_some((parameter, values)),
+            };
+            (shared > 0).then_some((shared, follow_up))
+        })
+        .reduce(|best, next| if next.0 > best.0 { next } else { best })
+        .map(|(_, follow_up)| follow_up)
+}
+
+/// The words of the argument names the call behind `result` was given (`km_to_miles(km=42)`:
+/// `km`). A tool whose name holds one of them turns the result back into what was given
+/// (`miles_to_km` after `km_to_miles`), so it is never a follow-up: measured on the 1.5B model,
+/// `How many miles is a 42 km run?` otherwise ended at `miles_to_km(26.1)` and answered 42.
+fn given_words(request: &ChatRequest, result: &ChatMessage) -> Vec<String> {
+    let Some(id) = result.tool_call_id.as_deref() else {
+        return Vec::new();
+    };
+    request
+        .messages
+        .iter()
+        .flat_map(|m| m.tool_calls.iter())
+        .filter(|call| call.id == id)
+        .filter_map(|call| call.arguments.as_object())
+        .flat_map(|arguments| arguments.keys())
+        .flat_map(|key| parameter_words(key))
+        .collect()
+}
+
+/// The words of a parameter's name that say what it takes (`order_id`: `order`).
+fn parameter_words(parameter: &str) -> Vec<String> {
+    words(&parameter.to_lowercase(), false)
+        .into_iter()
+        .filter(|w| !GENERIC_PARAMETER_WORDS.contains(&w.as_str()))
+        .collect()
+}
+
+/// The names of a JSON-Schema object's required parameters (all of them when none is required).
+fn required_parameters(schema: &serde_json::Value) -> Vec<String> {
+    let listed = |key: &str| -> Vec<String> {
+        match schema.get(key) {
+            Some(serde_json::Value::Array(names)) => names
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect(),
+            Some(serde_json::Value::Object(properties)) => properties.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    };
+    let required = listed("required");
+    if required.is_empty() {
+        listed("properties")
+    } else {
+        required
+    }
+}
+
+/// What a tool result supplies: the fields of the first JSON object in it whose values are not
+/// null or empty (WINK's tool message is the message, then the value as JSON), or, when it holds
+/// none, the words of its text.
+#[derive(Debug)]
+enum Supplied {
+    Fields(Vec<(String, serde_json::Value)>),
+    Text(Vec<String>),
+}
+
+impl Supplied {
+    fn of(result: &str) -> Self {
+        let object = result.match_indices('{').find_map(|(start, _)| {
+            serde_json::Deserializer::from_str(&result[start..])
+                .into_iter::<serde_json::Map<String, serde_json::Value>>()
+                .next()?
+                .ok()
+        });
+        match object {
+            Some(object) => Self::Fields(
+                object
+                    .into_iter()
+                    .filter(|(_, v)| !v.is_null() && v.as_str() != Some(""))
+                    .collect(),
+            ),
+            None => Self::Text(words(&result.to_lowercase(), false)),
+        }
+    }
+
+    /// The words it supplies: its fields' keys (split at `_`) or its text's words.
+    fn words(&self) -> Vec<String> {
+        match self {
+            Self::Fields(fields) => {
+                let keys: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+                words(&keys.join(" ").to_lowercase(), false)
+            }
+            Self::Text(words) => words.clone(),
+        }
+    }
+
+    /// Does it supply `parameter` (a word of the parameter's name among its words)?
+    fn supplies(&self, parameter: &str) -> bool {
+        let supplied = self.words();
+        parameter_words(parameter)
+            .iter()
+            .any(|w| supplied.contains(w))
+    }
+
+    /// The string and number values of the fields whose keys share a word with `parameter`.
+    fn values_for(&self, parameter: &str) -> Vec<serde_json::Value> {
+        let Self::Fields(fields) = self else {
+            return Vec::new();
+        };
+        let wanted = parameter_words(parameter);
+        let mut values: Vec<serde_json::Value> = fields
+            .iter()
+            .filter(|(key, _)| {
+                words(&key.to_lowercase(), false)
+                    .iter()
+                    .any(|w| wanted.contains(w))
+            })
+            .map(|(_, value)| value)
+            .filter(|value| value.is_string() || value.is_number())
+            .cloned()
+            .collect();
+        values.dedup();
+        values
+    }
+}
+
 /// Has a tool other than the disclosure ones returned since the last user message?
 fn domain_result_since_question(request: &ChatRequest) -> bool {
     domain_results_since_question(request).next().is_some()
@@ -247,7 +489,8 @@ fn ungrounded(request: &ChatRequest, answer: &str) -> bool {
 }
 
 /// The constraint to generate again under, when `answer` names callable tools not called yet in
-/// `request` (or describes calling one it called); `None` when the answer stands.
+/// `request` (or describes calling one it called): a call of the one it names first; `None` when
+/// the answer stands.
 fn repair_constraint(request: &ChatRequest, answer: &str) -> Option<TurnConstraint> {
     if request.constraint != TurnConstraint::Auto {
         return None;
@@ -270,11 +513,13 @@ fn repair_constraint(request: &ChatRequest, answer: &str) -> Option<TurnConstrai
             }
         })
         .collect();
-    match named.as_slice() {
-        [] => None,
-        [one] => Some(TurnConstraint::RequireNamedTool((*one).to_owned())),
-        _ => Some(TurnConstraint::RequireTool),
-    }
+    // Several named: a described procedure starts with the first ("use `find_customer` to get
+    // the id, then `read_section` with key \"orders\"…": measured on the 1.5B, left a free
+    // choice it read the section and never looked the customer up).
+    named
+        .into_iter()
+        .min_by_key(|name| identifier_starts(answer, name).first().copied())
+        .map(|name| TurnConstraint::RequireNamedTool(name.to_owned()))
 }
 
 /// Verbs that, shortly before a tool's name, describe calling it.
@@ -361,12 +606,17 @@ mod tests {
     }
 
     #[test]
-    fn several_names_ask_for_any_call() {
-        let r = request(&["lookup_order", "track_parcel"]);
-        let answer = "Call lookup_order, then track_parcel.";
+    fn of_several_names_the_first_is_called() {
+        let r = request(&["lookup_order", "track_parcel", "read_section"]);
+        let answer = "Call track_parcel after lookup_order.";
         assert_eq!(
             repair_constraint(&r, answer),
-            Some(TurnConstraint::RequireTool)
+            Some(TurnConstraint::RequireNamedTool("track_parcel".into()))
+        );
+        let answer = "Use `lookup_order` for the id. Once you have it, use `read_section` with key \"x\", then track_parcel.";
+        assert_eq!(
+            repair_constraint(&r, answer),
+            Some(TurnConstraint::RequireNamedTool("lookup_order".into()))
         );
     }
 
@@ -577,6 +827,196 @@ mod tests {
         assert_eq!(repair(&fresh, "Hello there."), None);
         let read = after_result_of(request(&["read_section"]), "read_section");
         assert_eq!(repair(&read, "Hello there."), None);
+    }
+
+    fn shop_request(question: &str) -> ChatRequest {
+        let schema = |p: &str| json!({"type": "object", "properties": {p: {"type": "string"}}, "required": [p]});
+        ChatRequest::new(vec![ChatMessage::user(question)]).with_tools(vec![
+            ToolSpec::new(
+                "lookup_order",
+                "Look up an order by id: status, tracking number and delivery date.",
+                schema("order_id"),
+            ),
+            ToolSpec::new(
+                "track_parcel",
+                "Tell where a parcel is now and when it arrives, by tracking number.",
+                schema("tracking_number"),
+            ),
+            ToolSpec::new(
+                "find_customer",
+                "Find a customer by email: customer id, name and last order id.",
+                schema("email"),
+            ),
+            ToolSpec::new("read_section", "Read a section.", schema("key")),
+        ])
+    }
+
+    fn with_result(mut r: ChatRequest, name: &str, content: &str, failed: bool) -> ChatRequest {
+        let call = ToolCall {
+            id: format!("call_{}", r.messages.len()),
+            name: name.into(),
+            arguments: json!({}),
+        };
+        r.messages.push(ChatMessage::assistant_tool_calls(
+            String::new(),
+            vec![call.clone()],
+        ));
+        r.messages.push(if failed {
+            ChatMessage::tool_error(&call, content)
+        } else {
+            ChatMessage::tool_result(&call, content)
+        });
+        r
+    }
+
+    #[test]
+    fn a_result_that_supplies_what_a_fitting_tool_takes_asks_for_that_call() {
+        let customer = "customer jane@example.com: {\"customer_id\": \"CU-17\", \"last_order\": \"B-7\"}\n\n{\"customer_id\": \"CU-17\", \"last_order\": \"B-7\"}";
+        let r = with_result(
+            shop_request("Hi, I'm jane@example.com. What's the status of my last order?"),
+            "find_customer",
+            customer,
+            false,
+        );
+        let lookup = Some(Repair::FollowUp(FollowUp {
+            tool: "lookup_order".into(),
+            supplied: Some(("order_id".into(), vec![json!("B-7")])),
+        }));
+        assert_eq!(
+            repair(&r, "The status of your last order is pending."),
+            lookup
+        );
+        // Once it has succeeded, the answer stands.
+        let done = with_result(
+            r.clone(),
+            "lookup_order",
+            "order B-7: {\"status\": \"delivered\"}",
+            false,
+        );
+        assert_eq!(repair(&done, "Your last order was delivered."), None);
+        // A failed call of it does not count as done.
+        let failed = with_result(r, "lookup_order", "no order B7", true);
+        assert_eq!(repair(&failed, "Your last order was delivered."), lookup);
+    }
+
+    #[test]
+    fn a_follow_up_needs_a_supplied_value_and_a_question_it_fits() {
+        let order = |tracking: &str| {
+            format!("order A-1042: {{\"status\": \"shipped\", \"tracking\": {tracking}}}")
+        };
+        let track = Some(Repair::FollowUp(FollowUp {
+            tool: "track_parcel".into(),
+            supplied: Some(("tracking_number".into(), vec![json!("TRK-9931")])),
+        }));
+        let where_is = shop_request("Where is the parcel of order A-1042 right now?");
+        let r = with_result(
+            where_is.clone(),
+            "lookup_order",
+            &order("\"TRK-9931\""),
+            false,
+        );
+        assert_eq!(
+            repair(&r, "It has shipped and arrives on 25 November."),
+            track
+        );
+        // No tracking number in the result (null), or a question the tool does not fit: it stands.
+        let r = with_result(where_is, "lookup_order", &order("null"), false);
+        assert_eq!(repair(&r, "It has not shipped yet."), None);
+        let r = with_result(
+            shop_request("Has order A-1042 shipped yet?"),
+            "lookup_order",
+            &order("\"TRK-9931\""),
+            false,
+        );
+        assert_eq!(repair(&r, "Yes, it has shipped."), None);
+        // Question words alone do not make a tool fit ("when" is in track_parcel's description).
+        let r = with_result(
+            shop_request("When will my order C-300 be delivered?"),
+            "lookup_order",
+            &order("\"TRK-1\""),
+            false,
+        );
+        assert_eq!(
+            repair(&r, "It has shipped; it arrives on 4 December."),
+            None
+        );
+    }
+
+    #[test]
+    fn the_inverse_of_the_call_made_is_never_a_follow_up() {
+        let number = |p: &str| json!({"type": "object", "properties": {p: {"type": "number"}}, "required": [p]});
+        let mut r = ChatRequest::new(vec![ChatMessage::user("How many miles is a 42 km run?")])
+            .with_tools(vec![
+                ToolSpec::new("km_to_miles", "Convert kilometres to miles.", number("km")),
+                ToolSpec::new(
+                    "miles_to_km",
+                    "Convert miles to kilometres.",
+                    number("miles"),
+                ),
+            ]);
+        let call = ToolCall {
+            id: "call_0".into(),
+            name: "km_to_miles".into(),
+            arguments: json!({"km": 42}),
+        };
+        r.messages.push(ChatMessage::assistant_tool_calls(
+            String::new(),
+            vec![call.clone()],
+        ));
+        r.messages
+            .push(ChatMessage::tool_result(&call, "42 km = 26.1 miles"));
+        assert_eq!(repair(&r, "A 42 km run is 26.1 miles."), None);
+        // Without the call's arguments to tell, the result's words alone would pick it.
+        r.messages[1].tool_calls[0].arguments = json!({});
+        assert_eq!(
+            repair(&r, "A 42 km run is 26.1 miles."),
+            Some(Repair::FollowUp(FollowUp {
+                tool: "miles_to_km".into(),
+                supplied: None,
+            }))
+        );
+    }
+
+    #[test]
+    fn supplied_fields_are_the_keys_with_values_or_the_text() {
+        let supplied = Supplied::of(
+            "order A-1: {\"last_order\": \"B-7\", \"tracking\": null, \"note\": \"\"}\n\n{\"x\": 1}",
+        );
+        assert_eq!(supplied.words(), ["last", "order"]);
+        assert!(supplied.supplies("order_id"));
+        assert!(!supplied.supplies("tracking_number"));
+        assert_eq!(supplied.values_for("order_id"), [json!("B-7")]);
+        let text = Supplied::of("42 km = 26.1 miles");
+        assert_eq!(text.words(), ["km", "mile"]);
+        assert!(text.values_for("km").is_empty());
+    }
+
+    #[test]
+    fn the_follow_up_request_narrows_the_supplied_parameter_to_its_values() {
+        let r = shop_request("Where is my parcel?");
+        let follow = FollowUp {
+            tool: "track_parcel".into(),
+            supplied: Some(("tracking_number".into(), vec![json!("TRK-9931")])),
+        };
+        let narrowed = follow_up_request(&r, &follow);
+        assert_eq!(
+            narrowed.constraint,
+            TurnConstraint::RequireNamedTool("track_parcel".into())
+        );
+        assert_eq!(
+            narrowed.tools[1].parameters["properties"]["tracking_number"],
+            json!({"type": "string", "enum": ["TRK-9931"]})
+        );
+        assert_eq!(narrowed.tools[0], r.tools[0]);
+        assert_eq!(narrowed.messages, r.messages);
+    }
+
+    #[test]
+    fn required_parameters_fall_back_to_every_property() {
+        let schema = json!({"type": "object", "properties": {"a": {}, "b": {}}, "required": ["b"]});
+        assert_eq!(required_parameters(&schema), ["b"]);
+        let schema = json!({"type": "object", "properties": {"a": {}, "b": {}}});
+        assert_eq!(required_parameters(&schema), ["a", "b"]);
     }
 
     #[test]
