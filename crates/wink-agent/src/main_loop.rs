@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use wink_core::{
-    OutputError, Prompt, PromptError, Resources, SectionPath, SectionVisibility,
+    OutputError, Prompt, PromptError, Resources, SectionPath, SectionVisibility, ToolCall,
     VisibilityExpansionRequired,
 };
 use wink_session::{ExpansionPath, Session, SetVisibilityOverride, VisibilityExpanded};
@@ -78,6 +78,10 @@ pub struct MainLoopConfig {
     pub max_expansions: u32,
     /// Expansion policy.
     pub policy: ExpansionPolicy,
+    /// Calls run before the first model call as if the model had made them (they do not count
+    /// as a model call): pre-opening in the `call` style
+    /// ([`crate::preopen::PreopenStyle::Call`]). Empty by default.
+    pub opening_calls: Vec<ToolCall>,
 }
 
 impl Default for MainLoopConfig {
@@ -92,6 +96,7 @@ impl Default for MainLoopConfig {
             resources: Resources::new(),
             max_expansions: 8,
             policy: ExpansionPolicy::Eager,
+            opening_calls: Vec::new(),
         }
     }
 }
@@ -386,10 +391,10 @@ impl<'a> MainLoop<'a> {
         let mut evaluations: Vec<Evaluation> = Vec::new();
         let mut restarts = 0;
         loop {
-            let replay = evaluations
-                .last()
-                .map(|e| e.state.replay_calls().to_vec())
-                .unwrap_or_default();
+            let replay = evaluations.last().map_or_else(
+                || self.config.opening_calls.clone(),
+                |e| e.state.replay_calls().to_vec(),
+            );
             let rendered = prompt.render_with(session)?;
             let options = EvaluateOptions {
                 config: self.config.loop_config.clone(),

@@ -41,7 +41,11 @@
 //! assert!(prompt.render_with(&session).unwrap().text.contains("Invoices and refunds."));
 //! ```
 
-use wink_core::{Prompt, PromptError, RenderedPrompt, SectionPath, SectionVisibility};
+use serde_json::json;
+use wink_core::{
+    DisclosureMode, Prompt, PromptError, READ_SECTION, RenderedPrompt, SectionPath,
+    SectionVisibility, ToolArguments, ToolCall,
+};
 use wink_search::{IndexConfig, ParamDoc, SearchIndex, ToolDocument};
 use wink_session::{Session, SetVisibilityOverride};
 
@@ -180,7 +184,7 @@ pub fn scores(candidates: &[SectionCandidate], query: &str, k: usize) -> Vec<(Se
         })
         .collect();
     let index = SearchIndex::build(documents, IndexConfig::default());
-    let hits = index.search(query, k);
+    let hits = index.search(&with_value_kinds(query), k);
     let best = hits.first().map_or(0.0, |hit| hit.score);
     hits.into_iter()
         .enumerate()
@@ -192,6 +196,48 @@ pub fn scores(candidates: &[SectionCandidate], query: &str, k: usize) -> Vec<(Se
                 .map(|c| (c.path.clone(), hit.score))
         })
         .collect()
+}
+
+/// `query` followed by the kind of each value in it that names no kind itself: `email` for an
+/// e-mail address, `url` for a web address. "omar@example.com here: when does my order arrive?"
+/// then finds the section whose tool looks customers up by email (measured on the shop prompt of
+/// `bench/eval`: without it the customers section was not opened and the 1.5B model, lacking
+/// `find_customer`, never got the order).
+pub fn with_value_kinds(query: &str) -> String {
+    let mut kinds = Vec::new();
+    for token in query.split_whitespace() {
+        let token = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let lower = token.to_lowercase();
+        let kind = if lower.starts_with("http://") || lower.starts_with("https://") {
+            "url"
+        } else if is_email(token) {
+            "email"
+        } else {
+            continue;
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    if kinds.is_empty() {
+        query.to_owned()
+    } else {
+        format!("{query} {}", kinds.join(" "))
+    }
+}
+
+/// `local@domain.tld`, with a dot in the domain and letters around the `@`.
+fn is_email(token: &str) -> bool {
+    match token.split_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && !domain.contains('@')
+                && domain
+                    .rsplit_once('.')
+                    .is_some_and(|(host, tld)| !host.is_empty() && tld.len() >= 2)
+        }
+        None => false,
+    }
 }
 
 /// Renders `prompt` with `session`, ranks its summarized sections against `query` (or, when it is
@@ -216,8 +262,74 @@ pub fn apply_scored<O>(
     query: &str,
     k: usize,
 ) -> Result<Vec<(String, f32)>, PromptError> {
+    Ok(apply_styled(prompt, session, query, k, PreopenStyle::Render)?.opened)
+}
+
+/// How pre-opened sections reach the model.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PreopenStyle {
+    /// Rendered in full in the system prompt (a visibility override dispatched into the session),
+    /// their tools offered from the first call.
+    #[default]
+    Render,
+    /// As the model's own first turn: one `read_section` call per section, run before the first
+    /// model call ([`opening_calls`]). The system prompt stays the render with every section
+    /// summarized, the same for every input, so a prefix cache (the embedded model's KV cache, a
+    /// hosted provider's prompt cache) serves it from one question to the next; the content and
+    /// the tools arrive after the user's message, as when the model reads a section itself.
+    /// Unified mode only (the others have no `read_section` for every section): elsewhere it
+    /// behaves as [`PreopenStyle::Render`].
+    Call,
+}
+
+impl PreopenStyle {
+    /// The style's name on the command line: `render` or `call`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Render => "render",
+            Self::Call => "call",
+        }
+    }
+}
+
+impl std::str::FromStr for PreopenStyle {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "render" => Ok(Self::Render),
+            "call" => Ok(Self::Call),
+            other => Err(format!(
+                "unknown pre-opening style '{other}' (expected render or call)"
+            )),
+        }
+    }
+}
+
+/// What pre-opening chose and how it is delivered.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Preopened {
+    /// Dotted keys of the sections opened, best first, with their BM25 scores.
+    pub opened: Vec<(String, f32)>,
+    /// Under [`PreopenStyle::Call`] (unified mode): the calls to run before the first model call
+    /// (`MainLoopConfig::opening_calls`); empty when the sections were rendered open.
+    pub calls: Vec<ToolCall>,
+}
+
+/// Ranks the summarized sections of `prompt` against `query` (see [`apply`]) and opens the best
+/// `k` in `style`: [`PreopenStyle::Render`] dispatches the visibility overrides into `session`;
+/// [`PreopenStyle::Call`] leaves the session alone and returns the `read_section` calls to run
+/// first (in a prompt whose disclosure mode is not unified, it renders them open instead).
+pub fn apply_styled<O>(
+    prompt: &Prompt<O>,
+    session: &Session,
+    query: &str,
+    k: usize,
+    style: PreopenStyle,
+) -> Result<Preopened, PromptError> {
     if k == 0 {
-        return Ok(Vec::new());
+        return Ok(Preopened::default());
     }
     let rendered = prompt.render_with(session)?;
     let query = if query.trim().is_empty() {
@@ -227,16 +339,40 @@ pub fn apply_scored<O>(
     };
     let candidates = with_bodies(prompt, candidates(&rendered))?;
     let chosen = scores(&candidates, &query, k);
-    for (path, _) in &chosen {
+    let opened: Vec<(String, f32)> = chosen
+        .iter()
+        .map(|(path, score)| (path.dotted(), *score))
+        .collect();
+    if style == PreopenStyle::Call && rendered.disclosure() == DisclosureMode::Unified {
+        let keys: Vec<String> = opened.iter().map(|(key, _)| key.clone()).collect();
+        return Ok(Preopened {
+            calls: opening_calls(&keys),
+            opened,
+        });
+    }
+    for (path, _) in chosen {
         session.dispatch(SetVisibilityOverride {
-            path: path.clone(),
+            path,
             visibility: SectionVisibility::Full,
         });
     }
-    Ok(chosen
-        .into_iter()
-        .map(|(path, score)| (path.dotted(), score))
-        .collect())
+    Ok(Preopened {
+        opened,
+        calls: Vec::new(),
+    })
+}
+
+/// One `read_section` call per key, ids `preopen_0`, `preopen_1`, …: the turn
+/// [`PreopenStyle::Call`] runs before the first model call.
+pub fn opening_calls(keys: &[String]) -> Vec<ToolCall> {
+    keys.iter()
+        .enumerate()
+        .map(|(i, key)| ToolCall {
+            id: format!("preopen_{i}"),
+            name: READ_SECTION.to_owned(),
+            arguments: ToolArguments::Json(json!({ "section_key": key })),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -318,6 +454,31 @@ mod tests {
     }
 
     #[test]
+    fn e_mail_addresses_and_web_addresses_add_their_kind_to_the_query() {
+        assert_eq!(
+            with_value_kinds("omar@example.com here - when does my order arrive?"),
+            "omar@example.com here - when does my order arrive? email"
+        );
+        assert_eq!(
+            with_value_kinds("Fetch <https://example.org/a> and mail a@b.io, c@d.org."),
+            "Fetch <https://example.org/a> and mail a@b.io, c@d.org. url email"
+        );
+        assert_eq!(
+            with_value_kinds("@home and x@y and 3 @ 4"),
+            "@home and x@y and 3 @ 4"
+        );
+        let ranked = rank(
+            &[
+                candidate("orders", "Order lookup by order id.", &[]),
+                candidate("customers", "Customer lookup by email.", &[]),
+            ],
+            "omar@example.com here",
+            1,
+        );
+        assert_eq!(keys(&ranked), ["customers"]);
+    }
+
+    #[test]
     fn an_unrelated_query_or_k_zero_opens_nothing() {
         assert!(rank(&sample(), "zzz qqq", 3).is_empty());
         assert!(rank(&sample(), "sum", 0).is_empty());
@@ -363,5 +524,84 @@ mod tests {
         // No input: the task's own text is the query.
         let session = Session::new();
         assert!(apply(&prompt, &session, " ", 2).unwrap().is_empty());
+    }
+
+    fn notes_and_shipping(mode: DisclosureMode) -> Prompt {
+        let template = wink_core::PromptTemplate::builder("t", "preopen")
+            .disclosure(mode)
+            .section(wink_core::MarkdownSection::new("Task", "task", "Answer."))
+            .section(
+                wink_core::MarkdownSection::new("Notes", "notes", "Meeting notes.")
+                    .summary("Notes from meetings.")
+                    .visibility(SectionVisibility::Summary),
+            )
+            .section(
+                wink_core::MarkdownSection::new("Shipping", "shipping", "Parcels ship daily.")
+                    .summary("Shipping policy.")
+                    .visibility(SectionVisibility::Summary),
+            )
+            .build()
+            .unwrap();
+        Prompt::new(template)
+    }
+
+    #[test]
+    fn the_call_style_leaves_the_render_alone_and_returns_read_section_calls() {
+        let prompt = notes_and_shipping(DisclosureMode::Unified);
+        let session = Session::new();
+        let before = prompt.render_with(&session).unwrap().text;
+        let preopened = apply_styled(
+            &prompt,
+            &session,
+            "When does my parcel ship?",
+            2,
+            PreopenStyle::Call,
+        )
+        .unwrap();
+        assert_eq!(
+            preopened
+                .opened
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .collect::<Vec<_>>(),
+            ["shipping"]
+        );
+        assert_eq!(
+            preopened.calls,
+            [ToolCall {
+                id: "preopen_0".into(),
+                name: "read_section".into(),
+                arguments: ToolArguments::Json(json!({"section_key": "shipping"})),
+            }]
+        );
+        assert_eq!(prompt.render_with(&session).unwrap().text, before);
+    }
+
+    #[test]
+    fn the_call_style_renders_open_outside_unified_mode() {
+        let prompt = notes_and_shipping(DisclosureMode::OpenSections);
+        let session = Session::new();
+        let preopened = apply_styled(
+            &prompt,
+            &session,
+            "When does my parcel ship?",
+            2,
+            PreopenStyle::Call,
+        )
+        .unwrap();
+        assert!(preopened.calls.is_empty());
+        let text = prompt.render_with(&session).unwrap().text;
+        assert!(text.contains("Parcels ship daily."), "{text}");
+    }
+
+    #[test]
+    fn styles_parse_from_their_names() {
+        for style in [PreopenStyle::Render, PreopenStyle::Call] {
+            assert_eq!(style.as_str().parse::<PreopenStyle>().unwrap(), style);
+        }
+        assert_eq!(
+            "inline".parse::<PreopenStyle>().unwrap_err(),
+            "unknown pre-opening style 'inline' (expected render or call)"
+        );
     }
 }

@@ -400,6 +400,71 @@ fn unified_read_section_injects_tools_for_the_next_model_call() {
 }
 
 #[test]
+fn opening_calls_run_before_the_first_model_call_after_the_user_message() {
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "search", "arguments": {"query": "auth"}}]},
+        {"text": "found AUTH"}
+    ]));
+    let session = Session::new();
+    let p = prompt(template(
+        DisclosureMode::Unified,
+        SectionVisibility::Summary,
+        false,
+    ));
+    let preopened =
+        wink_agent::preopen::apply_styled(&p, &session, "search", 1, preopen::PreopenStyle::Call)
+            .unwrap();
+    assert_eq!(preopened.opened.len(), 1);
+    assert_eq!(preopened.opened[0].0, "search");
+    let config = MainLoopConfig {
+        loop_config: LoopConfig {
+            user_message: Some("Search for auth.".into()),
+            ..LoopConfig::default()
+        },
+        opening_calls: preopened.calls,
+        ..MainLoopConfig::default()
+    };
+    let result = run(&provider, &p, &session, config);
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: Some("found AUTH".into()),
+            output: None
+        }
+    );
+    assert_eq!(result.spent.model_calls, 2);
+    let requests = provider.requests();
+    // The first request: system (everything summarized), the user's message, the opening turn
+    // and its result; the section's tool is offered from the first call.
+    let first = &requests[0].messages;
+    assert_eq!(first.len(), 4, "{first:?}");
+    assert!(matches!(&first[1], Message::User { content } if content == "Search for auth."));
+    assert!(matches!(
+        &first[2],
+        Message::Assistant { content: None, tool_calls } if tool_calls.len() == 1
+            && tool_calls[0].id == "preopen_0"
+            && tool_calls[0].name == "read_section"
+    ));
+    assert_eq!(
+        tool_messages(first),
+        ["Content of section 'search':\n\n## 3. Search (search)\n\nUse search."]
+    );
+    let system = |i: usize| match &requests[i].messages[0] {
+        Message::System { content } => content.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        system(0).contains("Search tools available."),
+        "{}",
+        system(0)
+    );
+    assert!(!system(0).contains("Use search."), "{}", system(0));
+    assert_eq!(system(0), system(1));
+    let names: Vec<String> = requests[0].tools.iter().map(|t| t.name.clone()).collect();
+    assert_eq!(names, ["read_section", "search"]);
+}
+
+#[test]
 fn without_dynamic_tools_read_section_restarts_with_the_section_expanded() {
     let provider = script(json!([
         {"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "search"}}]},

@@ -210,6 +210,59 @@ fn wink_run_preopen_opens_the_relevant_section_before_the_first_call() {
 }
 
 #[test]
+fn preopen_style_call_reads_the_section_as_the_first_turn_and_keeps_the_system_prompt() {
+    let dir = temp_dir("run-preopen-call");
+    let script = write(&dir, "script.json", ADD_AT_ONCE);
+    let transcript = dir.join("transcript.json");
+    let out = wink(&[
+        "run",
+        &fixture("unified.json"),
+        "--model",
+        &format!("scripted:{script}"),
+        "--params",
+        r#"{"TaskParams": {"objective": "sum"}}"#,
+        "--input",
+        "Add the integers 1 and 2.",
+        "--preopen",
+        "1",
+        "--preopen-style",
+        "call",
+        "--transcript",
+        &transcript.display().to_string(),
+    ]);
+    assert_eq!(stdout(&out), "3\n");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("wink run: pre-opened math\n"), "{err}");
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["model_calls"].as_array().unwrap().len(), 2, "{text}");
+    let first = doc["model_calls"][0]["messages"].as_array().unwrap();
+    let roles: Vec<&str> = first.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool"], "{text}");
+    assert_eq!(first[2]["tool_calls"][0]["id"], "preopen_0", "{text}");
+    assert_eq!(first[2]["tool_calls"][0]["name"], "read_section");
+    assert_eq!(first[3]["name"], "read_section");
+    // The system prompt still shows the section summarized; its tool is offered from the start.
+    let system = first[0]["content"].as_str().unwrap();
+    assert!(system.contains("read_section"), "{system}");
+    assert_eq!(
+        doc["model_calls"][0]["tools"],
+        json!(["read_section", "add"]),
+        "{text}"
+    );
+    let bad = usage_error(&[
+        "run",
+        &fixture("unified.json"),
+        "--model",
+        &format!("scripted:{script}"),
+        "--preopen-style",
+        "inline",
+    ]);
+    assert!(bad.contains("'inline'"), "{bad}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn wink_render_preopen_shows_what_the_model_would_see_and_why() {
     let out = wink(&[
         "render",

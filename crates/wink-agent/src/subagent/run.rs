@@ -238,6 +238,7 @@ async fn run_child(
         max_expansions: shared.max_expansions,
         policy: shared.policy,
         derive_input_budget: false,
+        opening_calls: Vec::new(),
     };
     let run = {
         let main_loop = MainLoop::new(&metered, config);

@@ -298,17 +298,24 @@ pub fn effective_preopen(
 }
 
 /// `--preopen K`: opens the `k` summarized sections most relevant to `input` (or, without input,
-/// to the prompt's fully rendered sections) before the first model call. Returns the keys opened.
+/// to the prompt's fully rendered sections) before the first model call, in `--preopen-style`
+/// `style` (`render` or `call`). Returns the keys opened and, in the `call` style, the calls to
+/// run first ([`wink_agent::MainLoopConfig::opening_calls`]).
 pub fn preopen(
     prepared: &PreparedPrompt,
     input: Option<&str>,
     k: usize,
-) -> anyhow::Result<Vec<String>> {
-    wink_agent::preopen::apply(
+    style: &str,
+) -> anyhow::Result<wink_agent::preopen::Preopened> {
+    let style: wink_agent::preopen::PreopenStyle = style
+        .parse()
+        .map_err(|e| usage(format!("--preopen-style: {e}")))?;
+    wink_agent::preopen::apply_styled(
         &prepared.prompt,
         &prepared.session,
         input.unwrap_or_default(),
         k,
+        style,
     )
     .map_err(|e| usage(format!("--preopen: {e}")))
 }

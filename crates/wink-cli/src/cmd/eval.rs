@@ -50,6 +50,12 @@ pub struct EvalArgs {
     /// 0 turns it off.
     #[arg(long, value_name = "K")]
     pub preopen: Option<usize>,
+    /// How pre-opened sections reach the model: `render` (in full in the system prompt, their
+    /// tools offered from the first call) or `call` (unified mode: as the model's own first turn,
+    /// one read_section call per section run before the first model call, so the system prompt
+    /// stays the same for every input and a prefix cache serves it).
+    #[arg(long, value_name = "STYLE", default_value = "render", value_parser = ["render", "call"])]
+    pub preopen_style: String,
     /// Most model calls per run (a run that needs more fails).
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub max_model_calls: u32,
@@ -376,10 +382,17 @@ impl Evaluator<'_> {
             &self.args.model.model,
             prepared.prompt.template().disclosure(),
         );
+        let mut opening_calls = Vec::new();
         if let Some(k) = preopen
             && !self.disclosure.expanded
         {
-            super::common::preopen(&prepared, case.input.as_deref(), k)?;
+            opening_calls = super::common::preopen(
+                &prepared,
+                case.input.as_deref(),
+                k,
+                &self.args.preopen_style,
+            )?
+            .calls;
         }
         let config = MainLoopConfig {
             loop_config: LoopConfig {
@@ -393,6 +406,7 @@ impl Evaluator<'_> {
                 ..Budget::default()
             },
             resources: prepared.resources.clone(),
+            opening_calls,
             ..MainLoopConfig::default()
         };
         let tools = ToolLog::default();

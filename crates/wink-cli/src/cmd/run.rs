@@ -35,6 +35,12 @@ pub struct RunArgs {
     /// 0 turns it off.
     #[arg(long, value_name = "K")]
     pub preopen: Option<usize>,
+    /// How pre-opened sections reach the model: `render` (in full in the system prompt, their
+    /// tools offered from the first call) or `call` (unified mode: as the model's own first turn,
+    /// one read_section call per section run before the first model call, so the system prompt
+    /// stays the same for every input and a prefix cache serves it).
+    #[arg(long, value_name = "STYLE", default_value = "render", value_parser = ["render", "call"])]
+    pub preopen_style: String,
     /// HTTP providers: stream the answer to stdout as it arrives, even when stdout is not a
     /// terminal (streaming is on by default for a terminal).
     #[arg(long)]
@@ -314,16 +320,20 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    let mut opening_calls = Vec::new();
     if let Some(k) = super::common::effective_preopen(
         args.preopen,
         prepared.loaded.preopen,
         &args.model.model,
         prepared.prompt.template().disclosure(),
     ) {
-        let opened = super::common::preopen(&prepared, args.input.as_deref(), k)?;
-        if !opened.is_empty() {
-            eprintln!("wink run: pre-opened {}", opened.join(", "));
+        let preopened =
+            super::common::preopen(&prepared, args.input.as_deref(), k, &args.preopen_style)?;
+        if !preopened.opened.is_empty() {
+            let keys: Vec<&str> = preopened.opened.iter().map(|(k, _)| k.as_str()).collect();
+            eprintln!("wink run: pre-opened {}", keys.join(", "));
         }
+        opening_calls = preopened.calls;
     }
     if let (Some(path), None) = (&args.session, &log) {
         log = Some(
@@ -371,6 +381,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         resources,
         max_expansions: args.max_expansions,
         policy,
+        opening_calls,
     };
     let progress = Progress {
         verbose: args.verbose,
