@@ -76,8 +76,8 @@ pub use record::{
 };
 pub use section::{
     CatalogListing, CatalogNativeSearch, CatalogToolsActivated, FIND_TOOL_DESCRIPTION,
-    NATIVE_FIND_NOTE, TOOL_DESCRIBE_DESCRIPTION, TOOL_LIST_DESCRIPTION, ToolCatalogSection,
-    listing_body, native_search_enabled, native_search_tools,
+    NATIVE_FIND_NOTE, RELATIVE_MATCH_SCORE, TOOL_DESCRIBE_DESCRIPTION, TOOL_LIST_DESCRIPTION,
+    ToolCatalogSection, listing_body, native_search_enabled, native_search_tools,
 };
 pub use servers::{
     DEFAULT_CALL_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec, ServerTransport,

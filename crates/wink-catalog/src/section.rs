@@ -111,6 +111,10 @@ pub enum CatalogListing {
     NamespacesOnly,
 }
 
+/// After the best match, [`ToolCatalogSection::best_matches`] keeps only tools scoring at least
+/// this share of its score.
+pub const RELATIVE_MATCH_SCORE: f32 = 0.6;
+
 /// A prompt section holding a tool catalog.
 ///
 /// It renders level-1 metadata only and offers just the meta-tools — `tool.list`,
@@ -403,6 +407,23 @@ impl ToolCatalogSection {
     /// Names of the tools `session` has activated in this catalog, in activation order.
     pub fn activated(&self, session: &Session) -> Vec<String> {
         self.shared.activated(session)
+    }
+
+    /// The catalog tools most relevant to `query` (its `find_tool` search, no model call), best
+    /// first: the best one, then at most `k - 1` more scoring at least
+    /// [`RELATIVE_MATCH_SCORE`] of it; none when `k` is 0 or nothing matches. What pre-opening
+    /// describes before the first model call (`wink run --preopen`).
+    pub fn best_matches(&self, query: &str, k: usize) -> Vec<String> {
+        let catalog = self.catalog();
+        let found = catalog.find(query, k);
+        let best = found.first().map_or(0.0, |f| f.score);
+        found
+            .iter()
+            .enumerate()
+            .filter(|(position, f)| *position == 0 || f.score >= RELATIVE_MATCH_SCORE * best)
+            .filter_map(|(_, f)| catalog.entries().get(f.entry))
+            .map(|entry| entry.name().to_owned())
+            .collect()
     }
 
     /// The meta-tools: `tool.list`, `tool.describe`, `find_tool`.

@@ -600,3 +600,22 @@ fn describe_accepts_unambiguous_short_names_from_grouped_listings() {
     let names: Vec<&str> = description.tools.iter().map(|t| t.name()).collect();
     assert_eq!(names, ["fs.write"]);
 }
+
+#[test]
+fn best_matches_keep_the_best_and_those_about_as_good() {
+    let section = section();
+    assert_eq!(
+        section.best_matches("open a GitHub issue about the crash", 3),
+        ["github.create_issue", "github.list_issues"]
+    );
+    assert_eq!(
+        section.best_matches("open a GitHub issue about the crash", 1),
+        ["github.create_issue"]
+    );
+    assert_eq!(
+        section.best_matches("What is the weather in Oslo?", 3),
+        ["weather.current"]
+    );
+    assert!(section.best_matches("zzz qqq", 3).is_empty());
+    assert!(section.best_matches("weather", 0).is_empty());
+}

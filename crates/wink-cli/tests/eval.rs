@@ -263,6 +263,67 @@ fn preopen_style_call_reads_the_section_as_the_first_turn_and_keeps_the_system_p
 }
 
 #[test]
+fn preopen_describes_the_best_matching_catalog_tool_before_the_first_call() {
+    let dir = temp_dir("run-predescribe");
+    let script = write(
+        &dir,
+        "script.json",
+        r#"[{"tool_calls": [{"id": "c1", "name": "math.add", "arguments": {"a": 2, "b": 40}}]}, {"text": "42"}]"#,
+    );
+    let transcript = dir.join("transcript.json");
+    let out = wink(&[
+        "run",
+        &fixture("catalog_prompt.json"),
+        "--model",
+        &format!("scripted:{script}"),
+        "--input",
+        "Add 2 and 40.",
+        "--preopen",
+        "1",
+        "--transcript",
+        &transcript.display().to_string(),
+    ]);
+    assert_eq!(stdout(&out), "42\n");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("wink run: pre-described [\"math.add\"]\n"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let first = doc["model_calls"][0]["messages"].as_array().unwrap();
+    assert_eq!(
+        first[2]["tool_calls"][0]["id"], "preopen_describe",
+        "{text}"
+    );
+    assert_eq!(
+        first[2]["tool_calls"][0]["arguments"],
+        json!({"names": ["math.add"]})
+    );
+    assert_eq!(
+        doc["model_calls"][0]["tools"],
+        json!(["tool.list", "tool.describe", "find_tool", "math.add"]),
+        "{text}"
+    );
+    // Without input there is nothing to match: no call is made up front.
+    let out = wink(&[
+        "run",
+        &fixture("catalog_prompt.json"),
+        "--model",
+        &format!("scripted:{script}"),
+        "--preopen",
+        "1",
+    ]);
+    assert!(
+        !String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("pre-described"),
+        "no input"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn wink_render_preopen_shows_what_the_model_would_see_and_why() {
     let out = wink(&[
         "render",

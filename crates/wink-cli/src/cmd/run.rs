@@ -333,6 +333,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             let keys: Vec<&str> = preopened.opened.iter().map(|(k, _)| k.as_str()).collect();
             eprintln!("wink run: pre-opened {}", keys.join(", "));
         }
+        for call in &preopened.calls {
+            if let (wink_catalog::TOOL_DESCRIBE, wink_core::ToolArguments::Json(args)) =
+                (call.name.as_str(), &call.arguments)
+            {
+                eprintln!("wink run: pre-described {}", args["names"]);
+            }
+        }
         opening_calls = preopened.calls;
     }
     if let (Some(path), None) = (&args.session, &log) {
