@@ -11,6 +11,8 @@
 //!   mid-conversation) and racing every model call against the run's wall-clock deadline;
 //! - [`MainLoop`], which restarts evaluations on expansion requests with an eager,
 //!   conservative or batched policy under one budget;
+//! - [`Agent`], which owns an adapter, a budget and a session: `agent.run(&prompt)`, with
+//!   sub-agents inheriting the adapter and the budget;
 //! - [`Mailbox`] / [`InMemoryMailbox`] to run the loop as a worker;
 //! - [`ScriptedProvider`], the test double.
 //!
@@ -29,6 +31,7 @@
 //! assert_eq!(result.outcome, LoopOutcome::Finished { text: Some("Hello!".into()), output: None });
 //! ```
 
+mod agent;
 mod budget;
 mod conversation;
 mod driver;
@@ -44,6 +47,7 @@ mod scripted;
 mod subagent;
 mod timer;
 
+pub use agent::Agent;
 pub use budget::{
     Budget, BudgetLimit, BudgetTracker, DEFAULT_OUTPUT_RESERVE, MeasuredRequest, Spent,
     estimate_request_tokens, estimate_request_tokens_after,
