@@ -1,4 +1,4 @@
-//! Typed structured output: a review prompt declares `output_list::<Finding>()`, so it is a
+//! Typed structured output: a review prompt declares `output_vec::<Finding>()`, so it is a
 //! `PromptTemplate<Vec<Finding>>`; the run returns a `RunResult<Vec<Finding>>` whose `output()`
 //! is the decoded list. The style guide and its `lint` tool sit in a summarized section that the
 //! model opens with `read_section` (the tool is injected for the next call).
@@ -81,7 +81,7 @@ fn template() -> Result<PromptTemplate<Vec<Finding>>, Box<dyn Error>> {
             .summarized()
             .tool(lint),
         )
-        .output_list::<Finding>(false)
+        .output_vec::<Finding>()
         .build()?)
 }
 

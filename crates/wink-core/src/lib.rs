@@ -35,7 +35,7 @@
 //!
 //! ## Typed structured output
 //!
-//! `output_object::<T>()` (or `output_list::<T>()` for a `Vec<T>`) turns the template into a
+//! `.output::<T>()` (or `.output_vec::<T>()` for a `Vec<T>`) turns the template into a
 //! `PromptTemplate<T>`: the schema is derived from `T`, sent to providers as WINK's
 //! `response_format`, and answers decode into `T` after WINK's parsing and validation.
 //!
@@ -49,7 +49,7 @@
 //!
 //! let template: PromptTemplate<Verdict> = PromptTemplate::builder("review", "verdict")
 //!     .section(MarkdownSection::new("Task", "task", "Review the change."))
-//!     .output_object::<Verdict>(false)
+//!     .output::<Verdict>()
 //!     .build()
 //!     .unwrap();
 //! let prompt: Prompt<Verdict> = Prompt::new(template);

@@ -110,6 +110,7 @@ pub struct PromptTemplateBuilder<O = ()> {
     disclosure: DisclosureMode,
     name_hidden_tools: bool,
     output: Option<OutputSpec>,
+    allow_extra_keys: bool,
     output_type: PhantomData<fn() -> O>,
 }
 
@@ -122,6 +123,7 @@ impl<O> fmt::Debug for PromptTemplateBuilder<O> {
             .field("sections", &self.sections.len())
             .field("disclosure", &self.disclosure)
             .field("output", &self.output)
+            .field("allow_extra_keys", &self.allow_extra_keys)
             .finish()
     }
 }
@@ -165,44 +167,80 @@ impl<O> PromptTemplateBuilder<O> {
     }
 
     /// Declare structured output from a JSON-level spec. The output type stays `O`: use this for
-    /// specs read from files, and [`PromptTemplateBuilder::output_object`] /
-    /// [`PromptTemplateBuilder::output_list`] to tie the output to a Rust type.
+    /// specs read from files, and [`PromptTemplateBuilder::output`] /
+    /// [`PromptTemplateBuilder::output_vec`] to tie the output to a Rust type.
     #[must_use]
-    pub fn output(mut self, output: OutputSpec) -> Self {
+    pub fn output_spec(mut self, output: OutputSpec) -> Self {
         self.output = Some(output);
         self
     }
 
     /// Declare structured output of type `T`, an object: the template becomes a
-    /// `PromptTemplate<T>` and its answers decode into `T`.
+    /// `PromptTemplate<T>` and its answers decode into `T`. Keys the schema does not declare
+    /// are refused unless [`PromptTemplateBuilder::allow_extra_keys`] is called too.
+    #[must_use]
+    pub fn output<T>(self) -> PromptTemplateBuilder<T>
+    where
+        T: schemars::JsonSchema + DeserializeOwned,
+    {
+        let spec = self.output_spec_of::<T>(wink_schema::OutputContainer::Object);
+        self.with_output_type(spec)
+    }
+
+    /// Declare structured output as a list of `T` (wrapped under `"items"` on the wire): the
+    /// template becomes a `PromptTemplate<Vec<T>>`. Extra keys as for
+    /// [`PromptTemplateBuilder::output`].
+    #[must_use]
+    pub fn output_vec<T>(self) -> PromptTemplateBuilder<Vec<T>>
+    where
+        T: schemars::JsonSchema + DeserializeOwned,
+    {
+        let spec = self.output_spec_of::<T>(wink_schema::OutputContainer::Array);
+        self.with_output_type(spec)
+    }
+
+    /// Accept keys the output schema does not declare (WINK's `allow_extra_keys`; default: they
+    /// are refused). Applies to the structured output declared before or after this call.
+    #[must_use]
+    pub fn allow_extra_keys(mut self) -> Self {
+        self.allow_extra_keys = true;
+        self
+    }
+
+    /// [`PromptTemplateBuilder::output`], with extra keys allowed when `allow_extra_keys` is
+    /// true (the positional form; prefer `.output::<T>()` and `.allow_extra_keys()`).
     #[must_use]
     pub fn output_object<T>(self, allow_extra_keys: bool) -> PromptTemplateBuilder<T>
     where
         T: schemars::JsonSchema + DeserializeOwned,
     {
-        let spec = OutputSpec {
-            name: self.output_name(),
-            schema: crate::tool::params_schema::<T>(),
-            container: wink_schema::OutputContainer::Object,
-            allow_extra_keys,
-        };
-        self.with_output_type(spec)
+        self.output::<T>().allow_extra_keys_if(allow_extra_keys)
     }
 
-    /// Declare structured output as a list of `T` (wrapped under `"items"` on the wire): the
-    /// template becomes a `PromptTemplate<Vec<T>>`.
+    /// [`PromptTemplateBuilder::output_vec`], with extra keys allowed when `allow_extra_keys` is
+    /// true (the positional form; prefer `.output_vec::<T>()` and `.allow_extra_keys()`).
     #[must_use]
     pub fn output_list<T>(self, allow_extra_keys: bool) -> PromptTemplateBuilder<Vec<T>>
     where
         T: schemars::JsonSchema + DeserializeOwned,
     {
-        let spec = OutputSpec {
+        self.output_vec::<T>().allow_extra_keys_if(allow_extra_keys)
+    }
+
+    fn allow_extra_keys_if(self, allow: bool) -> Self {
+        if allow { self.allow_extra_keys() } else { self }
+    }
+
+    fn output_spec_of<T: schemars::JsonSchema>(
+        &self,
+        container: wink_schema::OutputContainer,
+    ) -> OutputSpec {
+        OutputSpec {
             name: self.output_name(),
             schema: crate::tool::params_schema::<T>(),
-            container: wink_schema::OutputContainer::Array,
-            allow_extra_keys,
-        };
-        self.with_output_type(spec)
+            container,
+            allow_extra_keys: false,
+        }
     }
 
     fn output_name(&self) -> String {
@@ -218,6 +256,7 @@ impl<O> PromptTemplateBuilder<O> {
             disclosure: self.disclosure,
             name_hidden_tools: self.name_hidden_tools,
             output: Some(spec),
+            allow_extra_keys: self.allow_extra_keys,
             output_type: PhantomData,
         }
     }
@@ -250,7 +289,10 @@ impl<O> PromptTemplateBuilder<O> {
                 nodes: registry.nodes,
                 params_types: registry.params_types,
                 defaults_by_type: registry.defaults_by_type,
-                output: self.output,
+                output: self.output.map(|mut spec| {
+                    spec.allow_extra_keys |= self.allow_extra_keys;
+                    spec
+                }),
             }),
             output_type: PhantomData,
         })
@@ -460,6 +502,7 @@ impl PromptTemplate {
             disclosure: DisclosureMode::default(),
             name_hidden_tools: false,
             output: None,
+            allow_extra_keys: false,
             output_type: PhantomData,
         }
     }

@@ -213,3 +213,59 @@ fn erasing_keeps_the_spec_and_the_rendered_output() {
         }
     );
 }
+
+#[test]
+fn typed_builder_methods_match_the_positional_forms() {
+    let typed = PromptTemplate::builder("docs", "summarize")
+        .section(task())
+        .output::<Summary>()
+        .build()
+        .unwrap();
+    assert_eq!(typed.output(), summary_template().output());
+    assert!(!typed.output().unwrap().allow_extra_keys);
+
+    // `.allow_extra_keys()` before or after the output declaration.
+    let positional = PromptTemplate::builder("docs", "summarize")
+        .section(task())
+        .output_object::<Summary>(true)
+        .build()
+        .unwrap();
+    let after = PromptTemplate::builder("docs", "summarize")
+        .section(task())
+        .output::<Summary>()
+        .allow_extra_keys()
+        .build()
+        .unwrap();
+    let before = PromptTemplate::builder("docs", "summarize")
+        .allow_extra_keys()
+        .section(task())
+        .output::<Summary>()
+        .build()
+        .unwrap();
+    assert!(positional.output().unwrap().allow_extra_keys);
+    assert_eq!(after.output(), positional.output());
+    assert_eq!(before.output(), positional.output());
+    // (Whether an extra key then passes is the spec's business, as for the positional form: a
+    // derived schema already closes its object with `additionalProperties: false`.)
+
+    // Lists.
+    let list: PromptTemplate<Vec<Finding>> = PromptTemplate::builder("review", "findings")
+        .section(task())
+        .output_vec::<Finding>()
+        .build()
+        .unwrap();
+    let positional_list = PromptTemplate::builder("review", "findings")
+        .section(task())
+        .output_list::<Finding>(false)
+        .build()
+        .unwrap();
+    assert_eq!(list.output(), positional_list.output());
+    assert_eq!(
+        list.parse_output(r#"[{"file": "a.rs", "line": 3}]"#)
+            .unwrap(),
+        vec![Finding {
+            file: "a.rs".into(),
+            line: 3
+        }]
+    );
+}

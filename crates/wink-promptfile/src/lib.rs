@@ -330,7 +330,7 @@ impl Converter<'_> {
             Some(section)
         };
         if let Some(output) = &file.output {
-            builder = builder.output(self.output(output, &file)?);
+            builder = builder.output_spec(self.output(output, &file)?);
         }
         let template = builder.build().map_err(|e| self.prompt_error(&e))?;
         let (workspace_root, filesystem) = match self.workspace {

@@ -110,7 +110,7 @@ pub(super) fn compose(
         builder = builder.name(name);
     }
     if let Some(output) = template.output() {
-        builder = builder.output(output.clone());
+        builder = builder.output_spec(output.clone());
     }
     for node in roots {
         builder = builder.section_ref(Arc::clone(&node.section));
