@@ -154,3 +154,9 @@ pub mod prelude {
     #[cfg(feature = "providers")]
     pub use wink_providers::{AdapterConfig, AdapterOptions, HttpAdapter, adapter_from_spec};
 }
+
+/// The README's Rust example, compiled and run as a doctest of this crate
+/// (`tests/readme.rs` checks that it imports from the facade only).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctest;
