@@ -17,7 +17,7 @@
 //! failed result; the call does not run.
 
 use serde_json::Value;
-use wink_core::is_disclosure_tool;
+use wink_core::{first_sentence, is_disclosure_tool};
 
 use crate::{Message, ToolSpec};
 
@@ -63,12 +63,6 @@ pub fn copied_example_message(
         message.push_str(&format!(" Other tools: {}.", listed.join(", ")));
     }
     message
-}
-
-/// The first sentence of `text` (up to and including its first `. `, or all of it).
-fn first_sentence(text: &str) -> &str {
-    let text = text.trim();
-    text.find(". ").map_or(text, |end| &text[..=end])
 }
 
 /// The text a value may come from: `grounding` (the system prompt outside tool-owning sections,

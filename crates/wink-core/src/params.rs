@@ -152,7 +152,7 @@ impl ParamsType {
             .get("title")
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .unwrap_or_else(|| short_type_name(std::any::type_name::<P>()));
+            .unwrap_or_else(|| wink_session::short_type_name::<P>().to_owned());
         let fields = schema_value
             .get("properties")
             .and_then(Value::as_object)
@@ -333,10 +333,6 @@ fn schema_field_type(spec: &Value) -> FieldType {
         Some(Value::String(name)) => FieldType::from_name(name).unwrap_or(FieldType::Any),
         _ => FieldType::Any,
     }
-}
-
-fn short_type_name(full: &str) -> String {
-    full.rsplit("::").next().unwrap_or(full).to_owned()
 }
 
 /// A bound params instance: its JSON fields (what templates read) and, for Rust types, the

@@ -479,14 +479,15 @@ pub struct ToolFullSpec {
 }
 
 /// The namespace of a dotted tool name (`file.read` → `file`; `a.b.c` → `a.b`); `None` when the
-/// name has no dot. The same rule as the catalog search's documents.
+/// name has no dot. The same rule as the catalog search's documents ([`wink_schema::namespace_of`],
+/// borrowed).
 pub fn namespace_of(name: &str) -> Option<String> {
-    wink_search::namespace_of(name).map(str::to_owned)
+    wink_schema::namespace_of(name).map(str::to_owned)
 }
 
 /// The first sentence of a description: a tool's level-1 summary (seed 004). One definition with
-/// the catalog search ([`wink_search::first_sentence`]), so listings and search agree.
-pub use wink_search::first_sentence;
+/// the catalog search ([`wink_schema::first_sentence`]), so listings and search agree.
+pub use wink_schema::first_sentence;
 
 // endregion: --- metadata
 
@@ -1089,7 +1090,7 @@ where
                 .spec_extra
                 .returns
                 .clone()
-                .unwrap_or_else(|| short_type_name(std::any::type_name::<R>())),
+                .unwrap_or_else(|| wink_session::short_type_name::<R>().to_owned()),
             usage: self.spec_extra.usage.clone(),
             examples: self.examples.clone(),
             errors: self.spec_extra.errors.clone(),
@@ -1120,14 +1121,6 @@ where
             Ok(ToolResponse::from(result.erase()))
         })
     }
-}
-
-fn short_type_name(full: &str) -> String {
-    full.rsplit("::")
-        .next()
-        .unwrap_or(full)
-        .trim_end_matches('>')
-        .to_owned()
 }
 
 struct DynamicTool {

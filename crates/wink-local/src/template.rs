@@ -487,11 +487,9 @@ pub(crate) fn tool_call_json(name: &str, arguments: &Value) -> String {
 }
 
 /// Serialises like Python's `json.dumps(value, ensure_ascii=False)` (the `tojson` filter of Hugging Face chat
-/// templates): `", "` between items and `": "` after keys, keys in their given order.
-#[must_use]
-pub fn python_json(value: &Value) -> String {
-    wink_schema::python::dumps(value, false)
-}
+/// templates): `", "` between items and `": "` after keys, keys in their given order. The same
+/// function as [`wink_core::python_json`] (one copy in the workspace).
+pub use wink_core::python_json;
 
 /// Finds a literal default system prompt: `<|im_start|>system\n` followed by plain text up to `<|im_end|>`,
 /// inside one Jinja string literal (so no quotes, braces or `+` in between).

@@ -44,6 +44,7 @@ pub mod names;
 pub mod output;
 pub mod python;
 mod strict;
+mod text;
 pub mod validate;
 
 pub use check::{SchemaProblem, check_schema};
@@ -55,6 +56,7 @@ pub use output::{
     parse_structured_output, response_format, schema_name,
 };
 pub use strict::{DUPLICATE_KEY, StrictJsonError, StrictValue, parse_strict_json};
+pub use text::{first_sentence, namespace_of};
 pub use validate::{
     PathSegment, ValidationError, ValidationErrors, ValidationOptions, validate, validate_with,
 };

@@ -359,12 +359,18 @@ impl EventBus {
 
 /// `panicked: <message>` for a caught panic payload.
 pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
-    let message = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "non-string panic payload".to_owned());
+    let message = panic_payload_text(payload).unwrap_or("non-string panic payload");
     format!("panicked: {message}")
+}
+
+/// The text of a caught panic's payload (`panic!("...")` with a literal or a formatted
+/// message), `None` for any other payload. The one copy in the workspace: every crate that
+/// catches panics words its message from this.
+pub fn panic_payload_text(payload: &(dyn Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ mod visibility;
 
 pub use bus::{
     DispatchError, DispatchResult, EventBus, HandlerError, HandlerFailure, HandlerKind,
-    SubscriptionId,
+    SubscriptionId, panic_payload_text,
 };
 pub use event::{ErasedEvent, Event, SessionId, SliceItem, short_type_name};
 pub use journal::{

@@ -89,11 +89,7 @@ impl<F: Future> Future for CatchUnwind<F> {
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic with a non-text payload".to_owned()
-    }
+    wink_session::panic_payload_text(payload)
+        .unwrap_or("panic with a non-text payload")
+        .to_owned()
 }
