@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use wink::prelude::*;
 
-pub(crate) const DEFAULT_SCRIPT: &str = include_str!("../../../examples/09_first_agent/script.json");
+pub(crate) const DEFAULT_SCRIPT: &str =
+    include_str!("../../../examples/09_first_agent/script.json");
 
 /// The task's params: what the customer asked.
 #[derive(Serialize, Deserialize, JsonSchema, Clone)]
