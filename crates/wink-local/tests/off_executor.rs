@@ -119,13 +119,15 @@ fn a_deadline_ends_a_long_local_generation_within_a_second_of_it() {
         ended < deadline + Duration::from_secs(1),
         "the run ended {ended:?} after it started, its deadline was {deadline:?}"
     );
-    // The generation itself stopped: the model is free again one token later (a token takes tens of
-    // milliseconds on an idle machine; the bound leaves room for a loaded one).
+    // The generation itself stopped: the model is free again one token later. A token takes tens
+    // of milliseconds on an idle machine, but up to seconds in a debug build on a 2-core machine
+    // busy with another model (measured: 2.0 s); the 512 tokens the prompt asks for would take
+    // minutes, so 10 s still tells a stopped generation from one that runs on.
     let waited = Instant::now();
     adapter.forget_cached_prefix();
     let freed = waited.elapsed();
     assert!(
-        freed < Duration::from_secs(1),
+        freed < Duration::from_secs(10),
         "the model was busy for {freed:?} more"
     );
     // The essay streamed while it was generated (a final answer: no tool is on offer).
