@@ -75,6 +75,9 @@ pub fn repair(request: &ChatRequest, answer: &str) -> Option<Repair> {
         }
         return ungrounded(request, answer).then_some(Repair::Answer);
     };
+    if names_only_disclosure_tools(request, answer) && failed_disclosure_since_question(request) {
+        return Some(Repair::Answer);
+    }
     if !domain_result_since_question(request) {
         return Some(Repair::Call(constraint));
     }
@@ -456,6 +459,41 @@ impl Supplied {
 /// Has a tool other than the disclosure ones returned since the last user message?
 fn domain_result_since_question(request: &ChatRequest) -> bool {
     domain_results_since_question(request).next().is_some()
+}
+
+/// Does the answer name callable tools, all of them disclosure tools (`read_section`)?
+fn names_only_disclosure_tools(request: &ChatRequest, answer: &str) -> bool {
+    let named: Vec<String> = request
+        .callable_tools()
+        .into_iter()
+        .map(|t| t.name)
+        .filter(|name| names_identifier(answer, name))
+        .collect();
+    !named.is_empty()
+        && named
+            .iter()
+            .all(|name| DISCLOSURE_TOOLS.contains(&name.as_str()))
+}
+
+/// Has a disclosure call failed since the last user message? Its error already says what to do
+/// (for a section shown in full: answer from its text), so an answer that describes another
+/// such call is asked again as text rather than made a call: the 1.5B model, told
+/// `Section 'glossary' is shown in full already`, answered "you can call the `read_section`
+/// function with the key "glossary.dreich"", and made to call it, read the forecasts instead and
+/// never answered what 'dreich' means.
+fn failed_disclosure_since_question(request: &ChatRequest) -> bool {
+    request
+        .messages
+        .iter()
+        .rev()
+        .take_while(|m| m.role != Role::User)
+        .any(|m| {
+            m.role == Role::Tool
+                && m.failed
+                && m.name
+                    .as_deref()
+                    .is_some_and(|name| DISCLOSURE_TOOLS.contains(&name))
+        })
 }
 
 /// The results of tools other than the disclosure ones since the last user message.
@@ -940,6 +978,21 @@ mod tests {
             repair(&r, "It has shipped; it arrives on 4 December."),
             None
         );
+    }
+
+    #[test]
+    fn a_described_disclosure_call_after_a_failed_one_is_asked_again_as_text() {
+        let answer = "To get the definition of 'dreich', you can call the `read_section` function with the key \"glossary.dreich\".";
+        let failed = with_result(
+            shop_request("What does 'dreich' mean?"),
+            "read_section",
+            "Unknown section key: 'glossary.dreich'. Section 'glossary' is shown in full already: answer from its text above.",
+            true,
+        );
+        assert_eq!(repair(&failed, answer), Some(Repair::Answer));
+        // Without the failure, the described call is made.
+        let fresh = shop_request("What does 'dreich' mean?");
+        assert!(matches!(repair(&fresh, answer), Some(Repair::Call(_))));
     }
 
     #[test]
