@@ -75,18 +75,16 @@ pub fn repair(request: &ChatRequest, answer: &str) -> Option<Repair> {
         }
         return ungrounded(request, answer).then_some(Repair::Answer);
     };
-    if names_only_disclosure_tools(request, answer) && failed_disclosure_since_question(request) {
+    let named = named_tools(request, answer);
+    let nothing_new = named
+        .iter()
+        .all(|name| DISCLOSURE_TOOLS.contains(&name.as_str()));
+    if !named.is_empty() && nothing_new && failed_disclosure_since_question(request) {
         return Some(Repair::Answer);
     }
     if !domain_result_since_question(request) {
         return Some(Repair::Call(constraint));
     }
-    let nothing_new = request
-        .callable_tools()
-        .iter()
-        .map(|t| t.name.as_str())
-        .filter(|name| names_identifier(answer, name))
-        .all(|name| DISCLOSURE_TOOLS.contains(&name));
     if nothing_new {
         Some(Repair::Answer)
     } else {
@@ -461,18 +459,14 @@ fn domain_result_since_question(request: &ChatRequest) -> bool {
     domain_results_since_question(request).next().is_some()
 }
 
-/// Does the answer name callable tools, all of them disclosure tools (`read_section`)?
-fn names_only_disclosure_tools(request: &ChatRequest, answer: &str) -> bool {
-    let named: Vec<String> = request
+/// The callable tools the answer names.
+fn named_tools(request: &ChatRequest, answer: &str) -> Vec<String> {
+    request
         .callable_tools()
         .into_iter()
         .map(|t| t.name)
         .filter(|name| names_identifier(answer, name))
-        .collect();
-    !named.is_empty()
-        && named
-            .iter()
-            .all(|name| DISCLOSURE_TOOLS.contains(&name.as_str()))
+        .collect()
 }
 
 /// Has a disclosure call failed since the last user message? Its error already says what to do
