@@ -487,21 +487,7 @@ mod tests {
 
     #[test]
     fn apply_opens_the_best_section_and_renders_it_with_its_tools() {
-        let template = wink_core::PromptTemplate::builder("t", "preopen")
-            .section(wink_core::MarkdownSection::new("Task", "task", "Answer."))
-            .section(
-                wink_core::MarkdownSection::new("Notes", "notes", "Meeting notes.")
-                    .summary("Notes from meetings.")
-                    .visibility(SectionVisibility::Summary),
-            )
-            .section(
-                wink_core::MarkdownSection::new("Shipping", "shipping", "Parcels ship daily.")
-                    .summary("Shipping policy.")
-                    .visibility(SectionVisibility::Summary),
-            )
-            .build()
-            .unwrap();
-        let prompt = Prompt::new(template);
+        let prompt = notes_and_shipping(DisclosureMode::Unified);
         let session = Session::new();
         let rendered = prompt.render_with(&session).unwrap();
         assert_eq!(
