@@ -20,10 +20,10 @@ for mode in unified expanded; do
 done
 python3 - "$out/unified.json" "$out/expanded.json" <<'PY'
 import json, sys
-print("| disclosure | pass rate | prompt tokens | uncached prompt tokens | model calls | seconds |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| disclosure | pass rate | prompt tokens | uncached prompt tokens | uncached, every question cold | model calls | seconds |")
+print("|---|---:|---:|---:|---:|---:|---:|")
 for mode, path in zip(["unified", "expanded"], sys.argv[1:]):
     r = json.load(open(path))
     calls = sum(c["model_calls"] for c in r["cases"])
-    print(f"| {mode} | {100 * r['pass_rate']:.0f}% | {r['prompt_tokens']} | {r['uncached_prompt_tokens']} | {calls} | {r['seconds']:.1f} |")
+    print(f"| {mode} | {100 * r['pass_rate']:.0f}% | {r['prompt_tokens']} | {r['uncached_prompt_tokens']} | {r['cold_uncached_prompt_tokens']} | {calls} | {r['seconds']:.1f} |")
 PY

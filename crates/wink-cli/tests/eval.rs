@@ -67,14 +67,22 @@ fn the_json_report_is_exact_and_a_failing_case_still_exits_0() {
             "cases": [
                 {"id": "hidden-1", "passed": true, "model_calls": 3, "tool_calls": 2,
                  "prompt_tokens": 180, "cached_tokens": 110, "output_tokens": 15,
-                 "seconds": 0.0, "answer": "The sum is 42."},
+                 "seconds": 0.0, "answer": "The sum is 42.",
+                 "calls": [
+                    {"input_tokens": 50, "output_tokens": 5, "cached_tokens": 0},
+                    {"input_tokens": 60, "output_tokens": 6, "cached_tokens": 50},
+                    {"input_tokens": 70, "output_tokens": 4, "cached_tokens": 60}
+                 ]},
                 {"id": "plain-1", "passed": false, "model_calls": 1, "tool_calls": 0,
                  "prompt_tokens": 40, "cached_tokens": 30, "output_tokens": 3,
-                 "seconds": 0.0, "answer": "Hi there."}
+                 "seconds": 0.0, "answer": "Hi there.",
+                 "calls": [{"input_tokens": 40, "output_tokens": 3, "cached_tokens": 30}]}
             ],
             "pass_rate": 0.5,
             "prompt_tokens": 220,
             "uncached_prompt_tokens": 80,
+            // plain-1's first call took 30 tokens from hidden-1's cache: cold, it evaluates them.
+            "cold_uncached_prompt_tokens": 110,
             "seconds": 0.0
         })
     );
@@ -117,7 +125,7 @@ fn the_text_report_has_a_line_per_run_and_a_pass_rate_per_type() {
         ]
     );
     assert!(
-        lines[6].starts_with("pass rate 50.0% (1/2), 220 prompt tokens (80 uncached), "),
+        lines[6].starts_with("pass rate 50.0% (1/2), 220 prompt tokens (80 uncached, 110 with every run started cold), "),
         "{out}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -17,7 +17,7 @@ use wink_agent::{
     RunObserver,
 };
 use wink_core::{Deadline, ToolCall};
-use wink_session::Session;
+use wink_session::{Session, TokenUsage};
 
 use super::common::{ModelFlags, PreparedPrompt, PromptArgs};
 use crate::exit::usage;
@@ -110,8 +110,20 @@ struct CaseResult {
     output_tokens: u64,
     seconds: f64,
     answer: Option<String>,
+    /// Each model call's tokens, in order.
+    calls: Vec<TokenUsage>,
     #[serde(skip)]
     failure: Option<String>,
+}
+
+impl CaseResult {
+    /// The prompt tokens this run evaluates when it starts with an empty cache, as one `wink run` does:
+    /// its uncached tokens plus what its first call took from a cache an earlier run left (later calls
+    /// only reuse what this run itself evaluated).
+    fn cold_uncached_prompt_tokens(&self) -> u64 {
+        let uncached = self.prompt_tokens.saturating_sub(self.cached_tokens);
+        uncached + self.calls.first().map_or(0, |first| first.cached_tokens)
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -120,6 +132,9 @@ struct Report {
     pass_rate: f64,
     prompt_tokens: u64,
     uncached_prompt_tokens: u64,
+    /// What `uncached_prompt_tokens` would be with every run started cold (`--cold`, or one `wink run`
+    /// process per case): equal to it under `--cold`.
+    cold_uncached_prompt_tokens: u64,
     seconds: f64,
 }
 
@@ -422,6 +437,12 @@ impl Evaluator<'_> {
         let seconds = started.elapsed().as_secs_f64();
         let called = tools.names.into_inner().unwrap_or_default();
         let spent = result.spent;
+        let calls = result
+            .evaluations
+            .iter()
+            .flat_map(|evaluation| evaluation.model_calls.iter())
+            .map(|call| call.usage.unwrap_or_default())
+            .collect();
         let (answer, failure) = match &result.outcome {
             LoopOutcome::Finished { text, output } => {
                 let answer = match output {
@@ -444,6 +465,7 @@ impl Evaluator<'_> {
             output_tokens: spent.usage.output_tokens,
             seconds: round3(seconds),
             answer,
+            calls,
             failure,
         })
     }
@@ -620,6 +642,10 @@ fn summarize(cases: Vec<CaseResult>, seconds: f64) -> Report {
         .iter()
         .map(|c| c.prompt_tokens.saturating_sub(c.cached_tokens))
         .sum();
+    let cold_uncached_prompt_tokens = cases
+        .iter()
+        .map(CaseResult::cold_uncached_prompt_tokens)
+        .sum();
     let pass_rate = if cases.is_empty() {
         0.0
     } else {
@@ -630,6 +656,7 @@ fn summarize(cases: Vec<CaseResult>, seconds: f64) -> Report {
         pass_rate,
         prompt_tokens,
         uncached_prompt_tokens,
+        cold_uncached_prompt_tokens,
         seconds: round3(seconds),
     }
 }
@@ -680,11 +707,12 @@ fn text_report(report: &Report) -> String {
     }
     let passed = report.cases.iter().filter(|c| c.passed).count();
     out.push_str(&format!(
-        "pass rate {:.1}% ({passed}/{}), {} prompt tokens ({} uncached), {:.1}s",
+        "pass rate {:.1}% ({passed}/{}), {} prompt tokens ({} uncached, {} with every run started cold), {:.1}s",
         100.0 * report.pass_rate,
         report.cases.len(),
         report.prompt_tokens,
         report.uncached_prompt_tokens,
+        report.cold_uncached_prompt_tokens,
         report.seconds
     ));
     out
