@@ -12,7 +12,7 @@ use wink_session::Session;
 use crate::budget::{Budget, BudgetTracker};
 use crate::inner::LoopConfig;
 use crate::main_loop::{MainLoop, MainLoopConfig, RunHooks, RunResult};
-use crate::provider::ProviderAdapter;
+use wink_model::ProviderAdapter;
 
 /// An agent: owns its model (an `Arc<dyn ProviderAdapter>`), its run settings and budget
 /// ([`MainLoopConfig`]) and its [`Session`].

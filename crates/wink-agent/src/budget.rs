@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use wink_core::Deadline;
 use wink_session::TokenUsage;
 
-use crate::conversation::{Message, ModelRequest};
+use wink_model::{Message, ModelRequest};
 
 /// Output tokens reserved in the context-window check when a request sets no
 /// `max_output_tokens`.
@@ -74,6 +74,9 @@ pub fn estimate_request_tokens_after(
                         .sum::<usize>()
             }
             Message::Tool { content, name, .. } => content.len() + name.len(),
+            // `Message` is non-exhaustive (it lives in wink-model): a kind added later is
+            // counted by its serialized size.
+            other => serde_json::to_string(other).map_or(0, |s| s.len()),
         } as u64;
     }
     for tool in request.tools.iter().skip(skip_tools) {

@@ -16,15 +16,15 @@ use wink_session::{
 };
 
 use crate::budget::{BudgetLimit, BudgetTracker, MeasuredRequest, estimate_request_tokens_after};
-use crate::conversation::{Message, ModelRequest, ModelTurn, ToolSpec};
 use crate::guard::{Intervention, InterventionKind};
 use crate::inner::{
     InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Step,
     ToolOutcome, TurnEffects, VisibilityExpansionRequiredData,
 };
 use crate::metrics;
-use crate::provider::{ProviderAdapter, ProviderError, ProviderErrorKind, StreamSink};
 use crate::timer::{DeadlineExpired, until_deadline};
+use wink_model::{Message, ModelRequest, ModelTurn, ToolSpec};
+use wink_model::{ProviderAdapter, ProviderError, ProviderErrorKind, StreamSink};
 
 /// One model call as the transcript records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -16,11 +16,11 @@ use wink_core::{
 };
 
 use crate::budget::BudgetLimit;
-use crate::conversation::{
-    DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolSpec,
-};
 use crate::guard::{Intervention, InterventionKind, RepetitionGuard};
 use screen::owner_ranges;
+use wink_model::{
+    DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolSpec,
+};
 
 mod screen;
 

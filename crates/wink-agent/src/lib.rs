@@ -1,8 +1,8 @@
 //! # wink-agent
 //!
 //! The agent loop:
-//! - [`conversation`](crate::Message) types and the [`ProviderAdapter`] contract that provider
-//!   crates implement;
+//! - the model contract, re-exported from `wink-model`: [`Message`], [`ModelRequest`],
+//!   [`ModelTurn`] and the [`ProviderAdapter`] trait that provider crates implement;
 //! - [`InnerLoop`], a sans-IO, serialisable state machine (model turn in → "call the model" /
 //!   "run these tools" / "done" out);
 //! - [`evaluate`] / [`resume`] and the step-wise [`Driver`], the async driver that runs it
@@ -33,7 +33,6 @@
 
 mod agent;
 mod budget;
-mod conversation;
 mod driver;
 mod example;
 mod guard;
@@ -42,7 +41,6 @@ mod mailbox;
 mod main_loop;
 mod metrics;
 pub mod preopen;
-mod provider;
 mod scripted;
 mod subagent;
 mod timer;
@@ -51,10 +49,6 @@ pub use agent::Agent;
 pub use budget::{
     Budget, BudgetLimit, BudgetTracker, DEFAULT_OUTPUT_RESERVE, MeasuredRequest, Spent,
     estimate_request_tokens, estimate_request_tokens_after,
-};
-pub use conversation::{
-    DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,
-    ToolChoice, ToolSpec,
 };
 pub use driver::{
     Driver, EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord,
@@ -80,7 +74,6 @@ pub use main_loop::{
     WorkerOptions, WorkerResult, default_max_input_tokens, dispatch_expansion, too_many_expansions,
 };
 pub use metrics::{MetricsSnapshot, metrics};
-pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};
 pub use scripted::{ScriptError, ScriptedProvider};
 pub use subagent::{
     ChildPrompt, DISPATCH_SUBAGENT, DispatchSubagent, DispatchSubagentError,
@@ -88,4 +81,11 @@ pub use subagent::{
     PromptRegistry, PromptRegistryError, PromptSource, PromptSubagentToolsSection,
     PromptSubagentToolsSectionBuilder, SUBAGENT_DEPTH_TAG, SubagentAdapter, SubagentArtifact,
     SubagentEvent, SubagentMode, SubagentOutcome, SubagentRun, subagent_depth,
+};
+pub use wink_model::{
+    DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,
+    ToolChoice, ToolSpec,
+};
+pub use wink_model::{
+    ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink,
 };

@@ -20,7 +20,7 @@ use crate::driver::{
 };
 use crate::inner::{LoopConfig, LoopOutcome, ProviderFailure};
 use crate::metrics;
-use crate::provider::{ProviderAdapter, StreamSink};
+use wink_model::{ProviderAdapter, StreamSink};
 
 /// How expansion requests are honoured.
 #[non_exhaustive]

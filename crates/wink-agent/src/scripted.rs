@@ -13,10 +13,8 @@ use serde_json::Value;
 use wink_core::{ToolArguments, ToolCall};
 use wink_session::TokenUsage;
 
-use crate::conversation::{FinishReason, ModelRequest, ModelTurn};
-use crate::provider::{
-    ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink,
-};
+use wink_model::{FinishReason, ModelRequest, ModelTurn};
+use wink_model::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -193,7 +191,7 @@ impl ProviderAdapter for ScriptedProvider {
                 )
             })?;
             if let (Some(sink), Some(text)) = (stream, &turn.text) {
-                sink.on_delta(&crate::conversation::StreamDelta::Text { text: text.clone() });
+                sink.on_delta(&wink_model::StreamDelta::Text { text: text.clone() });
             }
             Ok(turn)
         })

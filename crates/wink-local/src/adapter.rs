@@ -1,4 +1,4 @@
-//! [`LocalAdapter`]: the embedded model as a [`wink_agent::ProviderAdapter`].
+//! [`LocalAdapter`]: the embedded model as a [`wink_model::ProviderAdapter`].
 //!
 //! The adapter maps a [`ModelRequest`] onto a [`ChatRequest`] so that each call's prompt extends the
 //! previous one (the KV cache then holds everything but the new tail):
@@ -38,11 +38,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde_json::Value;
-use wink_agent::{
+use wink_core::{ToolArguments, ToolCall as CoreToolCall};
+use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderAdapter, ProviderError,
     ProviderErrorKind, ProviderFuture, StreamDelta, StreamSink, ToolChoice,
 };
-use wink_core::{ToolArguments, ToolCall as CoreToolCall};
 use wink_session::TokenUsage;
 
 use crate::repair::{Repair, answer_request, follow_up_request, repair};
@@ -521,7 +521,7 @@ pub fn to_chat_request(request: &ModelRequest) -> ChatRequest {
             ToolAnnouncement::new(after, addition.tools.clone())
         })
         .collect();
-    let spec = |t: &wink_agent::ToolSpec| {
+    let spec = |t: &wink_model::ToolSpec| {
         ToolSpec::new(t.name.clone(), t.description.clone(), t.parameters.clone())
     };
     let tools: Vec<ToolSpec> = request.tools.iter().map(spec).collect();
@@ -556,7 +556,7 @@ pub fn to_chat_request(request: &ModelRequest) -> ChatRequest {
 mod tests {
     use super::*;
     use serde_json::json;
-    use wink_agent::{DeferredTool, ToolAddition, ToolSpec as AgentToolSpec};
+    use wink_model::{DeferredTool, ToolAddition, ToolSpec as AgentToolSpec};
 
     fn request() -> ModelRequest {
         ModelRequest {

@@ -10,12 +10,12 @@
 use std::path::PathBuf;
 
 use serde_json::json;
-use wink_agent::{
+use wink_core::{ToolArguments, block_on};
+use wink_local::{LocalAdapter, LocalModelConfig, ModelChoice, default_cache_dir, model_path};
+use wink_model::{
     DeferredTool, Message, ModelRequest, ModelTurn, ProviderAdapter, ToolAddition, ToolChoice,
     ToolSpec,
 };
-use wink_core::{ToolArguments, block_on};
-use wink_local::{LocalAdapter, LocalModelConfig, ModelChoice, default_cache_dir, model_path};
 use wink_session::TokenUsage;
 
 fn model_file() -> Option<PathBuf> {

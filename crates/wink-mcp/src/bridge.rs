@@ -14,7 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
-use wink_agent::ToolSpec;
+use wink_model::ToolSpec;
 
 use crate::server::mcp_tool_from_parts;
 

@@ -24,11 +24,11 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{Mutex, mpsc, oneshot};
-use wink_agent::{
+use wink_core::{ToolArguments, ToolCall};
+use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderAdapter, ProviderError,
     ProviderErrorKind, ProviderFuture, StreamDelta, StreamSink,
 };
-use wink_core::{ToolArguments, ToolCall};
 use wink_session::TokenUsage;
 
 use crate::bridge::{BridgedCall, ToolBridge};

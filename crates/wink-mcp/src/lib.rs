@@ -17,7 +17,7 @@
 //! `subscriptions/listen`). For clients that ignore it, the tool result ends with
 //! [`new_tools_notice`] — seed 003's restart signal expressed as a tool result.
 //!
-//! **Driving the claude CLI** — [`ClaudeCliAdapter`] is a [`wink_agent::ProviderAdapter`] for
+//! **Driving the claude CLI** — [`ClaudeCliAdapter`] is a [`wink_model::ProviderAdapter`] for
 //! `claude -p --input-format stream-json --output-format stream-json`, with the evaluation's
 //! tools attached through an MCP bridge (see the adapter's docs). Its MCP server is configured
 //! once per process, so `supports_dynamic_tools()` is `false` and disclosing a tool-bearing

@@ -3,7 +3,7 @@
 use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
-use wink_agent::{
+use wink_model::{
     ModelRequest, ModelTurn, ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture,
     StreamSink,
 };

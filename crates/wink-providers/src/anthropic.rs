@@ -21,11 +21,11 @@
 //!   `cache_read_input_tokens`), `cached_tokens` is `cache_read_input_tokens`.
 
 use serde_json::{Map, Value, json};
-use wink_agent::{
+use wink_core::ToolCall;
+use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderError, ProviderErrorKind, StreamSink,
     ToolChoice,
 };
-use wink_core::ToolCall;
 use wink_schema::output::response_schema;
 use wink_session::TokenUsage;
 

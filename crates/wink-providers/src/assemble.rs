@@ -1,8 +1,8 @@
 //! Assembling a [`ModelTurn`] from streamed fragments, and the per-format stream decoder contract.
 
 use serde_json::Value;
-use wink_agent::{FinishReason, ModelTurn, ProviderError, StreamDelta, StreamSink};
 use wink_core::{ToolArguments, ToolCall};
+use wink_model::{FinishReason, ModelTurn, ProviderError, StreamDelta, StreamSink};
 use wink_session::TokenUsage;
 
 use crate::mapping::RequestMapping;
@@ -26,7 +26,7 @@ pub trait StreamDecoder: Send {
     /// The assembled turn.
     ///
     /// # Errors
-    /// [`wink_agent::ProviderErrorKind::TruncatedStream`] when the end was never signalled.
+    /// [`wink_model::ProviderErrorKind::TruncatedStream`] when the end was never signalled.
     fn finish(self: Box<Self>) -> Result<ModelTurn, ProviderError>;
 }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
-use wink_agent::{ProviderAdapter, ProviderError, ProviderErrorKind};
+use wink_model::{ProviderAdapter, ProviderError, ProviderErrorKind};
 
 use crate::adapter::HttpAdapter;
 use crate::config::{AdapterConfig, ApiKey, DeferredTools, Timeouts, WireFormat};

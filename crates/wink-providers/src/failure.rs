@@ -1,7 +1,7 @@
 //! Building [`ProviderError`]s with the adapter's name and model, the key redacted.
 
 use serde_json::Value;
-use wink_agent::{ProviderError, ProviderErrorKind};
+use wink_model::{ProviderError, ProviderErrorKind};
 
 use crate::config::AdapterConfig;
 

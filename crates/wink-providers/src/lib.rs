@@ -6,11 +6,11 @@
 //!
 //! Adapters are pure mappers over one transport:
 //! - per wire format ([`openai_chat`], [`openai_responses`], [`anthropic`]) an `encode_request`
-//!   (conversation + tools + options → JSON body), a `decode_response` (body → [`wink_agent::ModelTurn`]) and a
+//!   (conversation + tools + options → JSON body), a `decode_response` (body → [`wink_model::ModelTurn`]) and a
 //!   [`StreamDecoder`] (SSE events → text and tool-call fragments assembled per index);
 //! - [`HttpTransport`]: one `reqwest` client (rustls), timeouts, retries with jittered exponential
 //!   back-off honouring `Retry-After`, no retry once a stream was consumed;
-//! - [`HttpAdapter`] joins them into a [`wink_agent::ProviderAdapter`];
+//! - [`HttpAdapter`] joins them into a [`wink_model::ProviderAdapter`];
 //!   [`adapter_from_spec`] builds one from `PROVIDER:MODEL`.
 //!
 //! Tools go out under provider-safe aliases ([`wink_schema::ToolNameAliases`]) in the provider's
@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use wink_agent::{Message, ModelRequest, ToolSpec};
+//! use wink_model::{Message, ModelRequest, ToolSpec};
 //! use wink_providers::{AdapterConfig, openai_chat};
 //!
 //! let request = ModelRequest {

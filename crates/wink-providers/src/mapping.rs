@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
-use wink_agent::{Message, ModelRequest, ProviderError, ProviderErrorKind, ToolSpec};
 use wink_core::ToolArguments;
+use wink_model::{Message, ModelRequest, ProviderError, ProviderErrorKind, ToolSpec};
 use wink_schema::{
     SchemaDialect, ToolNameAliases, fits_openai_strict, normalize, strip_strict_nulls,
 };
@@ -359,7 +359,7 @@ pub(crate) fn json_f32(value: f32) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
-    use wink_agent::{DeferredTool, ToolAddition};
+    use wink_model::{DeferredTool, ToolAddition};
 
     fn spec(name: &str) -> ToolSpec {
         ToolSpec {

@@ -14,11 +14,11 @@
 //!   `finish_reason`; usage in the last chunk (`stream_options.include_usage`); `data: [DONE]`.
 
 use serde_json::{Map, Value, json};
-use wink_agent::{
+use wink_core::ToolCall;
+use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderError, ProviderErrorKind, StreamSink,
     ToolChoice,
 };
-use wink_core::ToolCall;
 use wink_schema::{OutputSpec, SchemaDialect, normalize, response_format};
 use wink_session::TokenUsage;
 

@@ -22,11 +22,11 @@
 //!   (or `response.incomplete` / `response.failed`).
 
 use serde_json::{Map, Value, json};
-use wink_agent::{
+use wink_core::{ToolArguments, ToolCall};
+use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderError, ProviderErrorKind, StreamSink,
     ToolChoice, ToolSpec,
 };
-use wink_core::{ToolArguments, ToolCall};
 use wink_schema::output::response_schema;
 use wink_schema::schema_name;
 use wink_session::TokenUsage;

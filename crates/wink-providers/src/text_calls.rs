@@ -6,8 +6,8 @@
 //! the tool calls it spells, when every call names a tool the request offered.
 
 use serde_json::Value;
-use wink_agent::{FinishReason, ModelTurn};
 use wink_core::{ToolArguments, ToolCall};
+use wink_model::{FinishReason, ModelTurn};
 
 use crate::mapping::RequestMapping;
 
@@ -102,7 +102,7 @@ fn spelled_calls(text: &str, mapping: &RequestMapping) -> Option<Vec<ToolCall>> 
 mod tests {
     use super::*;
     use serde_json::json;
-    use wink_agent::{ModelRequest, ToolSpec};
+    use wink_model::{ModelRequest, ToolSpec};
 
     use crate::config::AdapterConfig;
 

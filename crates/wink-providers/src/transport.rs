@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::time::{Instant, sleep, timeout_at};
-use wink_agent::{ProviderError, ProviderErrorKind};
+use wink_model::{ProviderError, ProviderErrorKind};
 
 use crate::config::{AdapterConfig, RetryPolicy, Timeouts};
 use crate::failure::{failure, is_context_overflow, provider_message};

@@ -7,11 +7,11 @@ use std::sync::Mutex;
 
 use common::{fixture, review_output, simple_request};
 use serde_json::json;
-use wink_agent::{
+use wink_core::{ToolArguments, ToolCall};
+use wink_model::{
     FinishReason, ModelRequest, ModelTurn, ProviderError, ProviderErrorKind, StreamDelta,
     StreamSink,
 };
-use wink_core::{ToolArguments, ToolCall};
 use wink_providers::{
     AdapterConfig, DeferredTools, RequestMapping, SseParser, StreamDecoder, anthropic, openai_chat,
     openai_responses,
@@ -570,7 +570,7 @@ fn stream_error_events() {
 /// `find_tool` (the search) with `search` deferred, as a catalog in native mode sends them.
 fn tool_search_setting() -> (ModelRequest, AdapterConfig) {
     let mut request = simple_request();
-    request.tools.push(wink_agent::ToolSpec {
+    request.tools.push(wink_model::ToolSpec {
         name: "find_tool".into(),
         description: "Search the tool catalog.".into(),
         parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),

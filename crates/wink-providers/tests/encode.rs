@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use common::{sample_request, sample_tools};
 use serde_json::json;
-use wink_agent::{Message, ModelRequest, ProviderErrorKind, ToolChoice, ToolSpec};
 use wink_core::{ToolArguments, ToolCall};
+use wink_model::{Message, ModelRequest, ProviderErrorKind, ToolChoice, ToolSpec};
 use wink_providers::{
     AdapterConfig, DeferredTools, Namespace, WireFormat, anthropic, openai_chat, openai_responses,
 };

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use common::{Loopback, Recorded, Reply, fixture, review_output, simple_request};
 use serde_json::{Value, json};
-use wink_agent::{
+use wink_core::{ToolArguments, ToolCall};
+use wink_model::{
     FinishReason, ModelRequest, ModelTurn, ProviderAdapter, ProviderError, ProviderErrorKind,
     StreamDelta, StreamSink,
 };
-use wink_core::{ToolArguments, ToolCall};
 use wink_providers::{
     AdapterOptions, DeferredTools, Timeouts, WireFormat, adapter_from_spec_with_env,
 };
@@ -870,7 +870,7 @@ async fn refused_connections_are_retried() {
 /// A catalog in native mode: `find_tool` searches, `search` is deferred.
 fn native_request() -> ModelRequest {
     let mut request = simple_request();
-    request.tools.push(wink_agent::ToolSpec {
+    request.tools.push(wink_model::ToolSpec {
         name: "find_tool".into(),
         description: "Search the tool catalog.".into(),
         parameters: json!({"type": "object", "properties": {"purpose": {"type": "string"}}, "required": ["purpose"]}),
@@ -901,18 +901,18 @@ async fn responses_tool_search_round_trip() {
     };
     assert_eq!(turn.tool_calls[0], search_call);
     assert_eq!(turn.tool_calls[1].name, "file.read");
-    request.messages.push(wink_agent::Message::Assistant {
+    request.messages.push(wink_model::Message::Assistant {
         content: None,
         tool_calls: turn.tool_calls.clone(),
     });
-    request.messages.push(wink_agent::Message::Tool {
+    request.messages.push(wink_model::Message::Tool {
         tool_call_id: "call_S".into(),
         name: "find_tool".into(),
         content: "Tools for \"current weather\", best first:\n- search: Search the workspace."
             .into(),
         is_error: false,
     });
-    request.messages.push(wink_agent::Message::Tool {
+    request.messages.push(wink_model::Message::Tool {
         tool_call_id: "call_T".into(),
         name: "file.read".into(),
         content: "hello".into(),

@@ -9,7 +9,7 @@ mod common;
 use std::sync::Arc;
 
 use common::{Loopback, Reply, simple_request};
-use wink_agent::{ProviderAdapter, ProviderError, ProviderErrorKind};
+use wink_model::{ProviderAdapter, ProviderError, ProviderErrorKind};
 use wink_providers::{AdapterOptions, ApiKey, adapter_from_spec_with_env};
 
 fn adapter(spec: &str, server: &Loopback, key: &str) -> Arc<dyn ProviderAdapter> {

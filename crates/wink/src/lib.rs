@@ -54,7 +54,7 @@
 //! ```
 //!
 //! The crates behind it are re-exported whole for everything else: [`core`], [`agent`],
-//! [`session`], [`schema`], [`fs`], and by feature `providers`, `promptfile`, `workspace`, `store`, `skills`, `catalog`, `local`.
+//! [`model`], [`session`], [`schema`], [`fs`], and by feature `providers`, `promptfile`, `workspace`, `store`, `skills`, `catalog`, `local`.
 //!
 //! ## Features
 //!
@@ -75,6 +75,10 @@ pub use wink_core as core;
 /// The agent loop, [`Agent`](agent::Agent), [`MainLoop`](agent::MainLoop), budgets,
 /// mailboxes, sub-agents and the provider contract (`wink-agent`).
 pub use wink_agent as agent;
+
+/// The model contract alone: conversation types and [`ProviderAdapter`](model::ProviderAdapter)
+/// (`wink-model`; [`agent`] re-exports the same items). An adapter crate needs only this.
+pub use wink_model as model;
 
 /// Event-sourced session state (`wink-session`).
 pub use wink_session as session;

@@ -9,8 +9,8 @@ use std::task::{Context, Poll};
 
 use wink_session::TokenUsage;
 
-use crate::conversation::ModelRequest;
-use crate::provider::{ProviderAdapter, ProviderFuture, StreamSink};
+use wink_model::ModelRequest;
+use wink_model::{ProviderAdapter, ProviderFuture, StreamSink};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Meter {

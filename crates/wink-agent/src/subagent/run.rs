@@ -18,7 +18,7 @@ use super::{
 use crate::budget::BudgetTracker;
 use crate::inner::{LoopConfig, LoopOutcome};
 use crate::main_loop::{MainLoop, MainLoopConfig, RunHooks};
-use crate::provider::ProviderAdapter;
+use wink_model::ProviderAdapter;
 
 /// Records a [`SubagentRun`] in the parent when finished — or, when dropped unfinished (the call
 /// was cancelled), a `cancelled` one.

@@ -17,7 +17,7 @@ use super::{
 use crate::budget::Budget;
 use crate::inner::LoopConfig;
 use crate::main_loop::{ExpansionPolicy, MainLoopConfig};
-use crate::provider::ProviderAdapter;
+use wink_model::ProviderAdapter;
 
 const TOOL_DESCRIPTION: &str = "Run an isolated subagent on a self-contained task. It starts from a copy of the session state, has the same tools, and returns only a summary, artifacts and tools used.";
 

@@ -185,8 +185,8 @@ pub fn fixture(name: &str) -> Vec<u8> {
 }
 
 use serde_json::json;
-use wink_agent::{Message, ModelRequest, ToolSpec};
 use wink_core::{ToolArguments, ToolCall};
+use wink_model::{Message, ModelRequest, ToolSpec};
 use wink_schema::OutputSpec;
 
 /// `file.read` (dotted: goes out as an alias) and `search`.

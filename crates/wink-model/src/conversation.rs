@@ -71,6 +71,16 @@ pub struct ToolSpec {
 }
 
 impl ToolSpec {
+    /// A tool spec from its parts.
+    #[must_use]
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+        }
+    }
+
     /// The spec of a tool.
     pub fn of(tool: &ToolRef) -> Self {
         Self {
