@@ -1,6 +1,7 @@
 //! Why a dispatch or a registry operation failed.
 
 use wink_core::EvaluationPhase;
+use wink_model::ProviderError;
 
 use crate::budget::BudgetLimit;
 
@@ -30,9 +31,17 @@ pub enum DispatchSubagentError {
     /// The tool's resources lack what a dispatch needs.
     #[error("Subagent dispatch is not configured: {0}")]
     NotConfigured(String),
-    /// A child model call failed.
-    #[error("the model call failed: {0}")]
-    Model(String),
+    /// A child model call failed, or its answer could not be used.
+    #[error("the model call failed: {message}")]
+    Model {
+        /// What the loop reported (the provider's own message for a failed call): the text
+        /// the parent model reads.
+        message: String,
+        /// The provider's error when the child's last model call failed (its kind and
+        /// [`ProviderError::is_retryable`]); `None` when the loop rejected the answer instead.
+        #[source]
+        source: Option<Box<ProviderError>>,
+    },
     /// A child tool failed fatally.
     #[error("a tool failed: {0}")]
     Tool(String),
@@ -53,7 +62,7 @@ impl DispatchSubagentError {
     pub fn is_downstream(&self) -> bool {
         matches!(
             self,
-            Self::Model(_)
+            Self::Model { .. }
                 | Self::Tool(_)
                 | Self::BudgetExhausted(_)
                 | Self::Panicked(_)
@@ -71,9 +80,31 @@ impl DispatchSubagentError {
         }
     }
 
-    pub(super) fn from_outcome(message: String, phase: EvaluationPhase) -> Self {
+    /// The provider error behind a [`DispatchSubagentError::Model`], when a model call failed.
+    pub fn provider_error(&self) -> Option<&ProviderError> {
+        match self {
+            Self::Model { source, .. } => source.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether dispatching again may succeed: the child's model call failed with a retryable
+    /// provider error (429, 5xx, connection, timeout; see [`ProviderError::is_retryable`]).
+    pub fn is_retryable(&self) -> bool {
+        self.provider_error()
+            .is_some_and(ProviderError::is_retryable)
+    }
+
+    pub(super) fn from_outcome(
+        message: String,
+        phase: EvaluationPhase,
+        provider_error: Option<ProviderError>,
+    ) -> Self {
         match phase {
-            EvaluationPhase::Request | EvaluationPhase::Response => Self::Model(message),
+            EvaluationPhase::Request | EvaluationPhase::Response => Self::Model {
+                message,
+                source: provider_error.map(Box::new),
+            },
             EvaluationPhase::Tool => Self::Tool(message),
             _ => Self::Failed(message),
         }
@@ -108,11 +139,49 @@ pub enum PromptRegistryError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wink_model::ProviderErrorKind;
+
+    #[test]
+    fn a_model_failure_keeps_the_provider_error_and_its_retryability() {
+        let limited =
+            ProviderError::new(ProviderErrorKind::RateLimited(None), "p", "m", "slow down");
+        let error = DispatchSubagentError::from_outcome(
+            "slow down".into(),
+            EvaluationPhase::Request,
+            Some(limited.clone()),
+        );
+        assert_eq!(error.provider_error(), Some(&limited));
+        assert!(error.is_retryable());
+        assert_eq!(
+            error.tool_message(),
+            "Subagent run aborted: the model call failed: slow down"
+        );
+        let source = std::error::Error::source(&error).map(ToString::to_string);
+        assert_eq!(source, Some(limited.to_string()));
+        let config = ProviderError::new(ProviderErrorKind::Config, "p", "m", "no key");
+        let error = DispatchSubagentError::from_outcome(
+            "no key".into(),
+            EvaluationPhase::Request,
+            Some(config),
+        );
+        assert!(!error.is_retryable());
+        let rejected = DispatchSubagentError::from_outcome(
+            "bad answer".into(),
+            EvaluationPhase::Response,
+            None,
+        );
+        assert_eq!(rejected.provider_error(), None);
+        assert!(!rejected.is_retryable());
+    }
 
     #[test]
     fn error_messages_split_setup_from_downstream() {
         assert_eq!(
-            DispatchSubagentError::Model("boom".into()).tool_message(),
+            DispatchSubagentError::Model {
+                message: "boom".into(),
+                source: None
+            }
+            .tool_message(),
             "Subagent run aborted: the model call failed: boom"
         );
         assert_eq!(

@@ -10,12 +10,15 @@ use std::task::{Context, Poll};
 use wink_session::TokenUsage;
 
 use wink_model::ModelRequest;
-use wink_model::{ProviderAdapter, ProviderFuture, StreamSink};
+use wink_model::{ProviderAdapter, ProviderError, ProviderFuture, StreamSink};
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Meter {
     pub(super) calls: u32,
     pub(super) usage: TokenUsage,
+    /// The error of the child's latest model call, when that call failed: the typed source of a
+    /// [`super::DispatchSubagentError::Model`].
+    pub(super) last_error: Option<ProviderError>,
 }
 
 /// Counts the child's own model calls and tokens (the budget tracker may be shared).
@@ -27,7 +30,10 @@ pub(super) struct MeteredAdapter {
 
 impl MeteredAdapter {
     pub(super) fn meter(&self) -> Meter {
-        *self.meter.lock().unwrap_or_else(PoisonError::into_inner)
+        self.meter
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 
@@ -58,9 +64,19 @@ impl ProviderAdapter for MeteredAdapter {
             .calls += 1;
         let call = self.inner.complete(request, stream);
         Box::pin(async move {
-            let turn = call.await?;
+            let result = call.await;
+            let mut meter = self.meter.lock().unwrap_or_else(PoisonError::into_inner);
+            let turn = match result {
+                Ok(turn) => {
+                    meter.last_error = None;
+                    turn
+                }
+                Err(error) => {
+                    meter.last_error = Some(error.clone());
+                    return Err(error);
+                }
+            };
             if let Some(u) = &turn.usage {
-                let mut meter = self.meter.lock().unwrap_or_else(PoisonError::into_inner);
                 meter.usage.input_tokens += u.input_tokens;
                 meter.usage.output_tokens += u.output_tokens;
                 meter.usage.cached_tokens += u.cached_tokens;

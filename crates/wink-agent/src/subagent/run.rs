@@ -302,9 +302,11 @@ async fn run_child(
             })
         }
         LoopOutcome::BudgetExceeded { limit } => Err(DispatchSubagentError::BudgetExhausted(limit)),
-        LoopOutcome::Failed { message, phase } => {
-            Err(DispatchSubagentError::from_outcome(message, phase))
-        }
+        LoopOutcome::Failed { message, phase } => Err(DispatchSubagentError::from_outcome(
+            message,
+            phase,
+            meter.last_error,
+        )),
         LoopOutcome::ExpansionRequired { reason, .. } => Err(DispatchSubagentError::Failed(
             format!("the child stopped on an expansion request: {reason}"),
         )),
