@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde_json::Value;
-use wink_core::{ToolArguments, ToolCall as CoreToolCall};
+use wink_core::{ToolArguments, ToolCall};
 use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderAdapter, ProviderError,
     ProviderErrorKind, ProviderFuture, StreamDelta, StreamSink, ToolChoice,
@@ -47,8 +47,8 @@ use wink_session::TokenUsage;
 
 use crate::repair::{Repair, answer_request, follow_up_request, repair};
 use crate::{
-    ChatMessage, ChatRequest, ChatTurn, GenerationControl, LocalModel, LocalModelConfig, Role,
-    ToolAnnouncement, ToolCall, ToolSpec, TurnConstraint,
+    ChatMessage, ChatRequest, ChatToolCall, ChatTurn, GenerationControl, LocalModel,
+    LocalModelConfig, Role, ToolAnnouncement, ToolSpec, TurnConstraint,
 };
 
 /// The user turn added when a conversation has no message at all.
@@ -233,10 +233,10 @@ impl Runner {
             turn = self.complete(&mut model, &chat, &mut usage, &step, call)?;
             streamed = false;
         }
-        let tool_calls: Vec<CoreToolCall> = turn
+        let tool_calls: Vec<ToolCall> = turn
             .tool_calls
             .iter()
-            .map(|c| CoreToolCall {
+            .map(|c| ToolCall {
                 id: c.id.clone(),
                 name: c.name.clone(),
                 arguments: ToolArguments::Json(c.arguments.clone()),
@@ -446,9 +446,9 @@ fn chat_message(message: &Message) -> Option<ChatMessage> {
             content,
             tool_calls,
         } => {
-            let calls: Vec<ToolCall> = tool_calls
+            let calls: Vec<ChatToolCall> = tool_calls
                 .iter()
-                .map(|c| ToolCall {
+                .map(|c| ChatToolCall {
                     id: c.id.clone(),
                     name: c.name.clone(),
                     arguments: arguments_value(&c.arguments),
@@ -521,14 +521,11 @@ pub fn to_chat_request(request: &ModelRequest) -> ChatRequest {
             ToolAnnouncement::new(after, addition.tools.clone())
         })
         .collect();
-    let spec = |t: &wink_model::ToolSpec| {
-        ToolSpec::new(t.name.clone(), t.description.clone(), t.parameters.clone())
-    };
-    let tools: Vec<ToolSpec> = request.tools.iter().map(spec).collect();
+    let tools: Vec<ToolSpec> = request.tools.clone();
     let deferred: Vec<ToolSpec> = request
         .deferred_tools
         .iter()
-        .map(|d| spec(&d.spec))
+        .map(|d| d.spec.clone())
         .collect();
     let answer = || match &request.output {
         Some(output) => TurnConstraint::JsonSchema(wink_schema::output::response_schema(output)),
@@ -556,7 +553,7 @@ pub fn to_chat_request(request: &ModelRequest) -> ChatRequest {
 mod tests {
     use super::*;
     use serde_json::json;
-    use wink_model::{DeferredTool, ToolAddition, ToolSpec as AgentToolSpec};
+    use wink_model::{DeferredTool, ToolAddition, ToolSpec};
 
     fn request() -> ModelRequest {
         ModelRequest {
@@ -564,7 +561,7 @@ mod tests {
                 Message::system("sys"),
                 Message::Assistant {
                     content: None,
-                    tool_calls: vec![CoreToolCall {
+                    tool_calls: vec![ToolCall {
                         id: "c1".into(),
                         name: "add".into(),
                         arguments: ToolArguments::Text("{\"a\": 1}".into()),
@@ -577,7 +574,7 @@ mod tests {
                     is_error: false,
                 },
             ],
-            tools: vec![AgentToolSpec {
+            tools: vec![ToolSpec {
                 name: "add".into(),
                 description: "Add.".into(),
                 parameters: json!({"type": "object"}),
@@ -601,7 +598,7 @@ mod tests {
     #[test]
     fn tool_additions_and_deferred_tools_map_onto_the_chat_request() {
         let mut r = request();
-        r.tools.push(AgentToolSpec {
+        r.tools.push(ToolSpec {
             name: "sub".into(),
             description: "Subtract.".into(),
             parameters: json!({"type": "object"}),
@@ -612,7 +609,7 @@ mod tests {
             tools: vec!["sub".into()],
         }];
         r.deferred_tools = vec![DeferredTool {
-            spec: AgentToolSpec {
+            spec: ToolSpec {
                 name: "mul".into(),
                 description: "Multiply.".into(),
                 parameters: json!({"type": "object"}),

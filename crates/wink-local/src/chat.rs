@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use wink_model::ToolSpec;
 
 /// One model call: the conversation so far, the tools on offer and what shape the next turn must take.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,7 +145,7 @@ pub struct ChatMessage {
     /// Text of the message (may be empty for an assistant turn that only calls tools).
     pub content: String,
     /// Tool calls made by an assistant turn.
-    pub tool_calls: Vec<ToolCall>,
+    pub tool_calls: Vec<ChatToolCall>,
     /// For [`Role::Tool`]: the id of the call this message answers.
     pub tool_call_id: Option<String>,
     /// For [`Role::Tool`]: the name of the tool that produced the result.
@@ -186,7 +187,7 @@ impl ChatMessage {
 
     /// An assistant message that calls tools (with optional accompanying text).
     #[must_use]
-    pub fn assistant_tool_calls(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+    pub fn assistant_tool_calls(content: impl Into<String>, tool_calls: Vec<ChatToolCall>) -> Self {
         Self {
             tool_calls,
             ..Self::plain(Role::Assistant, content)
@@ -195,7 +196,7 @@ impl ChatMessage {
 
     /// The result of the tool call `call` (its id and tool name are copied).
     #[must_use]
-    pub fn tool_result(call: &ToolCall, content: impl Into<String>) -> Self {
+    pub fn tool_result(call: &ChatToolCall, content: impl Into<String>) -> Self {
         Self {
             tool_call_id: Some(call.id.clone()),
             name: Some(call.name.clone()),
@@ -205,33 +206,10 @@ impl ChatMessage {
 
     /// The failed result of the tool call `call`: `error` is what the model reads.
     #[must_use]
-    pub fn tool_error(call: &ToolCall, error: impl Into<String>) -> Self {
+    pub fn tool_error(call: &ChatToolCall, error: impl Into<String>) -> Self {
         Self {
             failed: true,
             ..Self::tool_result(call, error)
-        }
-    }
-}
-
-/// A tool the model may call: its name, what it does and a JSON Schema for its arguments object.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    /// Name the model uses to call the tool.
-    pub name: String,
-    /// One-paragraph description shown to the model.
-    pub description: String,
-    /// JSON Schema of the arguments object.
-    pub parameters: Value,
-}
-
-impl ToolSpec {
-    /// A tool spec from its parts.
-    #[must_use]
-    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
-        Self {
-            name: name.into(),
-            description: description.into(),
-            parameters,
         }
     }
 }
@@ -256,9 +234,11 @@ pub enum TurnConstraint {
     JsonSchema(Value),
 }
 
-/// One tool call made by the model.
+/// One tool call in the local chat format: the arguments are a parsed JSON object (the grammar
+/// only lets the model write one), not provider text as in [`wink_core::ToolCall`]; the adapter
+/// converts between the two.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
+pub struct ChatToolCall {
     /// Call id, `call_0`, `call_1`, … in the order the model made them.
     pub id: String,
     /// Name of the called tool.
@@ -274,7 +254,7 @@ pub struct ChatTurn {
     /// only tool calls.
     pub text: Option<String>,
     /// Tool calls of this turn.
-    pub tool_calls: Vec<ToolCall>,
+    pub tool_calls: Vec<ChatToolCall>,
     /// Token counts.
     pub usage: LocalUsage,
     /// Wall-clock timings.

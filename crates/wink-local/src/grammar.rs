@@ -8,11 +8,12 @@
 //! (`pattern`, `format`, `minimum`, …) are accepted and not enforced. Objects accept only their declared
 //! properties unless `additionalProperties` is a schema (or the object declares no properties at all).
 
-use crate::chat::{ToolSpec, TurnConstraint};
+use crate::chat::TurnConstraint;
 use crate::error::LocalError;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use wink_model::ToolSpec;
 
 /// Optional JSON whitespace, bounded so that a model cannot loop on spaces forever.
 const WS_RULE: &str = r#"| " " | "\n" [ \t]{0,20}"#;

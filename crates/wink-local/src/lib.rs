@@ -59,8 +59,8 @@ mod template;
 
 pub use adapter::{IMPLICIT_USER_TURN, LocalAdapter, to_chat_request};
 pub use chat::{
-    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, Role, ToolAnnouncement, ToolCall,
-    ToolSpec, TurnConstraint,
+    ChatMessage, ChatRequest, ChatToolCall, ChatTurn, LocalTimings, LocalUsage, Role,
+    ToolAnnouncement, TurnConstraint,
 };
 pub use error::LocalError;
 pub use fetch::{
@@ -73,3 +73,6 @@ pub use template::{
     ChatTemplate, NEW_TOOLS_INTRO, PromptTurn, TemplateFamily, prompt_turns, python_json,
     tools_announcement,
 };
+/// The tool spec of the model contract (`wink_model::ToolSpec`), re-exported: the local model
+/// offers the same tools the loop does.
+pub use wink_model::ToolSpec;

@@ -1,8 +1,7 @@
 //! [`LocalModel`]: a GGUF model and its llama.cpp context, with KV cache reuse between calls.
 
 use crate::chat::{
-    ChatMessage, ChatRequest, ChatTurn, LocalTimings, LocalUsage, ToolCall, ToolSpec,
-    TurnConstraint,
+    ChatMessage, ChatRequest, ChatToolCall, ChatTurn, LocalTimings, LocalUsage, TurnConstraint,
 };
 use crate::error::LocalError;
 use crate::grammar::turn_grammar;
@@ -28,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Instant;
+use wink_model::ToolSpec;
 
 /// How a [`LocalModel`] runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -531,7 +531,7 @@ impl LocalModel {
                 }
                 turn.text = parsed.text;
                 for (name, arguments) in parsed.calls {
-                    turn.tool_calls.push(ToolCall {
+                    turn.tool_calls.push(ChatToolCall {
                         id: format!("call_{}", self.next_call_id),
                         name,
                         arguments,

@@ -614,7 +614,7 @@ fn identifier_starts(text: &str, name: &str) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ChatMessage, ToolCall, ToolSpec};
+    use crate::{ChatMessage, ChatToolCall, ToolSpec};
     use serde_json::json;
 
     fn tool(name: &str) -> ToolSpec {
@@ -668,7 +668,7 @@ mod tests {
         assert_eq!(repair_constraint(&r, "Oslo will be 5 °C."), None);
         r.messages.push(ChatMessage::assistant_tool_calls(
             String::new(),
-            vec![ToolCall {
+            vec![ChatToolCall {
                 id: "call_0".into(),
                 name: "get_forecast".into(),
                 arguments: json!({"city": "Oslo"}),
@@ -689,7 +689,7 @@ mod tests {
     }
 
     fn after_result_of(mut r: ChatRequest, name: &str) -> ChatRequest {
-        let call = ToolCall {
+        let call = ChatToolCall {
             id: format!("call_{}", r.messages.len()),
             name: name.into(),
             arguments: json!({}),
@@ -745,7 +745,7 @@ mod tests {
         // Measured on the 1.5B: after Oslo's forecast it describes the Oslo call again; made to
         // call, it asks for Rome's (a repeat would get the guard's answer).
         let mut r = request(&["get_forecast"]);
-        let call = ToolCall {
+        let call = ChatToolCall {
             id: "call_0".into(),
             name: "get_forecast".into(),
             arguments: json!({"city": "Oslo"}),
@@ -835,7 +835,7 @@ mod tests {
     #[test]
     fn an_answer_sharing_nothing_with_the_results_is_asked_again() {
         let mut r = request(&["celsius_to_fahrenheit"]);
-        let call = ToolCall {
+        let call = ChatToolCall {
             id: "call_0".into(),
             name: "celsius_to_fahrenheit".into(),
             arguments: json!({"celsius": 42}),
@@ -884,7 +884,7 @@ mod tests {
     }
 
     fn with_result(mut r: ChatRequest, name: &str, content: &str, failed: bool) -> ChatRequest {
-        let call = ToolCall {
+        let call = ChatToolCall {
             id: format!("call_{}", r.messages.len()),
             name: name.into(),
             arguments: json!({}),
@@ -1001,7 +1001,7 @@ mod tests {
                     number("miles"),
                 ),
             ]);
-        let call = ToolCall {
+        let call = ChatToolCall {
             id: "call_0".into(),
             name: "km_to_miles".into(),
             arguments: json!({"km": 42}),

@@ -23,8 +23,9 @@
 //! GGUFs of other families fall back to llama.cpp's built-in template application (see
 //! [`crate::LocalModel::load`]), fed with the same [`PromptTurn`]s.
 
-use crate::chat::{ChatMessage, ChatRequest, Role, ToolSpec};
+use crate::chat::{ChatMessage, ChatRequest, Role};
 use serde_json::Value;
+use wink_model::ToolSpec;
 
 const CHATML_START: &str = "<|im_start|>";
 const CHATML_END: &str = "<|im_end|>";
@@ -532,7 +533,7 @@ fn unescape_jinja(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::{ChatMessage, ChatRequest, ToolCall};
+    use crate::chat::{ChatMessage, ChatRequest, ChatToolCall};
     use serde_json::json;
 
     const QWEN25_TEMPLATE: &str = include_str!("../tests/data/qwen25_chat_template.jinja");
@@ -589,7 +590,7 @@ mod tests {
     // template (tests/data/qwen25_chat_template.jinja) with `tojson` = `json.dumps(ensure_ascii=False)`.
     #[test]
     fn tools_round_trip_matches_qwen_template() {
-        let call = ToolCall {
+        let call = ChatToolCall {
             id: "call_0".into(),
             name: "add".into(),
             arguments: json!({"a": 1234, "b": 4321}),
@@ -606,12 +607,12 @@ mod tests {
 
     #[test]
     fn consecutive_tool_results_share_one_user_turn_and_late_system_is_inline() {
-        let first = ToolCall {
+        let first = ChatToolCall {
             id: "call_0".into(),
             name: "add".into(),
             arguments: json!({"a": 1, "b": 2}),
         };
-        let second = ToolCall {
+        let second = ChatToolCall {
             id: "call_1".into(),
             name: "add".into(),
             arguments: json!({"a": 3, "b": 4}),
@@ -755,12 +756,12 @@ mod tests {
 
     /// A tool round trip ending with a nudge: system, user, call, two results, user.
     fn tool_conversation() -> ChatRequest {
-        let first = ToolCall {
+        let first = ChatToolCall {
             id: "call_0".into(),
             name: "ping".into(),
             arguments: json!({}),
         };
-        let second = ToolCall {
+        let second = ChatToolCall {
             id: "call_1".into(),
             name: "ping".into(),
             arguments: json!({"n": 2}),

@@ -4,8 +4,8 @@
 
 use serde_json::json;
 use wink_local::{
-    ChatMessage, ChatRequest, ChatTemplate, TemplateFamily, ToolAnnouncement, ToolCall, ToolSpec,
-    TurnConstraint, grammar::turn_grammar,
+    ChatMessage, ChatRequest, ChatTemplate, ChatToolCall, TemplateFamily, ToolAnnouncement,
+    ToolSpec, TurnConstraint, grammar::turn_grammar,
 };
 
 const FAMILIES: [TemplateFamily; 8] = [
@@ -23,8 +23,8 @@ fn tool(name: &str, description: &str) -> ToolSpec {
     ToolSpec::new(name, description, json!({"type": "object"}))
 }
 
-fn call(id: &str, name: &str) -> ToolCall {
-    ToolCall {
+fn call(id: &str, name: &str) -> ChatToolCall {
+    ChatToolCall {
         id: id.into(),
         name: name.into(),
         arguments: json!({}),

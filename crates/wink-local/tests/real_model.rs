@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use wink_local::{
-    ChatMessage, ChatRequest, ChatTemplate, FetchProgress, LocalModel, LocalModelConfig,
-    ModelChoice, TemplateFamily, ToolCall, ToolSpec, TurnConstraint, default_cache_dir,
+    ChatMessage, ChatRequest, ChatTemplate, ChatToolCall, FetchProgress, LocalModel,
+    LocalModelConfig, ModelChoice, TemplateFamily, ToolSpec, TurnConstraint, default_cache_dir,
     fetch_model, model_path,
 };
 
@@ -220,7 +220,7 @@ fn native_templates_match_llama_cpp_builtin_templates() {
     }
     let model = shared_model();
     assert_eq!(model.template_family(), Some(TemplateFamily::ChatMl));
-    let call = ToolCall {
+    let call = ChatToolCall {
         id: "call_0".into(),
         name: "add".into(),
         arguments: json!({"a": 1, "b": 2}),
