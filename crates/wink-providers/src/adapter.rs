@@ -1,4 +1,5 @@
-//! [`HttpAdapter`]: a [`ProviderAdapter`] made of a wire format's pure mappers and the transport.
+//! [`HttpAdapter`]: a [`ProviderAdapter`] made of a wire format's codec ([`crate::WireCodec`])
+//! and the transport.
 
 use std::sync::{Arc, OnceLock};
 
@@ -8,15 +9,13 @@ use wink_model::{
     StreamSink,
 };
 
-use crate::assemble::StreamDecoder;
-use crate::config::{AdapterConfig, WireFormat};
+use crate::config::AdapterConfig;
 use crate::context::{hosted_context_window, probe_server_context};
 use crate::failure::failure;
 use crate::mapping::RequestMapping;
 use crate::sse::SseParser;
 use crate::text_calls::promote_text_tool_calls;
 use crate::transport::{HttpTransport, Reply};
-use crate::{anthropic, openai_chat, openai_responses};
 
 /// A model behind an HTTP API.
 ///
@@ -84,13 +83,8 @@ impl HttpAdapter {
         sink: Option<&dyn StreamSink>,
     ) -> Result<ModelTurn, ProviderError> {
         let config = &self.config;
-        let body = match config.format {
-            WireFormat::OpenAiChat => openai_chat::encode_mapped(request, config, mapping)?,
-            WireFormat::OpenAiResponses => {
-                openai_responses::encode_mapped(request, config, mapping)?
-            }
-            WireFormat::AnthropicMessages => anthropic::encode_mapped(request, config, mapping)?,
-        };
+        let codec = config.format.codec();
+        let body = codec.encode(request, config, mapping)?;
         let bytes = serde_json::to_vec(&body).map_err(|error| {
             failure(
                 config,
@@ -100,7 +94,7 @@ impl HttpAdapter {
         })?;
         if !config.stream {
             return match self.transport.post(config, bytes, None).await? {
-                Reply::Body(body) => decode(config, &body, mapping),
+                Reply::Body(body) => codec.decode(&body, mapping, config),
                 Reply::Streamed => Err(failure(
                     config,
                     ProviderErrorKind::Other,
@@ -108,20 +102,7 @@ impl HttpAdapter {
                 )),
             };
         }
-        let mut decoder: Box<dyn StreamDecoder> = match config.format {
-            WireFormat::OpenAiChat => Box::new(openai_chat::ChatStream::new(
-                mapping.clone(),
-                config.clone(),
-            )),
-            WireFormat::OpenAiResponses => Box::new(openai_responses::ResponsesStream::new(
-                mapping.clone(),
-                config.clone(),
-            )),
-            WireFormat::AnthropicMessages => Box::new(anthropic::MessagesStream::new(
-                mapping.clone(),
-                config.clone(),
-            )),
-        };
+        let mut decoder = codec.stream(mapping.clone(), config.clone());
         let mut parser = SseParser::new();
         let mut consume = |chunk: &[u8]| -> Result<bool, ProviderError> {
             for event in parser.push(chunk) {
@@ -144,21 +125,9 @@ impl HttpAdapter {
             .post(config, bytes, Some(&mut consume))
             .await?
         {
-            Reply::Body(body) => decode(config, &body, mapping),
+            Reply::Body(body) => codec.decode(&body, mapping, config),
             Reply::Streamed => decoder.finish(),
         }
-    }
-}
-
-fn decode(
-    config: &AdapterConfig,
-    body: &[u8],
-    mapping: &RequestMapping,
-) -> Result<ModelTurn, ProviderError> {
-    match config.format {
-        WireFormat::OpenAiChat => openai_chat::decode_response(body, mapping, config),
-        WireFormat::OpenAiResponses => openai_responses::decode_response(body, mapping, config),
-        WireFormat::AnthropicMessages => anthropic::decode_response(body, mapping, config),
     }
 }
 

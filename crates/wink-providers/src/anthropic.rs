@@ -23,35 +23,33 @@
 use serde_json::{Map, Value, json};
 use wink_core::ToolCall;
 use wink_model::{
-    FinishReason, Message, ModelRequest, ModelTurn, ProviderError, ProviderErrorKind, StreamSink,
-    ToolChoice,
+    FinishReason, Message, ModelRequest, ModelTurn, ProviderError, StreamSink, ToolChoice,
 };
 use wink_schema::output::response_schema;
 use wink_session::TokenUsage;
 
 use crate::assemble::{ArgumentStyle, StreamDecoder, TurnAssembler, structured_output};
+use crate::codec::{WireCodec, unsupported_message};
 use crate::config::AdapterConfig;
-use crate::failure::{decode_failure, failure, parse_body, reported_failure};
+use crate::failure::{decode_failure, parse_body, reported_failure};
 use crate::mapping::{RequestMapping, arguments_object, json_f32};
-use crate::openai_chat::unsupported_message;
 use crate::sse::SseEvent;
 
 /// The request body for `request`.
 ///
 /// # Errors
-/// [`ProviderErrorKind::Config`] for tool names or schemas that cannot be sent.
+/// [`wink_model::ProviderErrorKind::Config`] for tool names or schemas that cannot be sent.
 pub fn encode_request(
     request: &ModelRequest,
     config: &AdapterConfig,
 ) -> Result<Value, ProviderError> {
-    let mapping = RequestMapping::new(request, config)?;
-    encode_mapped(request, config, &mapping)
+    AnthropicCodec.encode_request(request, config)
 }
 
 /// The request body, given the request's mapping.
 ///
 /// # Errors
-/// [`ProviderErrorKind::Config`] for a message kind this format cannot carry.
+/// [`wink_model::ProviderErrorKind::Config`] for a message kind this format cannot carry.
 pub fn encode_mapped(
     request: &ModelRequest,
     config: &AdapterConfig,
@@ -220,7 +218,7 @@ fn raw_tool_inputs(body: &[u8]) -> Vec<Option<String>> {
 /// The turn in a (non-streamed) response body.
 ///
 /// # Errors
-/// [`ProviderErrorKind::Decode`] with the body when it is not a message; the provider's error
+/// [`wink_model::ProviderErrorKind::Decode`] with the body when it is not a message; the provider's error
 /// when the body reports one.
 pub fn decode_response(
     body: &[u8],
@@ -442,13 +440,40 @@ impl StreamDecoder for MessagesStream {
     }
 
     fn finish(self: Box<Self>) -> Result<ModelTurn, ProviderError> {
-        if !self.stopped {
-            return Err(failure(
-                &self.config,
-                ProviderErrorKind::TruncatedStream,
-                "The stream ended before message_stop.",
-            ));
-        }
-        Ok(self.turn.into_turn(&self.mapping, ArgumentStyle::Object))
+        self.turn.finish(
+            self.stopped,
+            &self.config,
+            &self.mapping,
+            ArgumentStyle::Object,
+            "The stream ended before message_stop.",
+        )
+    }
+}
+
+/// The Anthropic Messages codec ([`WireFormat::codec`](crate::WireFormat::codec)).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnthropicCodec;
+
+impl WireCodec for AnthropicCodec {
+    fn encode(
+        &self,
+        request: &ModelRequest,
+        config: &AdapterConfig,
+        mapping: &RequestMapping,
+    ) -> Result<Value, ProviderError> {
+        encode_mapped(request, config, mapping)
+    }
+
+    fn decode(
+        &self,
+        body: &[u8],
+        mapping: &RequestMapping,
+        config: &AdapterConfig,
+    ) -> Result<ModelTurn, ProviderError> {
+        decode_response(body, mapping, config)
+    }
+
+    fn stream(&self, mapping: RequestMapping, config: AdapterConfig) -> Box<dyn StreamDecoder> {
+        Box::new(MessagesStream::new(mapping, config))
     }
 }

@@ -2,9 +2,13 @@
 
 use serde_json::Value;
 use wink_core::{ToolArguments, ToolCall};
-use wink_model::{FinishReason, ModelTurn, ProviderError, StreamDelta, StreamSink};
+use wink_model::{
+    FinishReason, ModelTurn, ProviderError, ProviderErrorKind, StreamDelta, StreamSink,
+};
 use wink_session::TokenUsage;
 
+use crate::config::AdapterConfig;
+use crate::failure::failure;
 use crate::mapping::RequestMapping;
 use crate::sse::SseEvent;
 
@@ -143,6 +147,26 @@ impl TurnAssembler {
             whole: None,
         });
         self.calls.len() - 1
+    }
+
+    /// The assembled turn once the provider signalled the end of the turn (`ended`); otherwise a
+    /// [`ProviderErrorKind::TruncatedStream`] error saying which end signal never came.
+    pub(crate) fn finish(
+        self,
+        ended: bool,
+        config: &AdapterConfig,
+        mapping: &RequestMapping,
+        style: ArgumentStyle,
+        truncated: &str,
+    ) -> Result<ModelTurn, ProviderError> {
+        if !ended {
+            return Err(failure(
+                config,
+                ProviderErrorKind::TruncatedStream,
+                truncated,
+            ));
+        }
+        Ok(self.into_turn(mapping, style))
     }
 
     /// The turn; `output` is the text parsed as JSON when structured output was requested.

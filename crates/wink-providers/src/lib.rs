@@ -5,9 +5,11 @@
 //! and any OpenAI-compatible server (`openai-compat`: llama.cpp, vLLM, Ollama).
 //!
 //! Adapters are pure mappers over one transport:
-//! - per wire format ([`openai_chat`], [`openai_responses`], [`anthropic`]) an `encode_request`
-//!   (conversation + tools + options → JSON body), a `decode_response` (body → [`wink_model::ModelTurn`]) and a
-//!   [`StreamDecoder`] (SSE events → text and tool-call fragments assembled per index);
+//! - per wire format family ([`openai_chat`], [`openai_responses`], [`anthropic`]) one
+//!   [`WireCodec`] ([`WireFormat::codec`]): `encode` (conversation + tools + options → JSON
+//!   body), `decode` (body → [`wink_model::ModelTurn`]) and a [`StreamDecoder`] (SSE events →
+//!   text and tool-call fragments assembled per index); each module also keeps its
+//!   `encode_request` / `decode_response` functions;
 //! - [`HttpTransport`]: one `reqwest` client (rustls), timeouts, retries with jittered exponential
 //!   back-off honouring `Retry-After`, no retry once a stream was consumed;
 //! - [`HttpAdapter`] joins them into a [`wink_model::ProviderAdapter`];
@@ -45,6 +47,7 @@
 mod adapter;
 pub mod anthropic;
 mod assemble;
+mod codec;
 mod config;
 mod context;
 mod factory;
@@ -58,6 +61,7 @@ mod transport;
 
 pub use adapter::HttpAdapter;
 pub use assemble::StreamDecoder;
+pub use codec::WireCodec;
 pub use config::{
     ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, AdapterConfig, ApiKey, AuthScheme, DeferredTools,
     LITELLM_BASE_URL, MaxTokensField, Namespace, OPENAI_BASE_URL, RetryPolicy, Timeouts,

@@ -16,34 +16,33 @@
 use serde_json::{Map, Value, json};
 use wink_core::ToolCall;
 use wink_model::{
-    FinishReason, Message, ModelRequest, ModelTurn, ProviderError, ProviderErrorKind, StreamSink,
-    ToolChoice,
+    FinishReason, Message, ModelRequest, ModelTurn, ProviderError, StreamSink, ToolChoice,
 };
-use wink_schema::{OutputSpec, SchemaDialect, normalize, response_format};
+use wink_schema::response_format;
 use wink_session::TokenUsage;
 
 use crate::assemble::{ArgumentStyle, StreamDecoder, TurnAssembler, structured_output};
+use crate::codec::{WireCodec, is_strict_form, unsupported_message};
 use crate::config::{AdapterConfig, MaxTokensField};
-use crate::failure::{decode_failure, failure, parse_body, reported_failure};
+use crate::failure::{decode_failure, parse_body, reported_failure};
 use crate::mapping::{RequestMapping, arguments_text, json_f32};
 use crate::sse::SseEvent;
 
 /// The request body for `request`.
 ///
 /// # Errors
-/// [`ProviderErrorKind::Config`] for tool names or schemas that cannot be sent.
+/// [`wink_model::ProviderErrorKind::Config`] for tool names or schemas that cannot be sent.
 pub fn encode_request(
     request: &ModelRequest,
     config: &AdapterConfig,
 ) -> Result<Value, ProviderError> {
-    let mapping = RequestMapping::new(request, config)?;
-    encode_mapped(request, config, &mapping)
+    OpenAiChatCodec.encode_request(request, config)
 }
 
 /// The request body, given the request's mapping.
 ///
 /// # Errors
-/// [`ProviderErrorKind::Config`] for a message kind this format cannot carry.
+/// [`wink_model::ProviderErrorKind::Config`] for a message kind this format cannot carry.
 pub fn encode_mapped(
     request: &ModelRequest,
     config: &AdapterConfig,
@@ -108,12 +107,6 @@ pub fn encode_mapped(
     Ok(Value::Object(body))
 }
 
-/// Whether strict mode would send the output schema unchanged (then `"strict": true` is safe).
-pub(crate) fn is_strict_form(spec: &OutputSpec) -> bool {
-    let schema = wink_schema::output::response_schema(spec);
-    normalize(&schema, SchemaDialect::OpenAiStrict).is_ok_and(|strict| strict == schema)
-}
-
 fn tool_choice(choice: &ToolChoice, mapping: &RequestMapping) -> Option<Value> {
     match choice {
         ToolChoice::None => Some(json!("none")),
@@ -164,19 +157,10 @@ fn encode_message(
     })
 }
 
-/// A message kind added to the conversation model after this adapter was written.
-pub(crate) fn unsupported_message(config: &AdapterConfig, message: &Message) -> ProviderError {
-    failure(
-        config,
-        ProviderErrorKind::Config,
-        format!("Unsupported message kind for this provider: {message:?}."),
-    )
-}
-
 /// The turn in a (non-streamed) response body.
 ///
 /// # Errors
-/// [`ProviderErrorKind::Decode`] with the body when it is not a chat completion; the provider's
+/// [`wink_model::ProviderErrorKind::Decode`] with the body when it is not a chat completion; the provider's
 /// error when the body reports one.
 pub fn decode_response(
     body: &[u8],
@@ -378,13 +362,40 @@ impl StreamDecoder for ChatStream {
     }
 
     fn finish(self: Box<Self>) -> Result<ModelTurn, ProviderError> {
-        if !self.finished {
-            return Err(failure(
-                &self.config,
-                ProviderErrorKind::TruncatedStream,
-                "The stream ended before the model finished its turn.",
-            ));
-        }
-        Ok(self.turn.into_turn(&self.mapping, ArgumentStyle::Text))
+        self.turn.finish(
+            self.finished,
+            &self.config,
+            &self.mapping,
+            ArgumentStyle::Text,
+            "The stream ended before the model finished its turn.",
+        )
+    }
+}
+
+/// The OpenAI Chat Completions codec ([`WireFormat::codec`](crate::WireFormat::codec)).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiChatCodec;
+
+impl WireCodec for OpenAiChatCodec {
+    fn encode(
+        &self,
+        request: &ModelRequest,
+        config: &AdapterConfig,
+        mapping: &RequestMapping,
+    ) -> Result<Value, ProviderError> {
+        encode_mapped(request, config, mapping)
+    }
+
+    fn decode(
+        &self,
+        body: &[u8],
+        mapping: &RequestMapping,
+        config: &AdapterConfig,
+    ) -> Result<ModelTurn, ProviderError> {
+        decode_response(body, mapping, config)
+    }
+
+    fn stream(&self, mapping: RequestMapping, config: AdapterConfig) -> Box<dyn StreamDecoder> {
+        Box::new(ChatStream::new(mapping, config))
     }
 }

@@ -32,10 +32,10 @@ use wink_schema::schema_name;
 use wink_session::TokenUsage;
 
 use crate::assemble::{ArgumentStyle, StreamDecoder, TurnAssembler, structured_output};
+use crate::codec::{WireCodec, is_strict_form, unsupported_message};
 use crate::config::AdapterConfig;
 use crate::failure::{decode_failure, failure, parse_body, reported_failure};
 use crate::mapping::{RequestMapping, arguments_object, arguments_text, json_f32};
-use crate::openai_chat::{is_strict_form, unsupported_message};
 use crate::sse::SseEvent;
 
 /// The request body for `request`.
@@ -46,8 +46,7 @@ pub fn encode_request(
     request: &ModelRequest,
     config: &AdapterConfig,
 ) -> Result<Value, ProviderError> {
-    let mapping = RequestMapping::new(request, config)?;
-    encode_mapped(request, config, &mapping)
+    OpenAiResponsesCodec.encode_request(request, config)
 }
 
 /// The request body, given the request's mapping.
@@ -549,13 +548,40 @@ impl StreamDecoder for ResponsesStream {
     }
 
     fn finish(self: Box<Self>) -> Result<ModelTurn, ProviderError> {
-        if !self.done {
-            return Err(failure(
-                &self.config,
-                ProviderErrorKind::TruncatedStream,
-                "The stream ended before the response completed.",
-            ));
-        }
-        Ok(self.turn.into_turn(&self.mapping, ArgumentStyle::Text))
+        self.turn.finish(
+            self.done,
+            &self.config,
+            &self.mapping,
+            ArgumentStyle::Text,
+            "The stream ended before the response completed.",
+        )
+    }
+}
+
+/// The OpenAI Responses codec ([`WireFormat::codec`](crate::WireFormat::codec)).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiResponsesCodec;
+
+impl WireCodec for OpenAiResponsesCodec {
+    fn encode(
+        &self,
+        request: &ModelRequest,
+        config: &AdapterConfig,
+        mapping: &RequestMapping,
+    ) -> Result<Value, ProviderError> {
+        encode_mapped(request, config, mapping)
+    }
+
+    fn decode(
+        &self,
+        body: &[u8],
+        mapping: &RequestMapping,
+        config: &AdapterConfig,
+    ) -> Result<ModelTurn, ProviderError> {
+        decode_response(body, mapping, config)
+    }
+
+    fn stream(&self, mapping: RequestMapping, config: AdapterConfig) -> Box<dyn StreamDecoder> {
+        Box::new(ResponsesStream::new(mapping, config))
     }
 }
