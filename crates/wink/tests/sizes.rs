@@ -54,7 +54,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
         "on_event",
         120,
     ),
-    ("crates/wink-schema/src/dialect.rs", "", 1397),
     ("crates/wink-search/src/index.rs", "", 861),
     ("crates/wink-search/src/index.rs", "build", 123),
     ("crates/wink-store/src/show.rs", "fold", 101),
