@@ -56,7 +56,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/wink-search/src/index.rs", "", 861),
     ("crates/wink-search/src/index.rs", "build", 123),
     ("crates/wink-store/src/show.rs", "fold", 101),
-    ("crates/wink-workspace/src/tools.rs", "", 1169),
 ];
 
 #[derive(Debug, PartialEq, Eq)]
