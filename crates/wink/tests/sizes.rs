@@ -25,13 +25,10 @@ const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/wink-core/src/executor.rs", "run_call", 184),
     ("crates/wink-core/src/prompt.rs", "", 852),
     ("crates/wink-core/src/prompt.rs", "register", 119),
-    ("crates/wink-core/src/render.rs", "", 864),
     (
-        "crates/wink-core/src/render.rs",
         "unified_read_section",
         114,
     ),
-    ("crates/wink-core/src/render.rs", "render_prompt", 137),
     ("crates/wink-embed/src/tokenizer.rs", "parse", 105),
     ("crates/wink-fs/src/conformance.rs", "", 841),
     ("crates/wink-local/src/model.rs", "", 947),

@@ -1,0 +1,229 @@
+//! [`render_prompt`]: the walk over the section tree that assembles the text
+//! and collects the tools.
+
+use super::*;
+
+/// Render `template` with `lookup` (and `session` for overrides and session selectors).
+///
+/// Steps: walk the sections (text and tools) → record every node's visibility when a section
+/// was summarized → add the builtin disclosure tools that answer for the summarized ones.
+pub(crate) fn render_prompt(
+    template: &PromptTemplate,
+    lookup: ParamLookup,
+    session: Option<&Session>,
+) -> Result<RenderedPrompt, PromptError> {
+    let mut state = RenderState {
+        template: template.clone(),
+        lookup,
+        session: session.cloned(),
+        mode: template.disclosure(),
+        render_visibility: Vec::new(),
+    };
+    let mut walk = Walk::with_capacity(template.nodes().len());
+    walk.sections(&state, session)?;
+    let any_summarized = walk.summarized_with_tools || walk.summarized_without_tools;
+    if any_summarized {
+        state.render_visibility = render_visibility(&state, session);
+    }
+    let state = Arc::new(state);
+    if any_summarized {
+        walk.add_disclosure_tools(template.disclosure(), &state)?;
+    }
+    debug_assert!(
+        walk.tools
+            .iter()
+            .filter(|t| t.name() == READ_SECTION || t.name() == OPEN_SECTIONS)
+            .count()
+            <= 2
+    );
+    Ok(RenderedPrompt {
+        text: walk.text,
+        tools: walk.tools,
+        output: template.output().cloned(),
+        sections: walk.sections,
+        hidden_tools: walk.hidden_tools,
+        state,
+    })
+}
+
+/// Visibility of every node as of this render (WINK's `current_visibility`), for the builtin
+/// tools.
+fn render_visibility(
+    state: &RenderState,
+    session: Option<&Session>,
+) -> Vec<Option<SectionVisibility>> {
+    (0..state.nodes().len())
+        .map(|i| {
+            let params = state.resolve_params(i).ok().flatten();
+            state.effective_visibility(i, params.as_ref(), session).ok()
+        })
+        .collect()
+}
+
+/// Whether a node lies inside the subtree being skipped (`skip` holds that subtree's depth);
+/// the first node outside it ends the skip.
+fn inside(skip: &mut Option<usize>, depth: usize) -> bool {
+    match *skip {
+        Some(d) if depth > d => true,
+        Some(_) => {
+            *skip = None;
+            false
+        }
+        None => false,
+    }
+}
+
+/// What the walk over the sections collects.
+struct Walk {
+    text: String,
+    sections: Vec<RenderedSection>,
+    tools: Vec<ToolRef>,
+    hidden_tools: Vec<(SectionPath, ToolRef)>,
+    summarized_with_tools: bool,
+    summarized_without_tools: bool,
+}
+
+impl Walk {
+    fn with_capacity(nodes: usize) -> Self {
+        Walk {
+            text: String::with_capacity(256 * nodes.max(1)),
+            sections: Vec::with_capacity(nodes),
+            tools: Vec::new(),
+            hidden_tools: Vec::new(),
+            summarized_with_tools: false,
+            summarized_without_tools: false,
+        }
+    }
+
+    /// Every enabled section in order; a disabled section hides its subtree, a summarized one
+    /// shows its summary instead of its subtree.
+    fn sections(
+        &mut self,
+        state: &RenderState,
+        session: Option<&Session>,
+    ) -> Result<(), PromptError> {
+        let mut disabled_skip: Option<usize> = None;
+        let mut summary_skip: Option<usize> = None;
+        for (index, node) in state.nodes().iter().enumerate() {
+            if inside(&mut disabled_skip, node.depth) {
+                continue;
+            }
+            let params = state.resolve_params(index)?;
+            if !state.is_enabled(index, params.as_ref(), session)? {
+                disabled_skip = Some(node.depth);
+                continue;
+            }
+            if inside(&mut summary_skip, node.depth) {
+                continue;
+            }
+            let visibility = state.effective_visibility(index, params.as_ref(), session)?;
+            if visibility == SectionVisibility::Summary {
+                summary_skip = Some(node.depth);
+            }
+            let rendered = self.section(state, index, params.as_ref(), visibility, session)?;
+            self.push_text(&node.path, visibility, &rendered);
+        }
+        Ok(())
+    }
+
+    /// The text of one shown section. A summarized section hides its subtree's tools and names
+    /// them in its suffix; any other section adds its tools (and its session's, once each).
+    fn section(
+        &mut self,
+        state: &RenderState,
+        index: usize,
+        params: Option<&ParamsValue>,
+        visibility: SectionVisibility,
+        session: Option<&Session>,
+    ) -> Result<String, PromptError> {
+        let node = &state.nodes()[index];
+        let summarized = visibility == SectionVisibility::Summary;
+        let hidden_before = self.hidden_tools.len();
+        if summarized {
+            if node.subtree_has_tools {
+                self.summarized_with_tools = true;
+                state.collect_hidden_tools(index, session, &mut self.hidden_tools)?;
+            } else {
+                self.summarized_without_tools = true;
+            }
+        }
+        let examples = !summarized || state.examples_when_summarized();
+        let mut rendered = state.render_node(index, params, visibility, examples)?;
+        if summarized {
+            let hidden: Vec<String> = self.hidden_tools[hidden_before..]
+                .iter()
+                .map(|(_, t)| t.name().to_owned())
+                .collect();
+            rendered.push_str(&state.suffix_naming(node, node.subtree_has_tools, &hidden)?);
+        } else {
+            self.tools.extend(node.section.tools().iter().cloned());
+            for tool in node.section.session_tools(session) {
+                if !self.tools.iter().any(|t| t.name() == tool.name()) {
+                    self.tools.push(tool);
+                }
+            }
+        }
+        Ok(rendered)
+    }
+
+    /// Appends a section's text (blank line between sections) and records its range.
+    fn push_text(&mut self, path: &SectionPath, visibility: SectionVisibility, rendered: &str) {
+        if !self.text.is_empty() {
+            self.text.push_str("\n\n");
+        }
+        let start = self.text.len();
+        self.text.push_str(rendered);
+        self.sections.push(RenderedSection {
+            path: path.clone(),
+            visibility,
+            range: start..self.text.len(),
+        });
+    }
+
+    /// The builtin tools the disclosure mode offers for summarized sections. A section tool
+    /// named like one of them would offer two tools of one name (found by a provider, not
+    /// here): WINK's duplicate-name error, at render.
+    fn add_disclosure_tools(
+        &mut self,
+        mode: DisclosureMode,
+        state: &Arc<RenderState>,
+    ) -> Result<(), PromptError> {
+        let builtins: Vec<&str> = match mode {
+            DisclosureMode::Wink => [
+                (self.summarized_with_tools, OPEN_SECTIONS),
+                (self.summarized_without_tools, READ_SECTION),
+            ]
+            .into_iter()
+            .filter_map(|(added, name)| added.then_some(name))
+            .collect(),
+            DisclosureMode::Unified => vec![READ_SECTION],
+            DisclosureMode::OpenSections | DisclosureMode::ContextFiles => vec![OPEN_SECTIONS],
+        };
+        if let Some(clash) = self
+            .tools
+            .iter()
+            .chain(self.hidden_tools.iter().map(|(_, t)| t))
+            .find(|t| builtins.contains(&t.name()))
+        {
+            return Err(
+                PromptError::validation("Duplicate tool name registered for prompt.")
+                    .with_placeholder(clash.name()),
+            );
+        }
+        match mode {
+            DisclosureMode::Wink => {
+                if self.summarized_with_tools {
+                    self.tools.push(OpenSectionsTool::tool(state.clone()));
+                }
+                if self.summarized_without_tools {
+                    self.tools.push(ReadSectionTool::tool(state.clone()));
+                }
+            }
+            DisclosureMode::Unified => self.tools.push(ReadSectionTool::tool(state.clone())),
+            DisclosureMode::OpenSections | DisclosureMode::ContextFiles => {
+                self.tools.push(OpenSectionsTool::tool(state.clone()))
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,325 @@
+//! The builtin disclosure tools answered from a render: WINK's `read_section`, the
+//! unified `read_section`, and the context file of an expanded section.
+
+use super::*;
+
+impl RenderState {
+    /// WINK v0.17 `read_section` (quirks 3 and 4 kept).
+    pub(crate) fn wink_read_section(
+        &self,
+        key: &str,
+    ) -> Result<ToolResult<ToolPayload>, PromptError> {
+        let path = SectionPath::new(key.split('.').map(str::to_owned).collect());
+        let Some(index) = self.template.node_index(&path) else {
+            return Err(PromptError::validation(format!(
+                "Section '{key}' does not exist in this prompt."
+            )));
+        };
+        if self.render_visibility[index] == Some(SectionVisibility::Full) {
+            return Err(PromptError::validation(format!(
+                "Section '{key}' is not summarized."
+            )));
+        }
+        let params = self.resolve_params(index)?;
+        let mut content =
+            self.render_node(index, params.as_ref(), SectionVisibility::Full, true)?;
+        let end = self.nodes()[index].subtree_end;
+        let mut skip: Option<usize> = None;
+        let mut children = Vec::new();
+        for child in index + 1..end {
+            let node = &self.nodes()[child];
+            if let Some(d) = skip {
+                if node.depth > d {
+                    continue;
+                }
+                skip = None;
+            }
+            let child_params = self.resolve_params(child)?;
+            let Some(child_params) = child_params else {
+                skip = Some(node.depth); // v0.17 skips sections without params (quirk 3)
+                continue;
+            };
+            if !self.is_enabled(child, Some(&child_params), self.session.as_ref())? {
+                skip = Some(node.depth);
+                continue;
+            }
+            let effective = self.render_visibility[child].unwrap_or(SectionVisibility::Full);
+            let mut rendered = self.render_node(child, Some(&child_params), effective, true)?;
+            if effective == SectionVisibility::Summary && node.section.summary().is_some() {
+                rendered.push_str(&self.suffix(node, !node.section.tools().is_empty())?); // quirk 4: own tools only
+                skip = Some(node.depth);
+            }
+            children.push(rendered);
+        }
+        if !children.is_empty() {
+            content.push_str("\n\n");
+            content.push_str(&children.join("\n\n"));
+        }
+        Ok(ToolResult::ok(
+            format!("Content of section '{key}':"),
+            ToolPayload {
+                json: json!({"content": content}),
+                rendered: content,
+            },
+        ))
+    }
+
+    /// Seed 003 `read_section`: content at current visibility plus the tools of the section and
+    /// its enabled descendants.
+    pub(crate) fn unified_read_section(
+        &self,
+        key: &str,
+        session: &Session,
+    ) -> Result<ToolResponse, PromptError> {
+        let unknown = || {
+            let summarized = self.summarized_keys(Some(session));
+            let mut message =
+                with_valid_keys(&format!("Unknown section key: '{key}'"), key, &summarized);
+            if let Some(shown) = self.shown_section_extended_by(key, &summarized, session) {
+                message.push_str(&format!(
+                    " Section '{shown}' is shown in full already: answer from its text above."
+                ));
+            }
+            ToolResponse::from(ToolResult::<ToolPayload>::failure(message))
+        };
+        let Some(index) = self.nodes().iter().position(|n| n.path.dotted() == key) else {
+            return Ok(unknown());
+        };
+        let Some(visible) = self.reachable_and_visible(index, session)? else {
+            return Ok(unknown());
+        };
+        let (content, tools) = self.subtree_content(index, session)?;
+        if visible {
+            let result = ToolResult::ok(
+                "Section is already expanded.",
+                ToolPayload {
+                    json: json!({"content": content, "expanded_tools": []}),
+                    rendered: content,
+                },
+            );
+            return Ok(result.into());
+        }
+        let names: Vec<&str> = tools.iter().map(|(_, t)| t.name()).collect();
+        let result = ToolResult::ok(
+            format!("Content of section '{key}':"),
+            ToolPayload {
+                json: json!({"content": content, "expanded_tools": names}),
+                rendered: content,
+            },
+        );
+        let expansion = (!tools.is_empty()).then(|| SectionExpansion {
+            path: self.nodes()[index].path.clone(),
+            tools,
+        });
+        Ok(ToolResponse { result, expansion })
+    }
+
+    /// Whether the section at `index` is reachable (it and its ancestors enabled: `None` when
+    /// not) and shown in full (`Some(true)`) rather than under a summarized ancestor or as a
+    /// summary itself (`Some(false)`).
+    fn reachable_and_visible(
+        &self,
+        index: usize,
+        session: &Session,
+    ) -> Result<Option<bool>, PromptError> {
+        // The section must be reachable: it and its ancestors enabled.
+        let ancestors: Vec<usize> = (0..index)
+            .filter(|&i| {
+                self.nodes()[index]
+                    .path
+                    .is_descendant_of(&self.nodes()[i].path)
+            })
+            .collect();
+        let mut visible = true;
+        for &i in ancestors.iter().chain(std::iter::once(&index)) {
+            let p = self.resolve_params(i)?;
+            if !self.is_enabled(i, p.as_ref(), Some(session))? {
+                return Ok(None);
+            }
+            if self.effective_visibility(i, p.as_ref(), Some(session))?
+                == SectionVisibility::Summary
+            {
+                visible = false;
+            }
+        }
+        Ok(Some(visible))
+    }
+
+    /// The full text of the section at `index` with its enabled descendants (summarized ones as
+    /// their summary), and the tools of that subtree.
+    fn subtree_content(
+        &self,
+        index: usize,
+        session: &Session,
+    ) -> Result<(String, Vec<(SectionPath, ToolRef)>), PromptError> {
+        let params = self.resolve_params(index)?;
+        let mut content =
+            self.render_node(index, params.as_ref(), SectionVisibility::Full, true)?;
+        let end = self.nodes()[index].subtree_end;
+        let mut tools: Vec<(SectionPath, ToolRef)> = self.nodes()[index]
+            .section
+            .tools()
+            .iter()
+            .map(|t| (self.nodes()[index].path.clone(), t.clone()))
+            .collect();
+        let mut render_skip: Option<usize> = None;
+        let mut disabled_skip: Option<usize> = None;
+        let mut children = Vec::new();
+        for child in index + 1..end {
+            let node = &self.nodes()[child];
+            if let Some(d) = disabled_skip {
+                if node.depth > d {
+                    continue;
+                }
+                disabled_skip = None;
+            }
+            let child_params = self.resolve_params(child)?;
+            if !self.is_enabled(child, child_params.as_ref(), Some(session))? {
+                disabled_skip = Some(node.depth);
+                continue;
+            }
+            tools.extend(
+                node.section
+                    .tools()
+                    .iter()
+                    .map(|t| (node.path.clone(), t.clone())),
+            );
+            if let Some(d) = render_skip {
+                if node.depth > d {
+                    continue;
+                }
+                render_skip = None;
+            }
+            let effective =
+                self.effective_visibility(child, child_params.as_ref(), Some(session))?;
+            let mut rendered = self.render_node(
+                child,
+                child_params.as_ref(),
+                effective,
+                effective == SectionVisibility::Full,
+            )?;
+            if effective == SectionVisibility::Summary {
+                let hidden = self.hidden_tool_names(child, Some(session))?;
+                rendered.push_str(&self.suffix_naming(node, node.subtree_has_tools, &hidden)?);
+                render_skip = Some(node.depth);
+            }
+            children.push(rendered);
+        }
+        if !children.is_empty() {
+            content.push_str("\n\n");
+            content.push_str(&children.join("\n\n"));
+        }
+        Ok((content, tools))
+    }
+
+    /// WINK v0.17's `open_sections` validation, against the render-time visibility: keys
+    /// non-empty, existing, summarized (the other modes use
+    /// [`RenderState::lenient_open_request`]).
+    pub(crate) fn validate_open_request(
+        &self,
+        keys: &[String],
+    ) -> Result<Vec<SectionPath>, PromptError> {
+        if keys.is_empty() {
+            return Err(PromptError::validation(
+                "At least one section key must be provided.",
+            ));
+        }
+        let mut paths = Vec::new();
+        for key in keys {
+            let path = SectionPath::new(key.split('.').map(str::to_owned).collect());
+            let Some(index) = self.template.node_index(&path) else {
+                return Err(PromptError::validation(format!(
+                    "Section '{key}' does not exist in this prompt."
+                )));
+            };
+            if self.render_visibility[index] == Some(SectionVisibility::Full) {
+                return Err(PromptError::validation(format!(
+                    "Section '{key}' is already expanded."
+                )));
+            }
+            let path = self.nodes()[index].path.clone();
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        Ok(paths)
+    }
+
+    /// Seed 001: render the section standalone (depth 0, no number) in full, followed by its
+    /// enabled descendants at their current visibility for `session` (one level deeper each, no
+    /// numbers; a summarized descendant shows its summary and suffix and hides its subtree), and
+    /// write it to `context/<dot.key>.md`. Returns the file path.
+    pub(crate) fn write_context_file(
+        &self,
+        path: &SectionPath,
+        fs: &dyn wink_fs::Filesystem,
+        session: &Session,
+    ) -> Result<String, String> {
+        let index = self
+            .template
+            .node_index(path)
+            .ok_or_else(|| format!("Section '{}' does not exist in this prompt.", path.dotted()))?;
+        let node = &self.nodes()[index];
+        let params = self.resolve_params(index).map_err(|e| e.to_string())?;
+        let mut parts = vec![
+            render_section(
+                node.section.as_ref(),
+                params.as_ref(),
+                0,
+                "",
+                Some(&node.path),
+                SectionVisibility::Full,
+                true,
+            )
+            .map_err(|e| e.to_string())?,
+        ];
+        let mut skip: Option<usize> = None;
+        for child in index + 1..node.subtree_end {
+            let descendant = &self.nodes()[child];
+            if let Some(d) = skip {
+                if descendant.depth > d {
+                    continue;
+                }
+                skip = None;
+            }
+            let child_params = self.resolve_params(child).map_err(|e| e.to_string())?;
+            if !self
+                .is_enabled(child, child_params.as_ref(), Some(session))
+                .map_err(|e| e.to_string())?
+            {
+                skip = Some(descendant.depth);
+                continue;
+            }
+            let visibility = self
+                .effective_visibility(child, child_params.as_ref(), Some(session))
+                .map_err(|e| e.to_string())?;
+            let summarized = visibility == SectionVisibility::Summary;
+            let mut rendered = render_section(
+                descendant.section.as_ref(),
+                child_params.as_ref(),
+                descendant.depth - node.depth,
+                "",
+                Some(&descendant.path),
+                visibility,
+                !summarized,
+            )
+            .map_err(|e| e.to_string())?;
+            if summarized {
+                rendered.push_str(
+                    &self
+                        .suffix(descendant, descendant.subtree_has_tools)
+                        .map_err(|e| e.to_string())?,
+                );
+                skip = Some(descendant.depth);
+            }
+            parts.push(rendered);
+        }
+        let content = parts.join("\n\n");
+        let file = format!("{CONTEXT_FOLDER}/{}.md", path.dotted());
+        fs.mkdir(CONTEXT_FOLDER, true, true)
+            .map_err(|e| e.to_string())?;
+        fs.write(&file, &content, wink_fs::WriteMode::Overwrite)
+            .map_err(|e| e.to_string())?;
+        Ok(file)
+    }
+}
