@@ -23,8 +23,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/wink-agent/src/subagent/run.rs", "run_child", 154),
     ("crates/wink-cli/src/cmd/run.rs", "run", 183),
     ("crates/wink-core/src/executor.rs", "run_call", 184),
-    ("crates/wink-core/src/prompt.rs", "", 852),
-    ("crates/wink-core/src/prompt.rs", "register", 119),
     (
         "unified_read_section",
         114,

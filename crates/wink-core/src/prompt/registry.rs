@@ -1,0 +1,243 @@
+//! The registry that validates a section tree while flattening it: keys and paths,
+//! parameter types and defaults, tool names, placeholders, numbering.
+
+use super::*;
+
+#[derive(Default)]
+pub(super) struct Registry {
+    pub(super) nodes: Vec<SectionNode>,
+    pub(super) params_types: Vec<ParamsType>,
+    pub(super) defaults_by_type: HashMap<ParamsTypeId, ParamsValue>,
+    pub(super) tool_names: HashMap<String, SectionPath>,
+    pub(super) numbering: Vec<usize>,
+    /// Every registered path (duplicate keys are found in O(1), so loading stays linear).
+    pub(super) paths: HashSet<SectionPath>,
+    /// Name → id of every registered params type.
+    pub(super) params_type_names: HashMap<String, ParamsTypeId>,
+}
+
+impl Registry {
+    pub(super) fn next_number(&mut self, depth: usize) -> String {
+        self.numbering.truncate(depth + 1);
+        if self.numbering.len() <= depth {
+            self.numbering.resize(depth + 1, 1);
+        } else if let Some(last) = self.numbering.last_mut() {
+            *last += 1;
+        }
+        self.numbering
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    pub(super) fn register(
+        &mut self,
+        section: SectionRef,
+        parent: Option<&SectionPath>,
+        depth: usize,
+    ) -> Result<(), PromptError> {
+        let (key, path) = self.new_path(section.as_ref(), parent)?;
+        if let Some(error) = section.construction_error() {
+            return Err(error.clone().with_section_path(&path));
+        }
+        let params_type = section.params_type().cloned();
+        self.check_placeholders(section.as_ref(), &path, params_type.as_ref())?;
+        self.register_default(section.as_ref(), &path, params_type.as_ref())?;
+        if let Some(ty) = &params_type {
+            self.register_params_type(ty, &path)?;
+        }
+        self.register_tools(section.as_ref(), &path)?;
+        check_summary_suffix(section.as_ref(), &path)?;
+        let number = self.next_number(depth);
+        let index = self.nodes.len();
+        let has_tools = !section.tools().is_empty();
+        self.nodes.push(SectionNode {
+            section: section.clone(),
+            key,
+            path: path.clone(),
+            depth,
+            number,
+            subtree_end: index + 1,
+            subtree_has_tools: has_tools,
+            child_keys: Vec::new(),
+        });
+        for child in section.children() {
+            self.register(child.clone(), Some(&path), depth + 1)?;
+        }
+        let end = self.nodes.len();
+        let child_keys: Vec<String> = self.nodes[index + 1..end]
+            .iter()
+            .filter(|n| n.depth == depth + 1)
+            .map(|n| n.key.clone())
+            .collect();
+        let descendants_have_tools = self.nodes[index + 1..end]
+            .iter()
+            .any(|n| !n.section.tools().is_empty());
+        let node = &mut self.nodes[index];
+        node.subtree_end = end;
+        node.child_keys = child_keys;
+        node.subtree_has_tools = has_tools || descendants_have_tools;
+        Ok(())
+    }
+
+    /// The section's normalised key and its path under `parent`; a path seen before is an error.
+    fn new_path(
+        &mut self,
+        section: &dyn Section,
+        parent: Option<&SectionPath>,
+    ) -> Result<(String, SectionPath), PromptError> {
+        let key = normalize_section_key(section.key()).map_err(|e| {
+            let raw = python_strip(section.key()).to_lowercase();
+            match parent {
+                Some(p) => e.with_section_path(&p.child(raw)),
+                None => e.with_section_path(&SectionPath::root(raw)),
+            }
+        })?;
+        let path = match parent {
+            Some(p) => p.child(key.clone()),
+            None => SectionPath::root(key.clone()),
+        };
+        if !self.paths.insert(path.clone()) {
+            return Err(
+                PromptError::validation(format!("Duplicate section key '{key}'."))
+                    .with_section_path(&path),
+            );
+        }
+        Ok((key, path))
+    }
+
+    /// Records the section's default parameters, which must be of its own parameters type.
+    fn register_default(
+        &mut self,
+        section: &dyn Section,
+        path: &SectionPath,
+        params_type: Option<&ParamsType>,
+    ) -> Result<(), PromptError> {
+        if let Some(default) = section.default_params() {
+            let Some(ty) = params_type else {
+                return Err(PromptError::validation(
+                    "Section without parameters cannot define default_params.",
+                )
+                .with_section_path(path));
+            };
+            if default.type_id() != ty.id() {
+                return Err(PromptError::validation(
+                    "Section defaults must match section params type.",
+                )
+                .with_section_path(path)
+                .with_params_type(ty.name()));
+            }
+            self.defaults_by_type
+                .entry(ty.id().clone())
+                .or_insert_with(|| default.clone());
+        }
+        Ok(())
+    }
+
+    /// Records a parameters type; two different types may not share a name.
+    fn register_params_type(
+        &mut self,
+        ty: &ParamsType,
+        path: &SectionPath,
+    ) -> Result<(), PromptError> {
+        match self.params_type_names.get(ty.name()) {
+            Some(id) if id == ty.id() => {}
+            Some(_) => {
+                return Err(PromptError::validation(format!(
+                    "Two different params types are named '{}'.",
+                    ty.name()
+                ))
+                .with_section_path(path)
+                .with_params_type(ty.name()));
+            }
+            None => {
+                self.params_type_names
+                    .insert(ty.name().to_owned(), ty.id().clone());
+                self.params_types.push(ty.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the section's tools; a tool name may appear once per prompt.
+    fn register_tools(
+        &mut self,
+        section: &dyn Section,
+        path: &SectionPath,
+    ) -> Result<(), PromptError> {
+        for tool in section.tools() {
+            if self.tool_names.contains_key(tool.name()) {
+                return Err(
+                    PromptError::validation("Duplicate tool name registered for prompt.")
+                        .with_section_path(path)
+                        .with_placeholder(tool.name()),
+                );
+            }
+            self.tool_names.insert(tool.name().to_owned(), path.clone());
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_placeholders(
+        &self,
+        section: &dyn Section,
+        path: &SectionPath,
+        params_type: Option<&ParamsType>,
+    ) -> Result<(), PromptError> {
+        let body = section.placeholder_names();
+        let summary = section.summary_placeholder_names();
+        match params_type {
+            None => {
+                if let Some(first) = body.iter().next().or(summary.iter().next()) {
+                    return Err(PromptError::validation(
+                        "Section does not accept parameters but declares placeholders.",
+                    )
+                    .with_section_path(path)
+                    .with_placeholder(first.clone()));
+                }
+            }
+            Some(ty) => {
+                for set in [&body, &summary] {
+                    if let Some(unknown) = set.iter().find(|p| !ty.has_field(p)) {
+                        return Err(PromptError::validation(
+                            "Template references unknown placeholder.",
+                        )
+                        .with_section_path(path)
+                        .with_params_type(ty.name())
+                        .with_placeholder(unknown.clone()));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn finish(&mut self) {}
+}
+
+/// A summary suffix may use only the suffix placeholders.
+fn check_summary_suffix(section: &dyn Section, path: &SectionPath) -> Result<(), PromptError> {
+    if let Some(suffix) = section.summary_suffix() {
+        let t = Template::parse_section(suffix);
+        if let Some((line, col)) = t.first_invalid_placeholder() {
+            return Err(PromptError::validation(format!(
+                "Invalid placeholder in string: line {line}, col {col}"
+            ))
+            .with_section_path(path)
+            .with_placeholder("summary_suffix"));
+        }
+        if let Some(bad) = t
+            .placeholder_names()
+            .into_iter()
+            .find(|p| !SUFFIX_PLACEHOLDERS.contains(p))
+        {
+            return Err(
+                PromptError::validation("Summary suffix references unknown placeholder.")
+                    .with_section_path(path)
+                    .with_placeholder(bad),
+            );
+        }
+    }
+    Ok(())
+}
