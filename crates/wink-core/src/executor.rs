@@ -19,7 +19,8 @@ use wink_session::{Session, SessionTransaction, ToolInvoked};
 use crate::error::VisibilityExpansionRequired;
 use crate::render::RenderedPrompt;
 use crate::tool::{
-    Deadline, Resources, SectionExpansion, ToolContext, ToolError, ToolPayload, ToolRef, ToolResult,
+    Deadline, Resources, SectionExpansion, Tool, ToolContext, ToolError, ToolPayload, ToolRef,
+    ToolResponse, ToolResult,
 };
 
 /// Where an evaluation failed.
@@ -280,37 +281,20 @@ impl ToolExecutor {
                 call.name
             )));
         };
-        let params = match &call.arguments {
-            ToolArguments::Json(v) => v.clone(),
-            ToolArguments::Text(t) if t.trim().is_empty() => Value::Object(Default::default()),
-            ToolArguments::Text(t) => match wink_schema::parse_strict_json(t) {
-                Ok(value) => value,
-                Err(wink_schema::StrictJsonError::Syntax(_)) => {
-                    return Err(self.fatal("Failed to decode tool call arguments."));
-                }
-                // A key twice or an integer beyond 64 bits: the model can send it again.
-                Err(refused) => {
-                    let problem = match refused {
-                        wink_schema::StrictJsonError::DuplicateKey(key) => {
-                            format!("duplicate key '{key}' in the arguments")
-                        }
-                        other => format!("{other} (in the arguments)"),
-                    };
-                    let outcome = ToolCallResult {
-                        call_id: call.id.clone(),
-                        name: call.name.clone(),
-                        params: Value::Object(Default::default()),
-                        result: ToolResult::failure(format!("Tool validation failed: {problem}")),
-                        expansion: None,
-                    };
-                    self.publish(&outcome, None);
-                    return Ok(CallOutcome::Completed(outcome));
-                }
-            },
+        let params = match self.decode_arguments(call)? {
+            Ok(params) => params,
+            Err(problem) => {
+                let outcome = ToolCallResult {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    params: Value::Object(Default::default()),
+                    result: ToolResult::failure(format!("Tool validation failed: {problem}")),
+                    expansion: None,
+                };
+                self.publish(&outcome, None);
+                return Ok(CallOutcome::Completed(outcome));
+            }
         };
-        if !params.is_object() {
-            return Err(self.fatal("Tool call arguments must be a JSON object."));
-        }
         if self.deadline.is_some_and(|d| d.is_expired()) {
             return Err(PromptEvaluationError::new(
                 "Deadline exceeded before running the tool.",
@@ -339,28 +323,64 @@ impl ToolExecutor {
                 None,
             )));
         }
-        // Coerce like WINK's parser ("42" → 42 where an integer is expected), then validate.
-        let params = wink_schema::coerce(tool.parameters(), &params);
-        if let Err(errors) = wink_schema::validate(tool.parameters(), &params) {
-            // WINK stops at the first problem; the other modes report every problem at once.
-            let text = match rendered.map(RenderedPrompt::disclosure) {
-                Some(crate::DisclosureMode::Wink) => errors
-                    .errors()
-                    .first()
-                    .map(ToString::to_string)
-                    .unwrap_or_else(|| errors.to_string()),
-                _ => errors.to_string(),
-            };
-            return Ok(CallOutcome::Completed(finish(
-                ToolResult::failure(format!("Tool validation failed: {text}")),
-                None,
-            )));
+        let params = match validated_params(tool.as_ref(), &params, rendered) {
+            Ok(params) => params,
+            Err(text) => {
+                return Ok(CallOutcome::Completed(finish(
+                    ToolResult::failure(format!("Tool validation failed: {text}")),
+                    None,
+                )));
+            }
+        };
+        let (undo, mut context) = self.call_context(call, rendered, isolation.as_ref())?;
+        let outcome = tool.invoke(params, &mut context).await;
+        let failed = !matches!(&outcome, Ok(response) if response.result.success);
+        if failed {
+            self.undo_call(call, undo.as_ref(), isolation.take())?;
         }
-        let undo = match isolation.as_ref() {
+        self.settle(call, outcome, rendered, finish)
+    }
+
+    /// The call's arguments as a JSON object. `Ok(Err(problem))` when the model can send them
+    /// again (a key twice, an integer beyond 64 bits); other malformed arguments are fatal.
+    fn decode_arguments(
+        &self,
+        call: &ToolCall,
+    ) -> Result<Result<Value, String>, PromptEvaluationError> {
+        let params = match &call.arguments {
+            ToolArguments::Json(v) => v.clone(),
+            ToolArguments::Text(t) if t.trim().is_empty() => Value::Object(Default::default()),
+            ToolArguments::Text(t) => match wink_schema::parse_strict_json(t) {
+                Ok(value) => value,
+                Err(wink_schema::StrictJsonError::Syntax(_)) => {
+                    return Err(self.fatal("Failed to decode tool call arguments."));
+                }
+                Err(wink_schema::StrictJsonError::DuplicateKey(key)) => {
+                    return Ok(Err(format!("duplicate key '{key}' in the arguments")));
+                }
+                Err(other) => return Ok(Err(format!("{other} (in the arguments)"))),
+            },
+        };
+        if !params.is_object() {
+            return Err(self.fatal("Tool call arguments must be a JSON object."));
+        }
+        Ok(Ok(params))
+    }
+
+    /// What the call runs with: a checkpoint to undo it by (none inside a transaction, which
+    /// is undone by discarding it) and the tool context (the transaction's session and
+    /// filesystem member when there is one).
+    fn call_context(
+        &self,
+        call: &ToolCall,
+        rendered: Option<&RenderedPrompt>,
+        isolation: Option<&Isolation>,
+    ) -> Result<(Option<Checkpoint>, ToolContext), PromptEvaluationError> {
+        let undo = match isolation {
             Some(Isolation::Transaction { .. }) => None,
             _ => Some(self.checkpoint(&format!("'{}'", call.name))?),
         };
-        let (session, resources) = match isolation.as_ref() {
+        let (session, resources) = match isolation {
             Some(Isolation::Transaction {
                 session,
                 filesystem,
@@ -373,31 +393,7 @@ impl ToolExecutor {
             }
             _ => (self.session.clone(), self.resources.clone()),
         };
-        let mut rollback = || -> Result<(), PromptEvaluationError> {
-            match (&undo, isolation.take()) {
-                (Some(undo), _) => self.rewind(undo, &format!("'{}'", call.name)),
-                (None, Some(Isolation::Transaction { filesystem, .. })) => {
-                    if let Some((batch, index)) = filesystem {
-                        let skipped = batch.discard(index).map_err(|e| {
-                            self.fatal(format!(
-                                "Could not undo the filesystem changes of '{}': {e}",
-                                call.name
-                            ))
-                        })?;
-                        if !skipped.is_empty() {
-                            tracing::warn!(
-                                tool = %call.name,
-                                skipped = ?skipped,
-                                "Undoing a failed call dropped concurrent changes that depended on it."
-                            );
-                        }
-                    }
-                    Ok(())
-                }
-                (None, _) => Ok(()),
-            }
-        };
-        let mut context = ToolContext {
+        let context = ToolContext {
             session,
             telemetry: self.session.clone(),
             resources,
@@ -406,33 +402,64 @@ impl ToolExecutor {
             prompt_name: Some(self.prompt_name.clone()),
             rendered_text: rendered.map(|r| Arc::<str>::from(r.text.as_str())),
         };
-        let outcome = tool.invoke(params.clone(), &mut context).await;
-        match outcome {
-            Ok(response) => {
-                if !response.result.success {
-                    rollback()?;
+        Ok((undo, context))
+    }
+
+    /// Undoes a failed call: rewinds to its checkpoint, or discards its filesystem changes
+    /// from the transaction's batch.
+    fn undo_call(
+        &self,
+        call: &ToolCall,
+        undo: Option<&Checkpoint>,
+        isolation: Option<Isolation>,
+    ) -> Result<(), PromptEvaluationError> {
+        match (undo, isolation) {
+            (Some(undo), _) => self.rewind(undo, &format!("'{}'", call.name)),
+            (None, Some(Isolation::Transaction { filesystem, .. })) => {
+                if let Some((batch, index)) = filesystem {
+                    let skipped = batch.discard(index).map_err(|e| {
+                        self.fatal(format!(
+                            "Could not undo the filesystem changes of '{}': {e}",
+                            call.name
+                        ))
+                    })?;
+                    if !skipped.is_empty() {
+                        tracing::warn!(
+                            tool = %call.name,
+                            skipped = ?skipped,
+                            "Undoing a failed call dropped concurrent changes that depended on it."
+                        );
+                    }
                 }
-                Ok(CallOutcome::Completed(finish(
-                    response.result,
-                    response.expansion,
-                )))
+                Ok(())
             }
-            Err(ToolError::Validation(m)) => {
-                rollback()?;
-                Ok(CallOutcome::Completed(finish(
-                    ToolResult::failure(format!("Tool validation failed: {m}")),
-                    None,
-                )))
-            }
-            Err(ToolError::Failed(m)) => {
-                rollback()?;
-                Ok(CallOutcome::Completed(finish(
-                    ToolResult::failure(format!("Tool '{}' execution failed: {m}", call.name)),
-                    None,
-                )))
-            }
+            (None, _) => Ok(()),
+        }
+    }
+
+    /// The outcome of an invoked tool (already undone when it failed): a completed call, an
+    /// expansion request, or a fatal error.
+    fn settle(
+        &self,
+        call: &ToolCall,
+        outcome: Result<ToolResponse, ToolError>,
+        rendered: Option<&RenderedPrompt>,
+        finish: impl Fn(ToolResult<ToolPayload>, Option<SectionExpansion>) -> ToolCallResult,
+    ) -> Result<CallOutcome, PromptEvaluationError> {
+        match outcome {
+            Ok(response) => Ok(CallOutcome::Completed(finish(
+                response.result,
+                response.expansion,
+            ))),
+            Err(ToolError::Validation(m)) => Ok(CallOutcome::Completed(finish(
+                ToolResult::failure(format!("Tool validation failed: {m}")),
+                None,
+            ))),
+            Err(ToolError::Failed(m)) => Ok(CallOutcome::Completed(finish(
+                ToolResult::failure(format!("Tool '{}' execution failed: {m}", call.name)),
+                None,
+            ))),
             Err(ToolError::ExpansionRequired(e)) => {
-                rollback()?;
                 // Seed 000: the call's value is `OpenSectionsResult { requested_overrides }`;
                 // WINK v0.17 raises instead, so `wink` mode records the message alone.
                 let result = match rendered.map(RenderedPrompt::disclosure) {
@@ -445,18 +472,12 @@ impl ToolExecutor {
                 finish(result, None);
                 Ok(CallOutcome::ExpansionRequired(*e))
             }
-            Err(ToolError::DeadlineExceeded) => {
-                rollback()?;
-                Err(PromptEvaluationError::new(
-                    format!("Deadline exceeded while running tool '{}'.", call.name),
-                    self.prompt_name.clone(),
-                    EvaluationPhase::Tool,
-                ))
-            }
-            Err(ToolError::Fatal(m)) => {
-                rollback()?;
-                Err(self.fatal(m))
-            }
+            Err(ToolError::DeadlineExceeded) => Err(PromptEvaluationError::new(
+                format!("Deadline exceeded while running tool '{}'.", call.name),
+                self.prompt_name.clone(),
+                EvaluationPhase::Tool,
+            )),
+            Err(ToolError::Fatal(m)) => Err(self.fatal(m)),
         }
     }
 
@@ -608,4 +629,27 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
             Poll::Pending => std::thread::park(),
         }
     }
+}
+
+/// The arguments coerced like WINK's parser (`"42"` → 42 where an integer is expected) and
+/// validated against the tool's schema; the failure text otherwise. WINK stops at the first
+/// problem; the other modes report every problem at once.
+fn validated_params(
+    tool: &dyn Tool,
+    params: &Value,
+    rendered: Option<&RenderedPrompt>,
+) -> Result<Value, String> {
+    let params = wink_schema::coerce(tool.parameters(), params);
+    if let Err(errors) = wink_schema::validate(tool.parameters(), &params) {
+        let text = match rendered.map(RenderedPrompt::disclosure) {
+            Some(crate::DisclosureMode::Wink) => errors
+                .errors()
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| errors.to_string()),
+            _ => errors.to_string(),
+        };
+        return Err(text);
+    }
+    Ok(params)
 }

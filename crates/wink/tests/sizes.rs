@@ -22,7 +22,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/wink-agent/src/inner.rs", "on_tool_outcomes", 117),
     ("crates/wink-agent/src/subagent/run.rs", "run_child", 154),
     ("crates/wink-cli/src/cmd/run.rs", "run", 183),
-    ("crates/wink-core/src/executor.rs", "run_call", 184),
     (
         "unified_read_section",
         114,
