@@ -21,7 +21,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/wink-agent/src/inner/screen.rs", "screen_calls", 127),
     ("crates/wink-agent/src/inner.rs", "on_tool_outcomes", 117),
     ("crates/wink-agent/src/subagent/run.rs", "run_child", 154),
-    ("crates/wink-cli/src/cmd/run.rs", "run", 183),
     (
         "unified_read_section",
         114,

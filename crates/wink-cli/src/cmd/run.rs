@@ -263,14 +263,93 @@ impl StreamSink for TerminalStream {
     }
 }
 
+/// `wink run`, in steps: arguments → validated settings → session (prompt, model, log) →
+/// execute → transcript → report.
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let policy = parse_policy(&args.policy)?;
-    if let Some(path) = &args.transcript {
-        check_writable(path).map_err(|e| usage(format!("--transcript: {e}")))?;
+    let settings = Settings::from_args(args)?;
+    let opened = open(args, &settings)?;
+    let stream = TerminalStream {
+        wrote: AtomicBool::new(false),
+    };
+    let (result, budget) = execute(args, &settings, &opened, &stream)?;
+    // A transcript that cannot be written is reported after the answer, never instead of it.
+    let transcript_error = match &args.transcript {
+        Some(path) => write_transcript(path, &result).err(),
+        None => None,
+    };
+    let provider_failure = result.provider_failure().cloned();
+    let code = report_outcome(
+        result.outcome,
+        settings.streaming,
+        &stream,
+        &budget,
+        provider_failure,
+    )?;
+    match transcript_error {
+        None => Ok(code),
+        Some(error) => {
+            eprintln!("error: {error:#}");
+            Ok(ExitCode::from(crate::exit::FAILURE))
+        }
     }
-    let timeout = super::common::timeout_flag(args.timeout)?;
-    let streaming = args.stream || std::io::stdout().is_terminal();
-    let model_options = args.model.options(streaming, args.verbose);
+}
+
+/// The flags checked before anything is loaded.
+struct Settings {
+    policy: ExpansionPolicy,
+    timeout: Option<std::time::Duration>,
+    /// Answers stream to the terminal (`--stream`, or stdout is a terminal).
+    streaming: bool,
+}
+
+impl Settings {
+    fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
+        let policy = parse_policy(&args.policy)?;
+        if let Some(path) = &args.transcript {
+            check_writable(path).map_err(|e| usage(format!("--transcript: {e}")))?;
+        }
+        let timeout = super::common::timeout_flag(args.timeout)?;
+        let streaming = args.stream || std::io::stdout().is_terminal();
+        Ok(Settings {
+            policy,
+            timeout,
+            streaming,
+        })
+    }
+
+    /// The run's budget; a timeout starts counting now.
+    fn budget(&self, args: &RunArgs) -> Budget {
+        Budget {
+            max_model_calls: match args.max_model_calls {
+                None => Some(DEFAULT_MAX_MODEL_CALLS),
+                Some(Limit::Unlimited) => None,
+                Some(Limit::At(n)) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
+            },
+            max_tool_calls: args.max_tool_calls,
+            max_input_tokens: match args.max_input_tokens {
+                Some(Limit::At(n)) => Some(n),
+                _ => None,
+            },
+            max_output_tokens: args.max_output_tokens,
+            deadline: self.timeout.map(Deadline::after),
+        }
+    }
+}
+
+/// The prompt prepared in its session, the model, the calls made before the first model call,
+/// and the session log kept open for the whole run.
+struct Opened {
+    prepared: super::common::PreparedPrompt,
+    adapter: std::sync::Arc<dyn wink_agent::ProviderAdapter>,
+    opening_calls: Vec<ToolCall>,
+    _log: Option<std::sync::Arc<wink_store::SessionLog>>,
+}
+
+/// Opens the session (resuming `--session` when it exists), prepares the prompt in it, builds
+/// the model, decides deferred catalogs for its window, pre-opens sections, and creates the
+/// session log when `--session` names a new file.
+fn open(args: &RunArgs, settings: &Settings) -> anyhow::Result<Opened> {
+    let model_options = args.model.options(settings.streaming, args.verbose);
     let fsync = wink_store::FsyncPolicy::EveryEvent;
     let (session, mut log) = match &args.session {
         Some(path) if path.exists() => {
@@ -297,7 +376,34 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         &prepared.loaded.template,
         &prepared.session,
     )?;
-    // Catalogs with `defer: auto` decide for this model's window.
+    decide_catalogs(args, &mut prepared, adapter.as_ref())?;
+    let opening_calls = preopen_calls(args, &prepared)?;
+    if let (Some(path), None) = (&args.session, &log) {
+        log = Some(
+            wink_store::SessionLog::create_for_prompt(
+                path,
+                &prepared.session,
+                fsync,
+                Some(identity),
+            )
+            .map_err(|e| usage(format!("--session: {e}")))?,
+        );
+    }
+    Ok(Opened {
+        prepared,
+        adapter,
+        opening_calls,
+        _log: log,
+    })
+}
+
+/// Catalogs with `defer: auto` decide for this model's window; every decision but `always` is
+/// reported.
+fn decide_catalogs(
+    args: &RunArgs,
+    prepared: &mut super::common::PreparedPrompt,
+    adapter: &dyn wink_agent::ProviderAdapter,
+) -> anyhow::Result<()> {
     let window = args
         .model
         .context_size
@@ -320,54 +426,50 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let mut opening_calls = Vec::new();
-    if let Some(k) = super::common::effective_preopen(
+    Ok(())
+}
+
+/// The sections pre-opened for the input (`--preopen`), reported, and the calls that open them.
+fn preopen_calls(
+    args: &RunArgs,
+    prepared: &super::common::PreparedPrompt,
+) -> anyhow::Result<Vec<ToolCall>> {
+    let Some(k) = super::common::effective_preopen(
         args.preopen,
         prepared.loaded.preopen,
         &args.model.model,
         prepared.prompt.template().disclosure(),
-    ) {
-        let preopened =
-            super::common::preopen(&prepared, args.input.as_deref(), k, &args.preopen_style)?;
-        if !preopened.opened.is_empty() {
-            let keys: Vec<&str> = preopened.opened.iter().map(|(k, _)| k.as_str()).collect();
-            eprintln!("wink run: pre-opened {}", keys.join(", "));
-        }
-        for call in &preopened.calls {
-            if let (wink_catalog::TOOL_DESCRIBE, wink_core::ToolArguments::Json(args)) =
-                (call.name.as_str(), &call.arguments)
-            {
-                eprintln!("wink run: pre-described {}", args["names"]);
-            }
-        }
-        opening_calls = preopened.calls;
-    }
-    if let (Some(path), None) = (&args.session, &log) {
-        log = Some(
-            wink_store::SessionLog::create_for_prompt(
-                path,
-                &prepared.session,
-                fsync,
-                Some(identity),
-            )
-            .map_err(|e| usage(format!("--session: {e}")))?,
-        );
-    }
-    let _journal = log; // keeps the session log open for the whole run
-    let budget = Budget {
-        max_model_calls: match args.max_model_calls {
-            None => Some(DEFAULT_MAX_MODEL_CALLS),
-            Some(Limit::Unlimited) => None,
-            Some(Limit::At(n)) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
-        },
-        max_tool_calls: args.max_tool_calls,
-        max_input_tokens: match args.max_input_tokens {
-            Some(Limit::At(n)) => Some(n),
-            _ => None,
-        },
-        max_output_tokens: args.max_output_tokens,
-        deadline: timeout.map(Deadline::after),
+    ) else {
+        return Ok(Vec::new());
     };
+    let preopened =
+        super::common::preopen(prepared, args.input.as_deref(), k, &args.preopen_style)?;
+    if !preopened.opened.is_empty() {
+        let keys: Vec<&str> = preopened.opened.iter().map(|(k, _)| k.as_str()).collect();
+        eprintln!("wink run: pre-opened {}", keys.join(", "));
+    }
+    for call in &preopened.calls {
+        if let (wink_catalog::TOOL_DESCRIBE, wink_core::ToolArguments::Json(args)) =
+            (call.name.as_str(), &call.arguments)
+        {
+            eprintln!("wink run: pre-described {}", args["names"]);
+        }
+    }
+    Ok(preopened.calls)
+}
+
+/// Runs the main loop to its outcome on a current-thread runtime and reports what it spent;
+/// returns the result and the budget it ran under.
+fn execute(
+    args: &RunArgs,
+    settings: &Settings,
+    opened: &Opened,
+    stream: &TerminalStream,
+) -> anyhow::Result<(wink_agent::RunResult, Budget)> {
+    let Opened {
+        prepared, adapter, ..
+    } = opened;
+    let budget = settings.budget(args);
     let tracker = wink_agent::BudgetTracker::new(budget);
     let resources = match &prepared.loaded.subagents {
         // dispatch_subagent runs each child on the same model, spending from the run's budget.
@@ -387,19 +489,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         derive_input_budget: args.max_input_tokens.is_none(),
         resources,
         max_expansions: args.max_expansions,
-        policy,
-        opening_calls,
+        policy: settings.policy,
+        opening_calls: opened.opening_calls.clone(),
     };
     let progress = Progress {
         verbose: args.verbose,
         started: Instant::now(),
     };
-    let stream = TerminalStream {
-        wrote: AtomicBool::new(false),
-    };
     let hooks = RunHooks {
         observer: Some(&progress),
-        stream: streaming.then_some(&stream as &dyn StreamSink),
+        stream: settings.streaming.then_some(stream as &dyn StreamSink),
     };
     eprintln!(
         "wink run: {} with {} ({})",
@@ -427,26 +526,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         spent.usage.output_tokens,
         result.restarts
     );
-    // A transcript that cannot be written is reported after the answer, never instead of it.
-    let transcript_error = match &args.transcript {
-        Some(path) => write_transcript(path, &result).err(),
-        None => None,
-    };
-    let provider_failure = result.provider_failure().cloned();
-    let code = report_outcome(
-        result.outcome,
-        streaming,
-        &stream,
-        &budget,
-        provider_failure,
-    )?;
-    match transcript_error {
-        None => Ok(code),
-        Some(error) => {
-            eprintln!("error: {error:#}");
-            Ok(ExitCode::from(crate::exit::FAILURE))
-        }
-    }
+    Ok((result, budget))
 }
 
 /// The prompt a session log records: ns, key and the sha256 of the prompt file.
