@@ -26,7 +26,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
         114,
     ),
     ("crates/wink-embed/src/tokenizer.rs", "parse", 105),
-    ("crates/wink-fs/src/conformance.rs", "", 841),
     ("crates/wink-local/src/model.rs", "", 947),
     ("crates/wink-promptfile/src/lib.rs", "", 804),
     (
