@@ -27,7 +27,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
     ),
     ("crates/wink-embed/src/tokenizer.rs", "parse", 105),
     ("crates/wink-local/src/model.rs", "", 947),
-    ("crates/wink-promptfile/src/lib.rs", "", 804),
     (
         "crates/wink-providers/src/anthropic.rs",
         "encode_mapped",
