@@ -347,19 +347,7 @@ impl Filesystem for InMemoryFilesystem {
         content: &[u8],
         mode: WriteMode,
     ) -> Result<WriteResult, FsError> {
-        let normalized = normalize_path(path)?;
-        if normalized.is_empty() {
-            return Err(FsError::IsADirectory {
-                path: ".".to_owned(),
-            });
-        }
-        if content.len() > self.limits.max_write_bytes {
-            return Err(FsError::WriteTooLarge {
-                path: normalized,
-                size_bytes: content.len(),
-                limit_bytes: self.limits.max_write_bytes,
-            });
-        }
+        let normalized = text::write_target(path, content.len(), self.limits.max_write_bytes)?;
         self.store(
             &normalized,
             Content::from_bytes(content.to_vec()),

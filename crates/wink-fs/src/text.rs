@@ -113,6 +113,34 @@ pub fn read_page(
     Ok(window.finish())
 }
 
+/// The normalised path a whole-file write of `size_bytes` goes to, with the checks every
+/// backend makes before touching anything: the root is a directory, and the content must fit
+/// `max_write_bytes`.
+///
+/// # Errors
+/// The errors of [`normalize_path`](crate::normalize_path), [`FsError::IsADirectory`] for the
+/// root, [`FsError::WriteTooLarge`].
+pub fn write_target(
+    path: &str,
+    size_bytes: usize,
+    max_write_bytes: usize,
+) -> Result<String, FsError> {
+    let normalized = path::normalize_path(path)?;
+    if normalized.is_empty() {
+        return Err(FsError::IsADirectory {
+            path: ".".to_owned(),
+        });
+    }
+    if size_bytes > max_write_bytes {
+        return Err(FsError::WriteTooLarge {
+            path: normalized,
+            size_bytes,
+            limit_bytes: max_write_bytes,
+        });
+    }
+    Ok(normalized)
+}
+
 /// Replace `old` with `new` in `text`: exactly one occurrence unless `replace_all`.
 ///
 /// Returns the new text and the number of replacements.

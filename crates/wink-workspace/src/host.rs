@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use wink_fs::path::{display_path, join, parent_of, relative_to};
-use wink_fs::text::{GrepQuery, ReadWindow, apply_edit};
+use wink_fs::text::{GrepQuery, ReadWindow, apply_edit, write_target};
 use wink_fs::{
     EditResult, FileInfo, FileKind, Filesystem, FilesystemId, FsError, FsLimits, FsSnapshot,
     GlobPattern, GrepMatch, ReadResult, WriteMode, WriteResult, normalize_path,
@@ -281,19 +281,7 @@ impl Filesystem for HostFilesystem {
         content: &[u8],
         mode: WriteMode,
     ) -> Result<WriteResult, FsError> {
-        let normalized = normalize_path(path)?;
-        if normalized.is_empty() {
-            return Err(FsError::IsADirectory {
-                path: ".".to_owned(),
-            });
-        }
-        if content.len() > self.limits.max_write_bytes {
-            return Err(FsError::WriteTooLarge {
-                path: normalized,
-                size_bytes: content.len(),
-                limit_bytes: self.limits.max_write_bytes,
-            });
-        }
+        let normalized = write_target(path, content.len(), self.limits.max_write_bytes)?;
         let _guard = self.exclusive();
         let resolved = self.resolver.resolve(&normalized, Walk::CREATE_PARENTS)?;
         let (mut handle, created) = match (&resolved.leaf, mode) {
