@@ -42,7 +42,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
         "on_event",
         120,
     ),
-    ("crates/wink-search/src/index/mod.rs", "build", 123),
     ("crates/wink-store/src/show.rs", "fold", 101),
 ];
 

@@ -96,122 +96,13 @@ impl SearchIndex {
     /// Never in practice: more than `u32::MAX` documents or postings would not fit in memory
     /// anyway, and they are the only limit.
     pub fn build(documents: Vec<ToolDocument>, config: IndexConfig) -> SearchIndex {
-        let document_count = documents.len();
-        let weights = config.weights.by_field();
-        let mut term_ids: TermMap<u32> = TermMap::default();
-        let mut counts: Vec<FieldCount> = Vec::new();
-        let mut counts_start: Vec<usize> = Vec::with_capacity(document_count + 1);
-        let mut field_lengths: Vec<[u32; FIELD_COUNT]> = Vec::with_capacity(document_count);
-        let mut occurrences: Vec<(u32, u8)> = Vec::new();
-        let mut document_frequency: Vec<u32> = Vec::new();
-
-        for document in &documents {
-            occurrences.clear();
-            let mut add = |text: &str, field: usize| {
-                // Terms of a field that counts for nothing are not indexed at all.
-                if weights[field] <= 0.0 {
-                    return;
-                }
-                config.tokenizer.for_each_term(text, |term| {
-                    let id = match term_ids.get(term) {
-                        Some(&id) => id,
-                        None => {
-                            let id = to_u32(term_ids.len());
-                            term_ids.insert(term.to_owned(), id);
-                            document_frequency.push(0);
-                            id
-                        }
-                    };
-                    occurrences.push((id, field as u8));
-                });
-            };
-            add(&document.name, NAME);
-            add(&document.summary, SUMMARY);
-            add(&document.description, DESCRIPTION);
-            for parameter in &document.parameters {
-                add(&parameter.name, PARAM_NAMES);
-                add(&parameter.description, PARAM_DESCRIPTIONS);
-            }
-            for tag in &document.tags {
-                add(tag, TAGS);
-            }
-            occurrences.sort_unstable();
-            let mut lengths = [0u32; FIELD_COUNT];
-            counts_start.push(counts.len());
-            let mut previous_term = None;
-            for group in occurrences.chunk_by(|a, b| a == b) {
-                let (term, field) = group[0];
-                lengths[usize::from(field)] += to_u32(group.len());
-                counts.push(FieldCount {
-                    term,
-                    field,
-                    count: u16::try_from(group.len()).unwrap_or(u16::MAX),
-                });
-                if previous_term != Some(term) {
-                    document_frequency[term as usize] += 1;
-                    previous_term = Some(term);
-                }
-            }
-            field_lengths.push(lengths);
-        }
-        counts_start.push(counts.len());
-
-        let scorer = Scorer::new(&config, &field_lengths, document_count);
-        let mut postings_start = Vec::with_capacity(document_frequency.len() + 1);
-        let mut total = 0u32;
-        for &frequency in &document_frequency {
-            postings_start.push(total);
-            total += frequency;
-        }
-        postings_start.push(total);
-        let mut cursor: Vec<u32> = postings_start[..document_frequency.len()].to_vec();
-        let mut posting_documents = vec![0u32; total as usize];
-        let mut posting_impacts = vec![0f32; total as usize];
-        for (document, lengths) in field_lengths.iter().enumerate() {
-            let own = &counts[counts_start[document]..counts_start[document + 1]];
-            for group in own.chunk_by(|a, b| a.term == b.term) {
-                let term = group[0].term as usize;
-                let mut by_field = [0u16; FIELD_COUNT];
-                for count in group {
-                    by_field[usize::from(count.field)] = count.count;
-                }
-                let idf = scorer.idf(document_frequency[term]);
-                let slot = cursor[term] as usize;
-                cursor[term] += 1;
-                posting_documents[slot] = to_u32(document);
-                // Kept strictly positive: a zero score marks an untouched document at query time.
-                posting_impacts[slot] =
-                    (idf * scorer.saturated(&by_field, lengths)).max(f32::MIN_POSITIVE);
-            }
-        }
-
-        let mut by_name: Vec<u32> = (0..to_u32(document_count)).collect();
-        by_name.sort_by(|&a, &b| documents[a as usize].name.cmp(&documents[b as usize].name));
-        let mut name_rank = vec![0u32; document_count];
-        for (rank, &document) in by_name.iter().enumerate() {
-            name_rank[document as usize] = to_u32(rank);
-        }
-        let mut by_name: HashMap<String, u32> = HashMap::with_capacity(document_count);
-        for (position, document) in documents.iter().enumerate().rev() {
-            by_name.insert(document.name.clone(), to_u32(position));
-        }
-        let mut by_lowercase_name: HashMap<String, Vec<(u32, bool)>> = HashMap::new();
-        for (position, document) in documents.iter().enumerate() {
-            let needs_marking = match config.exact_names {
-                ExactNameRule::Off => continue,
-                ExactNameRule::AnyName => false,
-                ExactNameRule::CompoundOrQuoted => !is_compound(&document.name),
-            };
-            by_lowercase_name
-                .entry(document.name.to_lowercase())
-                .or_default()
-                .push((to_u32(position), needs_marking));
-        }
-
+        let terms = TermCounts::count(&documents, &config);
+        let (postings_start, posting_documents, posting_impacts) = terms.postings(&config);
+        let (name_rank, by_name, by_lowercase_name) = name_lookups(&documents, &config);
         SearchIndex {
             documents,
             config,
-            term_ids,
+            term_ids: terms.term_ids,
             postings_start,
             posting_documents,
             posting_impacts,
@@ -461,6 +352,171 @@ impl SearchIndex {
         }
     }
 }
+
+/// Every document's term counts by field, in one pass over the documents.
+struct TermCounts {
+    term_ids: TermMap<u32>,
+    /// `(term, field, count)` of every document, documents one after the other.
+    counts: Vec<FieldCount>,
+    /// Where each document's counts start in `counts` (and one past the last).
+    counts_start: Vec<usize>,
+    field_lengths: Vec<[u32; FIELD_COUNT]>,
+    document_frequency: Vec<u32>,
+}
+
+impl TermCounts {
+    fn count(documents: &[ToolDocument], config: &IndexConfig) -> Self {
+        let document_count = documents.len();
+        let weights = config.weights.by_field();
+        let mut term_ids: TermMap<u32> = TermMap::default();
+        let mut counts: Vec<FieldCount> = Vec::new();
+        let mut counts_start: Vec<usize> = Vec::with_capacity(document_count + 1);
+        let mut field_lengths: Vec<[u32; FIELD_COUNT]> = Vec::with_capacity(document_count);
+        let mut occurrences: Vec<(u32, u8)> = Vec::new();
+        let mut document_frequency: Vec<u32> = Vec::new();
+
+        for document in documents {
+            occurrences.clear();
+            let mut add = |text: &str, field: usize| {
+                // Terms of a field that counts for nothing are not indexed at all.
+                if weights[field] <= 0.0 {
+                    return;
+                }
+                config.tokenizer.for_each_term(text, |term| {
+                    let id = match term_ids.get(term) {
+                        Some(&id) => id,
+                        None => {
+                            let id = to_u32(term_ids.len());
+                            term_ids.insert(term.to_owned(), id);
+                            document_frequency.push(0);
+                            id
+                        }
+                    };
+                    occurrences.push((id, field as u8));
+                });
+            };
+            add(&document.name, NAME);
+            add(&document.summary, SUMMARY);
+            add(&document.description, DESCRIPTION);
+            for parameter in &document.parameters {
+                add(&parameter.name, PARAM_NAMES);
+                add(&parameter.description, PARAM_DESCRIPTIONS);
+            }
+            for tag in &document.tags {
+                add(tag, TAGS);
+            }
+            occurrences.sort_unstable();
+            let mut lengths = [0u32; FIELD_COUNT];
+            counts_start.push(counts.len());
+            let mut previous_term = None;
+            for group in occurrences.chunk_by(|a, b| a == b) {
+                let (term, field) = group[0];
+                lengths[usize::from(field)] += to_u32(group.len());
+                counts.push(FieldCount {
+                    term,
+                    field,
+                    count: u16::try_from(group.len()).unwrap_or(u16::MAX),
+                });
+                if previous_term != Some(term) {
+                    document_frequency[term as usize] += 1;
+                    previous_term = Some(term);
+                }
+            }
+            field_lengths.push(lengths);
+        }
+        counts_start.push(counts.len());
+
+        TermCounts {
+            term_ids,
+            counts,
+            counts_start,
+            field_lengths,
+            document_frequency,
+        }
+    }
+
+    /// The postings: for each term its documents and their BM25 impacts, laid out term after
+    /// term (`postings_start` holds where each term's run starts, and one past the last).
+    fn postings(&self, config: &IndexConfig) -> (Vec<u32>, Vec<u32>, Vec<f32>) {
+        let TermCounts {
+            counts,
+            counts_start,
+            field_lengths,
+            document_frequency,
+            ..
+        } = self;
+        let document_count = field_lengths.len();
+        let scorer = Scorer::new(config, field_lengths, document_count);
+        let mut postings_start = Vec::with_capacity(document_frequency.len() + 1);
+        let mut total = 0u32;
+        for &frequency in document_frequency {
+            postings_start.push(total);
+            total += frequency;
+        }
+        postings_start.push(total);
+        let mut cursor: Vec<u32> = postings_start[..document_frequency.len()].to_vec();
+        let mut posting_documents = vec![0u32; total as usize];
+        let mut posting_impacts = vec![0f32; total as usize];
+        for (document, lengths) in field_lengths.iter().enumerate() {
+            let own = &counts[counts_start[document]..counts_start[document + 1]];
+            for group in own.chunk_by(|a, b| a.term == b.term) {
+                let term = group[0].term as usize;
+                let mut by_field = [0u16; FIELD_COUNT];
+                for count in group {
+                    by_field[usize::from(count.field)] = count.count;
+                }
+                let idf = scorer.idf(document_frequency[term]);
+                let slot = cursor[term] as usize;
+                cursor[term] += 1;
+                posting_documents[slot] = to_u32(document);
+                // Kept strictly positive: a zero score marks an untouched document at query time.
+                posting_impacts[slot] =
+                    (idf * scorer.saturated(&by_field, lengths)).max(f32::MIN_POSITIVE);
+            }
+        }
+
+        (postings_start, posting_documents, posting_impacts)
+    }
+}
+
+/// Each document's rank by name, the first document of each name, and the documents by
+/// lowercase name for the exact-name rule.
+#[allow(clippy::type_complexity)]
+fn name_lookups(
+    documents: &[ToolDocument],
+    config: &IndexConfig,
+) -> (
+    Vec<u32>,
+    HashMap<String, u32>,
+    HashMap<String, Vec<(u32, bool)>>,
+) {
+    let document_count = documents.len();
+    let mut by_name: Vec<u32> = (0..to_u32(document_count)).collect();
+    by_name.sort_by(|&a, &b| documents[a as usize].name.cmp(&documents[b as usize].name));
+    let mut name_rank = vec![0u32; document_count];
+    for (rank, &document) in by_name.iter().enumerate() {
+        name_rank[document as usize] = to_u32(rank);
+    }
+    let mut by_name: HashMap<String, u32> = HashMap::with_capacity(document_count);
+    for (position, document) in documents.iter().enumerate().rev() {
+        by_name.insert(document.name.clone(), to_u32(position));
+    }
+    let mut by_lowercase_name: HashMap<String, Vec<(u32, bool)>> = HashMap::new();
+    for (position, document) in documents.iter().enumerate() {
+        let needs_marking = match config.exact_names {
+            ExactNameRule::Off => continue,
+            ExactNameRule::AnyName => false,
+            ExactNameRule::CompoundOrQuoted => !is_compound(&document.name),
+        };
+        by_lowercase_name
+            .entry(document.name.to_lowercase())
+            .or_default()
+            .push((to_u32(position), needs_marking));
+    }
+
+    (name_rank, by_name, by_lowercase_name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
