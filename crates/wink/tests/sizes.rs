@@ -21,10 +21,6 @@ const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/wink-agent/src/inner/screen.rs", "screen_calls", 127),
     ("crates/wink-agent/src/inner.rs", "on_tool_outcomes", 117),
     ("crates/wink-agent/src/subagent/run.rs", "run_child", 154),
-    (
-        "unified_read_section",
-        114,
-    ),
     ("crates/wink-embed/src/tokenizer.rs", "parse", 105),
     ("crates/wink-local/src/model.rs", "", 947),
     (
