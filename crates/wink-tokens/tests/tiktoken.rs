@@ -169,7 +169,7 @@ fn corpus() -> Vec<(String, String)> {
             "data/bfcl/BFCL_v4_live_multiple.json",
             "crates/wink-tokens/src/bpe.rs",
             "crates/wink-tokens/src/split.rs",
-            "crates/wink-core/src/render.rs",
+            "crates/wink-core/src/render/read_section.rs",
         ]
         .iter()
         .map(|f| root.join(f)),
