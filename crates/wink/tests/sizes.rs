@@ -17,12 +17,9 @@ const MAX_FN_LINES: usize = 100;
 /// Known offenders, as `(path from the workspace root, function name or "" for the file, length)`.
 /// The length is the most an entry may have; lower it (or remove the entry) when the code shrinks.
 const ALLOWED: &[(&str, &str, usize)] = &[
-    ("crates/wink-agent/src/driver.rs", "", 811),
     ("crates/wink-agent/src/inner/screen.rs", "screen_calls", 127),
     ("crates/wink-agent/src/inner.rs", "on_tool_outcomes", 117),
-    ("crates/wink-agent/src/subagent/run.rs", "run_child", 154),
     ("crates/wink-embed/src/tokenizer.rs", "parse", 105),
-    ("crates/wink-local/src/model.rs", "", 947),
     (
         "crates/wink-providers/src/anthropic.rs",
         "encode_mapped",

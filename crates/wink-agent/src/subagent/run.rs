@@ -7,7 +7,7 @@ use wink_core::{ToolContext, python_json};
 use wink_session::{Session, Snapshot, Timestamp, TokenUsage, ToolInvoked};
 
 use super::guard::{CatchUnwind, Meter, MeteredAdapter};
-use super::report::{collect_report, push_unique, summarize};
+use super::report::{ChildReport, collect_report, push_unique, summarize};
 use super::section::{Hydrator, Shared, subagent_depth};
 use super::task::{compose, snapshot_summary, task_message};
 use super::telemetry::{Forwarding, SubagentEvent};
@@ -18,7 +18,8 @@ use super::{
 use crate::budget::BudgetTracker;
 use crate::inner::{LoopConfig, LoopOutcome};
 use crate::main_loop::{MainLoop, MainLoopConfig, RunHooks};
-use wink_model::ProviderAdapter;
+use wink_core::Prompt;
+use wink_model::{ProviderAdapter, ProviderError};
 
 /// Records a [`SubagentRun`] in the parent when finished — or, when dropped unfinished (the call
 /// was cancelled), a `cancelled` one.
@@ -158,46 +159,8 @@ async fn run_child(
     depth: u32,
     recorder: &mut RunRecorder,
 ) -> Result<DispatchSubagentResult, DispatchSubagentError> {
-    let (ns, key) = (request.prompt_ns.clone(), request.prompt_key.clone());
-    let unavailable = |message: String| DispatchSubagentError::PromptUnavailable {
-        ns: ns.clone(),
-        key: key.clone(),
-        message,
-    };
-    // Prompt lookup and composition.
-    let source = shared
-        .registry
-        .get(&ns, &key)
-        .ok_or_else(|| unavailable("it is no longer registered".to_owned()))?;
-    let child_prompt = source
-        .child_prompt(request)
-        .map_err(|e| unavailable(e.to_string()))?;
-    let mut extra = shared.suite.clone();
-    if depth + 1 < shared.max_depth {
-        let nested = PromptSubagentToolsSection::from_shared(Arc::clone(shared))
-            .map_err(|e| unavailable(e.to_string()))?;
-        extra.push(Arc::new(nested));
-    }
-    let template =
-        compose(child_prompt.template(), &extra).map_err(|e| unavailable(e.to_string()))?;
-    let prompt = child_prompt
-        .into_prompt(template)
-        .map_err(|e| unavailable(e.to_string()))?;
-    // Adapter and budget.
-    let adapter = ctx
-        .resource::<SubagentAdapter>()
-        .map(|a| Arc::clone(&a.0))
-        .or_else(|| ctx.resource::<Arc<dyn ProviderAdapter>>().cloned())
-        .ok_or_else(|| {
-            DispatchSubagentError::NotConfigured(
-                "the tool resources hold no provider adapter (add an Arc<dyn ProviderAdapter> or a SubagentAdapter).".to_owned(),
-            )
-        })?;
-    let budget = ctx.resource::<BudgetTracker>().cloned().unwrap_or_else(|| {
-        let mut budget = shared.child_budget;
-        budget.deadline = budget.deadline.or(ctx.deadline);
-        BudgetTracker::new(budget)
-    });
+    let prompt = child_prompt(shared, request, depth)?;
+    let (adapter, budget) = adapter_and_budget(shared, ctx)?;
     // Snapshot, fork, hydrate.
     let snapshot = ctx.session.snapshot();
     let mut child =
@@ -209,8 +172,8 @@ async fn run_child(
             run_id: child.session.id(),
             parent_session_id: ctx.telemetry.id(),
             call_id: ctx.call_id.clone(),
-            prompt_ns: ns.clone(),
-            prompt_key: key.clone(),
+            prompt_ns: request.prompt_ns.clone(),
+            prompt_key: request.prompt_key.clone(),
             depth: depth + 1,
             event_type: String::new(),
             event: Value::Null,
@@ -265,11 +228,83 @@ async fn run_child(
     });
     let run = match run {
         Err(panic) => return Err(DispatchSubagentError::Panicked(panic)),
-        Ok(Err(render_error)) => return Err(unavailable(render_error.to_string())),
+        Ok(Err(render_error)) => {
+            return Err(prompt_unavailable(request, render_error.to_string()));
+        }
         Ok(Ok(run)) => run,
     };
-    // A terminal tool's result is the child's answer.
-    let outcome = match run.outcome {
+    child_result(request, run.outcome, report, meter.last_error, recorder)
+}
+
+fn prompt_unavailable(request: &DispatchSubagent, message: String) -> DispatchSubagentError {
+    DispatchSubagentError::PromptUnavailable {
+        ns: request.prompt_ns.clone(),
+        key: request.prompt_key.clone(),
+        message,
+    }
+}
+
+/// The child's prompt: the registered prompt bound to the request, composed with the suite's sections
+/// (and the dispatch tools again while the depth allows another level).
+fn child_prompt(
+    shared: &Arc<Shared>,
+    request: &DispatchSubagent,
+    depth: u32,
+) -> Result<Prompt, DispatchSubagentError> {
+    let unavailable = |message: String| prompt_unavailable(request, message);
+    let source = shared
+        .registry
+        .get(&request.prompt_ns, &request.prompt_key)
+        .ok_or_else(|| unavailable("it is no longer registered".to_owned()))?;
+    let child_prompt = source
+        .child_prompt(request)
+        .map_err(|e| unavailable(e.to_string()))?;
+    let mut extra = shared.suite.clone();
+    if depth + 1 < shared.max_depth {
+        let nested = PromptSubagentToolsSection::from_shared(Arc::clone(shared))
+            .map_err(|e| unavailable(e.to_string()))?;
+        extra.push(Arc::new(nested));
+    }
+    let template =
+        compose(child_prompt.template(), &extra).map_err(|e| unavailable(e.to_string()))?;
+    child_prompt
+        .into_prompt(template)
+        .map_err(|e| unavailable(e.to_string()))
+}
+
+/// The adapter the child runs on (the parent's, from the tool resources) and its budget (the
+/// parent's tracker when shared, else the section's child budget within the call's deadline).
+fn adapter_and_budget(
+    shared: &Shared,
+    ctx: &ToolContext,
+) -> Result<(Arc<dyn ProviderAdapter>, BudgetTracker), DispatchSubagentError> {
+    let adapter = ctx
+        .resource::<SubagentAdapter>()
+        .map(|a| Arc::clone(&a.0))
+        .or_else(|| ctx.resource::<Arc<dyn ProviderAdapter>>().cloned())
+        .ok_or_else(|| {
+            DispatchSubagentError::NotConfigured(
+                "the tool resources hold no provider adapter (add an Arc<dyn ProviderAdapter> or a SubagentAdapter).".to_owned(),
+            )
+        })?;
+    let budget = ctx.resource::<BudgetTracker>().cloned().unwrap_or_else(|| {
+        let mut budget = shared.child_budget;
+        budget.deadline = budget.deadline.or(ctx.deadline);
+        BudgetTracker::new(budget)
+    });
+    Ok((adapter, budget))
+}
+
+/// What the dispatch returns for the child's outcome: a terminal tool's result is the child's
+/// answer; artifacts the answer lists join those the child recorded.
+fn child_result(
+    request: &DispatchSubagent,
+    outcome: LoopOutcome,
+    report: ChildReport,
+    last_error: Option<ProviderError>,
+    recorder: &mut RunRecorder,
+) -> Result<DispatchSubagentResult, DispatchSubagentError> {
+    let outcome = match outcome {
         LoopOutcome::Terminated { content, .. } => LoopOutcome::Finished {
             text: Some(content),
             output: None,
@@ -293,8 +328,8 @@ async fn run_child(
             }
             recorder.update(|r| r.artifacts = artifacts.clone());
             Ok(DispatchSubagentResult {
-                prompt_ns: ns,
-                prompt_key: key,
+                prompt_ns: request.prompt_ns.clone(),
+                prompt_key: request.prompt_key.clone(),
                 message_summary: summarize(text.as_deref(), output.as_ref()),
                 artifacts,
                 tools_used: report.tools_used,
@@ -303,9 +338,7 @@ async fn run_child(
         }
         LoopOutcome::BudgetExceeded { limit } => Err(DispatchSubagentError::BudgetExhausted(limit)),
         LoopOutcome::Failed { message, phase } => Err(DispatchSubagentError::from_outcome(
-            message,
-            phase,
-            meter.last_error,
+            message, phase, last_error,
         )),
         LoopOutcome::ExpansionRequired { reason, .. } => Err(DispatchSubagentError::Failed(
             format!("the child stopped on an expansion request: {reason}"),
