@@ -31,11 +31,13 @@
 //! # Ok::<(), wink_embed::EmbedError>(())
 //! ```
 
+mod cache;
 mod error;
 mod model;
 pub mod safetensors;
 mod tokenizer;
 
+pub use cache::models_dir;
 pub use error::EmbedError;
 pub use model::{
     DEFAULT_MODEL_NAME, EmbeddingTable, StaticModel, TABLE_TENSOR_NAMES, TOKENIZER_FILE,

@@ -138,22 +138,11 @@ impl StaticModel {
         Self::new(tokenizer, table)
     }
 
-    /// The default model's directory in the wink model cache: `$WINK_HOME/models/…`, else
-    /// `$XDG_CACHE_HOME/wink/models/…`, else `$HOME/.cache/wink/models/…` (the rule of
-    /// `scripts/fetch-model.sh`); `None` when none of those variables is set.
+    /// The default model's directory in the wink model cache ([`crate::models_dir`]: `$WINK_HOME/models/…`,
+    /// else `$XDG_CACHE_HOME/wink/models/…`, else the platform's cache directory, `~/.cache/wink/models/…`
+    /// on Linux), the rule `wink-local` and `scripts/fetch-model.sh` follow too.
     pub fn default_dir() -> Option<PathBuf> {
-        let var = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
-        let models = if let Some(home) = var("WINK_HOME") {
-            PathBuf::from(home).join("models")
-        } else if let Some(cache) = var("XDG_CACHE_HOME") {
-            PathBuf::from(cache).join("wink").join("models")
-        } else {
-            PathBuf::from(var("HOME")?)
-                .join(".cache")
-                .join("wink")
-                .join("models")
-        };
-        Some(models.join(DEFAULT_MODEL_NAME))
+        Some(crate::models_dir().join(DEFAULT_MODEL_NAME))
     }
 
     /// Where wink looks for the model: `$WINK_EMBED_MODEL` when set and non-empty, else
