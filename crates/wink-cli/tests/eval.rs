@@ -468,16 +468,23 @@ fn eval_runs_a_few_cases_on_the_small_local_model() {
                 "cached_tokens",
                 "output_tokens",
                 "seconds",
-                "answer"
+                "answer",
+                "calls"
             ]
         );
         assert!(case["model_calls"].as_u64().unwrap() >= 1, "{case}");
+        let calls = case["calls"].as_array().unwrap();
+        assert_eq!(calls.len() as u64, case["model_calls"].as_u64().unwrap());
+        let summed: u64 = calls
+            .iter()
+            .map(|call| call["input_tokens"].as_u64().unwrap())
+            .sum();
+        assert_eq!(summed, case["prompt_tokens"].as_u64().unwrap(), "{case}");
         assert!(case["prompt_tokens"].as_u64().unwrap() > 0, "{case}");
     }
     let rate = report["pass_rate"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&rate));
-    assert!(
-        report["uncached_prompt_tokens"].as_u64().unwrap()
-            <= report["prompt_tokens"].as_u64().unwrap()
-    );
+    let uncached = report["uncached_prompt_tokens"].as_u64().unwrap();
+    let cold = report["cold_uncached_prompt_tokens"].as_u64().unwrap();
+    assert!(uncached <= cold && cold <= report["prompt_tokens"].as_u64().unwrap());
 }
