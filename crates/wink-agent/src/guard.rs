@@ -100,15 +100,10 @@ impl Intervention {
     }
 }
 
-/// A call's arguments as a JSON value (text that is not JSON stays a string; empty text is `{}`).
+/// A call's arguments as a JSON value (text that is not JSON stays a string; empty text is `{}`):
+/// [`ToolArguments::to_value`].
 pub fn arguments_value(arguments: &ToolArguments) -> Value {
-    match arguments {
-        ToolArguments::Json(v) => v.clone(),
-        ToolArguments::Text(t) if t.trim().is_empty() => Value::Object(serde_json::Map::new()),
-        ToolArguments::Text(t) => {
-            serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone()))
-        }
-    }
+    arguments.to_value()
 }
 
 /// The note after the earlier result when a successful call is repeated.

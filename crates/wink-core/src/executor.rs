@@ -96,6 +96,20 @@ pub enum ToolArguments {
     Text(String),
 }
 
+impl ToolArguments {
+    /// The arguments as a JSON value: text that is not JSON stays a string, empty text is `{}`.
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Json(value) => value.clone(),
+            Self::Text(text) if text.trim().is_empty() => Value::Object(serde_json::Map::new()),
+            Self::Text(text) => {
+                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+            }
+        }
+    }
+}
+
 /// One tool call requested by the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {

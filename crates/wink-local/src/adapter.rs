@@ -37,7 +37,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
-use serde_json::Value;
 use wink_core::{ToolArguments, ToolCall};
 use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderAdapter, ProviderError,
@@ -429,15 +428,6 @@ impl ProviderAdapter for LocalAdapter {
 /// Stack of an inference thread (llama.cpp's grammar parser recurses).
 const INFERENCE_STACK_BYTES: usize = 8 * 1024 * 1024;
 
-fn arguments_value(arguments: &ToolArguments) -> Value {
-    match arguments {
-        ToolArguments::Json(v) => v.clone(),
-        ToolArguments::Text(t) => {
-            serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone()))
-        }
-    }
-}
-
 fn chat_message(message: &Message) -> Option<ChatMessage> {
     match message {
         Message::System { content } => Some(ChatMessage::system(content.clone())),
@@ -451,7 +441,7 @@ fn chat_message(message: &Message) -> Option<ChatMessage> {
                 .map(|c| ChatToolCall {
                     id: c.id.clone(),
                     name: c.name.clone(),
-                    arguments: arguments_value(&c.arguments),
+                    arguments: c.arguments.to_value(),
                 })
                 .collect();
             Some(ChatMessage::assistant_tool_calls(
