@@ -22,6 +22,7 @@ use wink_model::{
     DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolSpec,
 };
 
+mod outcomes;
 mod screen;
 
 /// Loop settings.
@@ -650,128 +651,5 @@ impl InnerLoop {
                 phase: EvaluationPhase::Response,
             },
         }
-    }
-
-    /// Feed the outcomes of the calls from [`Step::RunTools`], in call order. Returns the tools
-    /// injected for the next model call, per `read_section` result (seed 003: a disclosed tool
-    /// whose name is already offered is skipped with a warning).
-    pub fn on_tool_outcomes(&mut self, outcomes: Vec<ToolOutcome>) -> Vec<Injection> {
-        let mut injections = Vec::new();
-        if !matches!(self.phase, Phase::NeedTools { .. }) {
-            return injections;
-        }
-        let outcomes = self.merge_answered(outcomes);
-        let mut restart: Option<LoopOutcome> = None;
-        for outcome in outcomes {
-            match outcome {
-                ToolOutcome::Result {
-                    call_id,
-                    name,
-                    content,
-                    is_error,
-                    disclosed,
-                    disclosed_section,
-                } => {
-                    self.messages.push(Message::Tool {
-                        tool_call_id: call_id,
-                        name,
-                        content,
-                        is_error,
-                    });
-                    let after_message = self.messages.len() - 1;
-                    if disclosed.is_empty() || restart.is_some() {
-                        continue;
-                    }
-                    if self.config.supports_dynamic_tools {
-                        let mut added = Vec::new();
-                        let disclosed_by = disclosed_section
-                            .as_ref()
-                            .map(SectionPath::dotted)
-                            .unwrap_or_default();
-                        for mut tool in disclosed {
-                            tool.after_message = after_message;
-                            tool.disclosed_by = disclosed_by.clone();
-                            let taken = self
-                                .base_tools
-                                .iter()
-                                .chain(self.injected.iter().map(|t| &t.spec))
-                                .any(|t| t.name == tool.spec.name);
-                            if taken {
-                                tracing::warn!(tool_name = %tool.spec.name, "Skipping duplicate tool during injection");
-                                continue;
-                            }
-                            self.injected.push(tool.clone());
-                            added.push(tool);
-                        }
-                        if let (Some(section), false) = (disclosed_section, added.is_empty()) {
-                            injections.push(Injection {
-                                section,
-                                tools: added,
-                            });
-                        }
-                    } else {
-                        let mut overrides: Vec<(SectionPath, wink_core::SectionVisibility)> =
-                            Vec::new();
-                        if let Some(section) = &disclosed_section {
-                            overrides.push((section.clone(), wink_core::SectionVisibility::Full));
-                        }
-                        for t in &disclosed {
-                            if !overrides.iter().any(|(p, _)| p == &t.section) {
-                                overrides
-                                    .push((t.section.clone(), wink_core::SectionVisibility::Full));
-                            }
-                        }
-                        let keys = overrides.iter().map(|(p, _)| p.dotted()).collect();
-                        restart = Some(LoopOutcome::ExpansionRequired {
-                            requested_overrides: overrides,
-                            section_keys: keys,
-                            reason: "Adapter does not support dynamic tools".into(),
-                        });
-                    }
-                }
-                ToolOutcome::Expansion(e) => {
-                    if restart.is_none() {
-                        restart = Some(LoopOutcome::ExpansionRequired {
-                            requested_overrides: e.requested_overrides,
-                            section_keys: e.section_keys,
-                            reason: e.reason,
-                        });
-                    }
-                }
-                ToolOutcome::Terminal {
-                    call_id,
-                    name,
-                    content,
-                    value,
-                } => {
-                    self.messages.push(Message::Tool {
-                        tool_call_id: call_id,
-                        name: name.clone(),
-                        content: content.clone(),
-                        is_error: false,
-                    });
-                    if restart.is_none() {
-                        restart = Some(LoopOutcome::Terminated {
-                            name,
-                            content,
-                            value,
-                        });
-                    }
-                }
-                ToolOutcome::Skipped { call_id, name } => {
-                    self.messages.push(Message::Tool {
-                        tool_call_id: call_id,
-                        name,
-                        content: "Not run: an earlier call in this turn ended it.".into(),
-                        is_error: true,
-                    });
-                }
-            }
-        }
-        self.phase = match restart {
-            Some(outcome) => Phase::Done { outcome },
-            None => Phase::NeedModel,
-        };
-        injections
     }
 }

@@ -29,6 +29,9 @@ use serde_json::Value;
 
 use crate::error::EmbedError;
 
+/// `(left, right)` token ids → `(rank, merged id)`.
+type MergeTable = HashMap<(u32, u32), (u32, u32), BuildHasherDefault<PairHasher>>;
+
 /// The tokenizer: vocabulary, ranked merges, normaliser and added tokens.
 #[derive(Debug, Clone)]
 pub struct BpeTokenizer {
@@ -38,7 +41,7 @@ pub struct BpeTokenizer {
     /// One more than the largest id.
     id_count: usize,
     /// `(left, right)` → `(rank, merged id)`.
-    merges: HashMap<(u32, u32), (u32, u32), BuildHasherDefault<PairHasher>>,
+    merges: MergeTable,
     /// `<0xXX>` ids by byte, when `byte_fallback` is on.
     byte_tokens: Option<Box<[Option<u32>; 256]>>,
     unknown: Option<u32>,
@@ -150,26 +153,7 @@ impl BpeTokenizer {
         let file: TokenizerFile =
             serde_json::from_str(json).map_err(|error| format!("not a tokenizer.json: {error}"))?;
         let model = file.model;
-        match model.kind.as_deref() {
-            Some("BPE") | None => {}
-            Some(other) => {
-                return Err(format!("model type `{other}` is not supported (only BPE)"));
-            }
-        }
-        if model.dropout.is_some_and(|p| p > 0.0) {
-            return Err("BPE dropout is not supported (it makes encoding random)".to_owned());
-        }
-        for (field, value) in [
-            (
-                "continuing_subword_prefix",
-                &model.continuing_subword_prefix,
-            ),
-            ("end_of_word_suffix", &model.end_of_word_suffix),
-        ] {
-            if value.as_deref().is_some_and(|v| !v.is_empty()) {
-                return Err(format!("model.{field} is not supported"));
-            }
-        }
+        check_supported(&model)?;
 
         let vocab = model.vocab;
         let mut tokens: HashMap<u32, String> = vocab
@@ -180,36 +164,8 @@ impl BpeTokenizer {
             tokens.insert(added.id, added.content.clone());
         }
         let id_count = tokens.keys().map(|&id| id as usize + 1).max().unwrap_or(0);
-
-        let mut merges: HashMap<(u32, u32), (u32, u32), BuildHasherDefault<PairHasher>> =
-            HashMap::default();
-        merges.reserve(model.merges.len());
-        for (rank, merge) in model.merges.iter().enumerate() {
-            let (left, right) = merge_pair(merge).ok_or_else(|| {
-                format!("merge {rank} is neither \"a b\" nor [\"a\", \"b\"]: {merge}")
-            })?;
-            let id_of = |token: &str| {
-                vocab.get(token).copied().ok_or_else(|| {
-                    format!("merge {rank} ({left} {right}) uses `{token}`, which is not in the vocabulary")
-                })
-            };
-            let pair = (id_of(left)?, id_of(right)?);
-            let merged = id_of(&format!("{left}{right}"))?;
-            let rank = u32::try_from(rank).map_err(|_| "too many merges".to_owned())?;
-            // The first (lowest-ranked) listing of a pair wins, as in `tokenizers`.
-            merges.entry(pair).or_insert((rank, merged));
-        }
-
-        // `<0xXX>` ids by byte; a byte without its token makes characters containing it fall
-        // back to `unk_token` instead.
-        let byte_tokens = model.byte_fallback.then(|| {
-            let mut ids = Box::new([None; 256]);
-            for (byte, slot) in ids.iter_mut().enumerate() {
-                *slot = vocab.get(&format!("<0x{byte:02X}>")).copied();
-            }
-            ids
-        });
-
+        let merges = merge_table(&model.merges, &vocab)?;
+        let byte_tokens = model.byte_fallback.then(|| byte_token_ids(&vocab));
         let unknown = match &model.unk_token {
             Some(token) => Some(
                 vocab
@@ -223,20 +179,7 @@ impl BpeTokenizer {
         let mut normalizers = Vec::new();
         parse_normalizer(&file.normalizer, &mut normalizers)?;
         let metaspace = parse_pre_tokenizer(&file.pre_tokenizer)?;
-
-        let mut raw_added = Vec::new();
-        let mut normalized_added = Vec::new();
-        for mut added in file.added_tokens {
-            if added.content.is_empty() {
-                return Err(format!("added token {} has empty content", added.id));
-            }
-            if added.normalized {
-                added.content = normalize(&normalizers, &added.content);
-                normalized_added.push(added);
-            } else {
-                raw_added.push(added);
-            }
-        }
+        let (raw_added, normalized_added) = split_added_tokens(file.added_tokens, &normalizers)?;
 
         Ok(BpeTokenizer {
             vocab,
@@ -445,6 +388,88 @@ impl Symbol {
             alive: true,
         }
     }
+}
+
+/// Refuses the BPE options this tokenizer does not implement: other model types, dropout,
+/// subword prefixes and suffixes.
+fn check_supported(model: &ModelSection) -> Result<(), String> {
+    match model.kind.as_deref() {
+        Some("BPE") | None => {}
+        Some(other) => {
+            return Err(format!("model type `{other}` is not supported (only BPE)"));
+        }
+    }
+    if model.dropout.is_some_and(|p| p > 0.0) {
+        return Err("BPE dropout is not supported (it makes encoding random)".to_owned());
+    }
+    for (field, value) in [
+        (
+            "continuing_subword_prefix",
+            &model.continuing_subword_prefix,
+        ),
+        ("end_of_word_suffix", &model.end_of_word_suffix),
+    ] {
+        if value.as_deref().is_some_and(|v| !v.is_empty()) {
+            return Err(format!("model.{field} is not supported"));
+        }
+    }
+    Ok(())
+}
+
+/// The merges by token-id pair: each pair's rank and the id of the merged token.
+fn merge_table(merges: &[Value], vocab: &HashMap<String, u32>) -> Result<MergeTable, String> {
+    let mut table = MergeTable::default();
+    table.reserve(merges.len());
+    for (rank, merge) in merges.iter().enumerate() {
+        let (left, right) = merge_pair(merge).ok_or_else(|| {
+            format!("merge {rank} is neither \"a b\" nor [\"a\", \"b\"]: {merge}")
+        })?;
+        let id_of = |token: &str| {
+            vocab.get(token).copied().ok_or_else(|| {
+                format!(
+                    "merge {rank} ({left} {right}) uses `{token}`, which is not in the vocabulary"
+                )
+            })
+        };
+        let pair = (id_of(left)?, id_of(right)?);
+        let merged = id_of(&format!("{left}{right}"))?;
+        let rank = u32::try_from(rank).map_err(|_| "too many merges".to_owned())?;
+        // The first (lowest-ranked) listing of a pair wins, as in `tokenizers`.
+        table.entry(pair).or_insert((rank, merged));
+    }
+    Ok(table)
+}
+
+/// `<0xXX>` ids by byte; a byte without its token makes characters containing it fall back to
+/// `unk_token` instead.
+fn byte_token_ids(vocab: &HashMap<String, u32>) -> Box<[Option<u32>; 256]> {
+    let mut ids = Box::new([None; 256]);
+    for (byte, slot) in ids.iter_mut().enumerate() {
+        *slot = vocab.get(&format!("<0x{byte:02X}>")).copied();
+    }
+    ids
+}
+
+/// The added tokens matched on the raw input, and those matched on the normalised input (their
+/// content normalised).
+fn split_added_tokens(
+    added_tokens: Vec<AddedToken>,
+    normalizers: &[Normalizer],
+) -> Result<(Vec<AddedToken>, Vec<AddedToken>), String> {
+    let mut raw_added = Vec::new();
+    let mut normalized_added = Vec::new();
+    for mut added in added_tokens {
+        if added.content.is_empty() {
+            return Err(format!("added token {} has empty content", added.id));
+        }
+        if added.normalized {
+            added.content = normalize(normalizers, &added.content);
+            normalized_added.push(added);
+        } else {
+            raw_added.push(added);
+        }
+    }
+    Ok((raw_added, normalized_added))
 }
 
 fn merge_pair(merge: &Value) -> Option<(&str, &str)> {

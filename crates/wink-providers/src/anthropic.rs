@@ -55,80 +55,7 @@ pub fn encode_mapped(
     config: &AdapterConfig,
     mapping: &RequestMapping,
 ) -> Result<Value, ProviderError> {
-    let mut system: Vec<&str> = Vec::new();
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for (index, message) in request.messages.iter().enumerate() {
-        let (role, blocks) = match message {
-            Message::System { content } => {
-                system.push(content);
-                continue;
-            }
-            Message::User { content } => ("user", vec![json!({"type": "text", "text": content})]),
-            Message::Assistant {
-                content,
-                tool_calls,
-            } => {
-                let mut blocks = Vec::new();
-                if let Some(text) = content.as_deref().filter(|text| !text.trim().is_empty()) {
-                    blocks.push(json!({"type": "text", "text": text}));
-                }
-                for call in tool_calls {
-                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": mapping.wire_name(&call.name),
-                        "input": arguments_object(&call.arguments)}));
-                }
-                ("assistant", blocks)
-            }
-            Message::Tool {
-                tool_call_id,
-                name,
-                content,
-                is_error,
-            } => {
-                let mut block = Map::new();
-                block.insert("type".into(), json!("tool_result"));
-                block.insert("tool_use_id".into(), json!(tool_call_id));
-                let mut references = if mapping.is_search_tool(name) {
-                    mapping.referenced_tools(content)
-                } else {
-                    Vec::new()
-                };
-                if let Some((_, loaded)) = mapping.loaded_by(index) {
-                    references.extend(loaded.iter().cloned());
-                }
-                if references.is_empty() {
-                    block.insert("content".into(), json!(content));
-                } else {
-                    let mut parts = vec![json!({"type": "text", "text": content})];
-                    parts.extend(references.iter().map(|tool| json!({"type": "tool_reference", "tool_name": mapping.wire_name(tool)})));
-                    block.insert("content".into(), Value::Array(parts));
-                }
-                if *is_error {
-                    block.insert("is_error".into(), json!(true));
-                }
-                ("user", vec![Value::Object(block)])
-            }
-            other => return Err(unsupported_message(config, other)),
-        };
-        if blocks.is_empty() {
-            continue;
-        }
-        match turns.last_mut() {
-            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
-            _ => turns.push((role, blocks)),
-        }
-    }
-    let messages: Vec<Value> = turns
-        .into_iter()
-        .map(|(role, blocks)| {
-            let content = match blocks.as_slice() {
-                [only] if only.get("type").and_then(Value::as_str) == Some("text") => {
-                    only["text"].clone()
-                }
-                _ => Value::Array(blocks),
-            };
-            json!({"role": role, "content": content})
-        })
-        .collect();
+    let (system, messages) = encode_conversation(request, config, mapping)?;
 
     // What changes least comes first and the conversation last, as the provider renders it
     // (tools, system, messages): each request's bytes then start with the previous one's.
@@ -154,39 +81,165 @@ pub fn encode_mapped(
             json!({"format": {"type": "json_schema", "schema": response_schema(spec)}}),
         );
     }
-    let tools = mapping.tools();
-    if !tools.is_empty() {
-        let tools = tools
-            .iter()
-            .map(|tool| {
-                let mut entry = Map::new();
-                entry.insert("name".into(), json!(mapping.wire_name(&tool.name)));
-                entry.insert("description".into(), json!(tool.description));
-                entry.insert("input_schema".into(), mapping.wire_parameters(tool).clone());
-                if mapping.is_deferred(&tool.name) {
-                    entry.insert("defer_loading".into(), json!(true));
-                }
-                Value::Object(entry)
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
-        let choice = match &request.tool_choice {
-            ToolChoice::None => Some(json!({"type": "none"})),
-            ToolChoice::Required => Some(json!({"type": "any"})),
-            ToolChoice::Tool(name) => {
-                Some(json!({"type": "tool", "name": mapping.wire_name(name)}))
-            }
-            _ => None,
-        };
-        if let Some(choice) = choice {
-            body.insert("tool_choice".into(), choice);
-        }
-    }
+    insert_tools(&mut body, request, mapping);
     if !system.is_empty() {
         body.insert("system".into(), json!(system.join("\n\n")));
     }
     body.insert("messages".into(), Value::Array(messages));
     Ok(Value::Object(body))
+}
+
+/// The texts of the system messages, and the `messages` array: one entry per run of
+/// same-role turns (roles must alternate), a lone text block written as a plain string.
+fn encode_conversation<'r>(
+    request: &'r ModelRequest,
+    config: &AdapterConfig,
+    mapping: &RequestMapping,
+) -> Result<(Vec<&'r str>, Vec<Value>), ProviderError> {
+    let mut system: Vec<&str> = Vec::new();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for (index, message) in request.messages.iter().enumerate() {
+        let (role, blocks) = match message {
+            Message::System { content } => {
+                system.push(content);
+                continue;
+            }
+            Message::User { content } => ("user", vec![json!({"type": "text", "text": content})]),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => (
+                "assistant",
+                assistant_blocks(content.as_deref(), tool_calls, mapping),
+            ),
+            Message::Tool {
+                tool_call_id,
+                name,
+                content,
+                is_error,
+            } => {
+                let result = ToolResult {
+                    index,
+                    tool_call_id,
+                    name,
+                    content,
+                    is_error: *is_error,
+                };
+                ("user", vec![tool_result_block(&result, mapping)])
+            }
+            other => return Err(unsupported_message(config, other)),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    let messages: Vec<Value> = turns
+        .into_iter()
+        .map(|(role, blocks)| {
+            let content = match blocks.as_slice() {
+                [only] if only.get("type").and_then(Value::as_str) == Some("text") => {
+                    only["text"].clone()
+                }
+                _ => Value::Array(blocks),
+            };
+            json!({"role": role, "content": content})
+        })
+        .collect();
+    Ok((system, messages))
+}
+
+/// An assistant turn's blocks: its text (unless blank), then a `tool_use` block per call.
+fn assistant_blocks(
+    content: Option<&str>,
+    tool_calls: &[ToolCall],
+    mapping: &RequestMapping,
+) -> Vec<Value> {
+    let mut blocks = Vec::new();
+    if let Some(text) = content.filter(|text| !text.trim().is_empty()) {
+        blocks.push(json!({"type": "text", "text": text}));
+    }
+    for call in tool_calls {
+        blocks.push(
+            json!({"type": "tool_use", "id": call.id, "name": mapping.wire_name(&call.name),
+            "input": arguments_object(&call.arguments)}),
+        );
+    }
+    blocks
+}
+
+/// A tool message of the conversation (message `index`).
+struct ToolResult<'m> {
+    index: usize,
+    tool_call_id: &'m str,
+    name: &'m str,
+    content: &'m str,
+    is_error: bool,
+}
+
+/// The `tool_result` block of a tool message: its text, followed by `tool_reference` blocks for
+/// the deferred tools a search result mentions and the tools loaded after this message.
+fn tool_result_block(result: &ToolResult<'_>, mapping: &RequestMapping) -> Value {
+    let mut block = Map::new();
+    block.insert("type".into(), json!("tool_result"));
+    block.insert("tool_use_id".into(), json!(result.tool_call_id));
+    let mut references = if mapping.is_search_tool(result.name) {
+        mapping.referenced_tools(result.content)
+    } else {
+        Vec::new()
+    };
+    if let Some((_, loaded)) = mapping.loaded_by(result.index) {
+        references.extend(loaded.iter().cloned());
+    }
+    if references.is_empty() {
+        block.insert("content".into(), json!(result.content));
+    } else {
+        let mut parts = vec![json!({"type": "text", "text": result.content})];
+        parts.extend(
+            references.iter().map(
+                |tool| json!({"type": "tool_reference", "tool_name": mapping.wire_name(tool)}),
+            ),
+        );
+        block.insert("content".into(), Value::Array(parts));
+    }
+    if result.is_error {
+        block.insert("is_error".into(), json!(true));
+    }
+    Value::Object(block)
+}
+
+/// `tools` (deferred ones with `defer_loading`) and `tool_choice`, when tools are offered.
+fn insert_tools(body: &mut Map<String, Value>, request: &ModelRequest, mapping: &RequestMapping) {
+    let tools = mapping.tools();
+    if tools.is_empty() {
+        return;
+    }
+    let tools = tools
+        .iter()
+        .map(|tool| {
+            let mut entry = Map::new();
+            entry.insert("name".into(), json!(mapping.wire_name(&tool.name)));
+            entry.insert("description".into(), json!(tool.description));
+            entry.insert("input_schema".into(), mapping.wire_parameters(tool).clone());
+            if mapping.is_deferred(&tool.name) {
+                entry.insert("defer_loading".into(), json!(true));
+            }
+            Value::Object(entry)
+        })
+        .collect();
+    body.insert("tools".into(), Value::Array(tools));
+    let choice = match &request.tool_choice {
+        ToolChoice::None => Some(json!({"type": "none"})),
+        ToolChoice::Required => Some(json!({"type": "any"})),
+        ToolChoice::Tool(name) => Some(json!({"type": "tool", "name": mapping.wire_name(name)})),
+        _ => None,
+    };
+    if let Some(choice) = choice {
+        body.insert("tool_choice".into(), choice);
+    }
 }
 
 /// The raw JSON text of each `tool_use` block's `input`, in order (`None` for a block without

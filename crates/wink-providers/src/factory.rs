@@ -115,9 +115,19 @@ pub fn config_from_spec(
     options: &AdapterOptions,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<AdapterConfig, ProviderError> {
-    let config_error = |provider: &str, model: &str, message: String| {
-        ProviderError::new(ProviderErrorKind::Config, provider, model, message)
-    };
+    let (provider, model) = split_spec(spec)?;
+    let sources = Sources::new(provider, model, options, env)?;
+    let mut config = provider_config(spec, &sources, options)?;
+    apply_options(&mut config, provider, options);
+    Ok(config)
+}
+
+fn config_error(provider: &str, model: &str, message: String) -> ProviderError {
+    ProviderError::new(ProviderErrorKind::Config, provider, model, message)
+}
+
+/// `PROVIDER:MODEL` split at its first `:`, with a model.
+fn split_spec(spec: &str) -> Result<(&str, &str), ProviderError> {
     let Some((provider, model)) = spec.split_once(':') else {
         return Err(config_error(
             "unknown",
@@ -135,57 +145,108 @@ pub fn config_from_spec(
             format!("Model spec '{spec}' names no model."),
         ));
     }
-    let env_value = |name: &str| env(name).filter(|value| !value.trim().is_empty());
-    let explicit_key = match (&options.api_key, &options.api_key_env) {
-        (Some(key), _) => Some(key.clone()),
-        (None, Some(variable)) => Some(env_value(variable).map(ApiKey::new).ok_or_else(|| {
-            config_error(
-                provider,
-                model,
-                format!("The API key variable {variable} is not set."),
-            )
-        })?),
-        (None, None) => None,
-    };
-    let key_from = |variable: &str| {
-        explicit_key
+    Ok((provider, model))
+}
+
+/// Where the API key and the base URL of one spec come from: the options' key (given, or read
+/// from the variable they name), else the environment (blank values count as unset).
+struct Sources<'a> {
+    provider: &'a str,
+    model: &'a str,
+    explicit_key: Option<ApiKey>,
+    env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl<'a> Sources<'a> {
+    fn new(
+        provider: &'a str,
+        model: &'a str,
+        options: &AdapterOptions,
+        env: &'a dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ProviderError> {
+        let mut sources = Self {
+            provider,
+            model,
+            explicit_key: None,
+            env,
+        };
+        sources.explicit_key = match (&options.api_key, &options.api_key_env) {
+            (Some(key), _) => Some(key.clone()),
+            (None, Some(variable)) => Some(
+                sources
+                    .env_value(variable)
+                    .map(ApiKey::new)
+                    .ok_or_else(|| {
+                        config_error(
+                            provider,
+                            model,
+                            format!("The API key variable {variable} is not set."),
+                        )
+                    })?,
+            ),
+            (None, None) => None,
+        };
+        Ok(sources)
+    }
+
+    fn env_value(&self, name: &str) -> Option<String> {
+        (self.env)(name).filter(|value| !value.trim().is_empty())
+    }
+
+    /// The explicit key, else the one in `variable`.
+    fn key_from(&self, variable: &str) -> Option<ApiKey> {
+        self.explicit_key
             .clone()
-            .or_else(|| env_value(variable).map(ApiKey::new))
-    };
-    let require_key = |variable: &str| {
-        key_from(variable).ok_or_else(|| {
+            .or_else(|| self.env_value(variable).map(ApiKey::new))
+    }
+
+    /// [`Sources::key_from`], required.
+    fn require_key(&self, variable: &str) -> Result<ApiKey, ProviderError> {
+        self.key_from(variable).ok_or_else(|| {
             config_error(
-                provider,
-                model,
-                format!("No API key for '{provider}': set {variable} or pass an API key."),
+                self.provider,
+                self.model,
+                format!(
+                    "No API key for '{}': set {variable} or pass an API key.",
+                    self.provider
+                ),
             )
         })
-    };
-    let mut config = match provider {
+    }
+
+    /// The options' base URL, else the one in `variable`.
+    fn base_url(&self, options: &AdapterOptions, variable: &str) -> Option<String> {
+        options
+            .base_url
+            .clone()
+            .or_else(|| self.env_value(variable))
+    }
+}
+
+/// The provider's own configuration of the model, with its key and base URL.
+fn provider_config(
+    spec: &str,
+    sources: &Sources<'_>,
+    options: &AdapterOptions,
+) -> Result<AdapterConfig, ProviderError> {
+    let (provider, model) = (sources.provider, sources.model);
+    let config = match provider {
         "openai" | "openai-responses" => {
             let mut config = if provider == "openai" {
                 AdapterConfig::openai(model)
             } else {
                 AdapterConfig::openai_responses(model)
             };
-            config.api_key = Some(require_key("OPENAI_API_KEY")?);
-            if let Some(base) = options
-                .base_url
-                .clone()
-                .or_else(|| env_value("OPENAI_BASE_URL"))
-            {
+            config.api_key = Some(sources.require_key("OPENAI_API_KEY")?);
+            if let Some(base) = sources.base_url(options, "OPENAI_BASE_URL") {
                 config.base_url = base;
             }
             config
         }
         "anthropic" => {
             let mut config = AdapterConfig::anthropic(model);
-            config.api_key = Some(require_key("ANTHROPIC_API_KEY")?);
-            if let Some(base) = options
-                .base_url
-                .clone()
-                .or_else(|| env_value("ANTHROPIC_BASE_URL"))
-            {
+            config.api_key = Some(sources.require_key("ANTHROPIC_API_KEY")?);
+            if let Some(base) = sources.base_url(options, "ANTHROPIC_BASE_URL") {
                 config.base_url = base;
             }
             config
@@ -195,12 +256,8 @@ pub fn config_from_spec(
                 model,
                 options.litellm_format.unwrap_or(WireFormat::OpenAiChat),
             );
-            config.api_key = key_from("LITELLM_API_KEY");
-            if let Some(base) = options
-                .base_url
-                .clone()
-                .or_else(|| env_value("LITELLM_BASE_URL"))
-            {
+            config.api_key = sources.key_from("LITELLM_API_KEY");
+            if let Some(base) = sources.base_url(options, "LITELLM_BASE_URL") {
                 config.base_url = base;
             }
             config
@@ -214,7 +271,7 @@ pub fn config_from_spec(
                 ));
             };
             let mut config = AdapterConfig::openai_compat(model, base);
-            config.api_key = key_from("OPENAI_COMPAT_API_KEY");
+            config.api_key = sources.key_from("OPENAI_COMPAT_API_KEY");
             config
         }
         other => {
@@ -228,6 +285,12 @@ pub fn config_from_spec(
             ));
         }
     };
+    Ok(config)
+}
+
+/// The settings of `options` that apply to every provider (deferral only to those with native
+/// tool search).
+fn apply_options(config: &mut AdapterConfig, provider: &str, options: &AdapterOptions) {
     config.stream = options.stream;
     config.dynamic_tools = !options.no_dynamic_tools;
     if let Some(timeouts) = options.timeouts {
@@ -245,7 +308,6 @@ pub fn config_from_spec(
     if options.context_window.is_some() {
         config.context_window = options.context_window;
     }
-    Ok(config)
 }
 
 #[cfg(test)]

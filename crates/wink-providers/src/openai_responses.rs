@@ -415,6 +415,78 @@ impl ResponsesStream {
     }
 }
 
+impl ResponsesStream {
+    /// An output item opened (`added`) or closed at `key`: a function call starts with its
+    /// name and first arguments, or gets its whole arguments; a tool search call likewise.
+    fn on_output_item(
+        &mut self,
+        item: &Value,
+        key: u64,
+        added: bool,
+        sink: Option<&dyn StreamSink>,
+    ) {
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => {
+                if added {
+                    let id = item
+                        .get("call_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let name = self.mapping.canonical_name(
+                        item.get("name").and_then(Value::as_str).unwrap_or_default(),
+                    );
+                    self.turn.start_call(key, id, &name, sink);
+                    let arguments = item
+                        .get("arguments")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    self.turn.push_arguments(key, arguments, sink);
+                } else if let Some(arguments) = item.get("arguments").and_then(Value::as_str) {
+                    self.turn.set_arguments(key, arguments);
+                }
+            }
+            Some("tool_search_call") => {
+                let call = search_call(item, &self.mapping);
+                if added {
+                    self.turn.start_call(key, &call.id, &call.name, sink);
+                }
+                if let ToolArguments::Json(value) = call.arguments
+                    && value.as_object().is_some_and(|map| !map.is_empty())
+                {
+                    self.turn.set_whole_arguments(key, value);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The response completed (or ended incomplete): its usage and why it stopped.
+    fn on_completed(&mut self, response: &Value) {
+        self.turn.usage = usage(response.get("usage"));
+        self.turn.finish_reason = Some(if self.refused {
+            FinishReason::Other("refusal".into())
+        } else {
+            status_finish(response, self.turn.has_calls())
+        });
+        self.done = true;
+    }
+}
+
+/// The failure a `response.failed` or `error` event reports, shaped as `{"error": …}` when it
+/// has a message (else the event itself).
+fn stream_failure(payload: &Value) -> Value {
+    let error = payload
+        .pointer("/response/error")
+        .or_else(|| payload.get("error"))
+        .cloned()
+        .unwrap_or(payload.clone());
+    if error.get("message").is_some() {
+        json!({"error": error})
+    } else {
+        payload.clone()
+    }
+}
+
 impl StreamDecoder for ResponsesStream {
     fn on_event(
         &mut self,
@@ -460,44 +532,9 @@ impl StreamDecoder for ResponsesStream {
                 );
             }
             "response.output_item.added" | "response.output_item.done" => {
-                let Some(item) = payload.get("item") else {
-                    return Ok(());
-                };
-                let added = kind == "response.output_item.added";
-                match item.get("type").and_then(Value::as_str) {
-                    Some("function_call") => {
-                        if added {
-                            let id = item
-                                .get("call_id")
-                                .and_then(Value::as_str)
-                                .unwrap_or_default();
-                            let name = self.mapping.canonical_name(
-                                item.get("name").and_then(Value::as_str).unwrap_or_default(),
-                            );
-                            self.turn.start_call(key, id, &name, sink);
-                            let arguments = item
-                                .get("arguments")
-                                .and_then(Value::as_str)
-                                .unwrap_or_default();
-                            self.turn.push_arguments(key, arguments, sink);
-                        } else if let Some(arguments) =
-                            item.get("arguments").and_then(Value::as_str)
-                        {
-                            self.turn.set_arguments(key, arguments);
-                        }
-                    }
-                    Some("tool_search_call") => {
-                        let call = search_call(item, &self.mapping);
-                        if added {
-                            self.turn.start_call(key, &call.id, &call.name, sink);
-                        }
-                        if let ToolArguments::Json(value) = call.arguments
-                            && value.as_object().is_some_and(|map| !map.is_empty())
-                        {
-                            self.turn.set_whole_arguments(key, value);
-                        }
-                    }
-                    _ => {}
+                if let Some(item) = payload.get("item") {
+                    let added = kind == "response.output_item.added";
+                    self.on_output_item(item, key, added, sink);
                 }
             }
             "response.function_call_arguments.delta" => {
@@ -517,26 +554,14 @@ impl StreamDecoder for ResponsesStream {
             }
             "response.completed" | "response.incomplete" => {
                 let response = payload.get("response").unwrap_or(&Value::Null);
-                self.turn.usage = usage(response.get("usage"));
-                self.turn.finish_reason = Some(if self.refused {
-                    FinishReason::Other("refusal".into())
-                } else {
-                    status_finish(response, self.turn.has_calls())
-                });
-                self.done = true;
+                self.on_completed(response);
             }
             "response.failed" | "error" => {
-                let error = payload
-                    .pointer("/response/error")
-                    .or_else(|| payload.get("error"))
-                    .cloned()
-                    .unwrap_or(payload.clone());
-                let wrapped = if error.get("message").is_some() {
-                    json!({"error": error})
-                } else {
-                    payload.clone()
-                };
-                return Err(reported_failure(&self.config, &wrapped, data));
+                return Err(reported_failure(
+                    &self.config,
+                    &stream_failure(&payload),
+                    data,
+                ));
             }
             _ => {}
         }

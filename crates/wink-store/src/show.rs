@@ -87,102 +87,138 @@ fn fold(
         .created_at(contents.header.created_at)
         .build();
     configure(&session);
-    let mut raw = RawSlices::default();
-    let replay = |record: &LogRecord| {
-        session
-            .replay_record(record)
-            .map(drop)
-            .map_err(|source| StoreError::Replay {
-                path: path.to_path_buf(),
-                seq: record.seq,
-                source,
-            })
+    let mut folder = Folder {
+        path,
+        session,
+        raw: RawSlices::default(),
     };
     let mut reach = Vec::with_capacity(contents.records.len());
     for record in &contents.records {
+        reach.push(folder.fold_record(record)?);
+    }
+    let slices = folder.into_slices()?;
+    Ok(Folded { slices, reach })
+}
+
+/// A log being folded: the session replaying the event types it knows, and the ledgers of the
+/// others.
+struct Folder<'a> {
+    path: &'a Path,
+    session: Session,
+    raw: RawSlices,
+}
+
+impl Folder<'_> {
+    fn replay(&self, record: &LogRecord) -> Result<(), StoreError> {
+        self.session
+            .replay_record(record)
+            .map(drop)
+            .map_err(|source| StoreError::Replay {
+                path: self.path.to_path_buf(),
+                seq: record.seq,
+                source,
+            })
+    }
+
+    /// Folds one record; returns the slices it reduced into.
+    fn fold_record(&mut self, record: &LogRecord) -> Result<Reach, StoreError> {
         match record.type_name.as_str() {
-            SLICE_REPLACED | SLICE_EXTENDED => {
-                let slice = record
-                    .event
-                    .get("slice")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                reach.push(Reach::Slices(vec![slice.to_owned()]));
-                if session.is_slice_type_registered(slice) {
-                    replay(record)?;
-                } else {
-                    let entry = raw.slices.entry(slice.to_owned()).or_default();
-                    if record.type_name == SLICE_REPLACED {
-                        entry.clear();
-                    }
-                    entry.extend(items_of(&record.event));
-                }
-            }
+            SLICE_REPLACED | SLICE_EXTENDED => self.fold_slice_change(record),
             RESTORED => {
-                reach.push(Reach::All);
-                let slices = record
-                    .event
-                    .get("slices")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                let (known, unknown): (Vec<Value>, Vec<Value>) =
-                    slices.into_iter().partition(|slice| {
-                        slice
-                            .get("slice_type")
-                            .and_then(Value::as_str)
-                            .is_some_and(|name| session.is_slice_type_registered(name))
-                    });
-                replay(&LogRecord {
-                    seq: record.seq,
-                    type_name: RESTORED.to_owned(),
-                    event: json!({"slices": known}),
-                })?;
-                raw.slices = unknown
-                    .iter()
-                    .filter_map(|slice| {
-                        Some((
-                            slice.get("slice_type")?.as_str()?.to_owned(),
-                            items_of(slice),
-                        ))
-                    })
-                    .collect();
+                self.fold_restored(record)?;
+                Ok(Reach::All)
             }
             RESET => {
-                reach.push(Reach::All);
-                replay(record)?;
-                raw.slices.clear();
+                self.replay(record)?;
+                self.raw.slices.clear();
+                Ok(Reach::All)
             }
-            name => match session.slices_reduced_by(name) {
+            name => match self.session.slices_reduced_by(name) {
                 Some(targets) => {
-                    reach.push(Reach::Slices(
-                        targets.into_iter().map(str::to_owned).collect(),
-                    ));
-                    replay(record)?;
+                    let reach = Reach::Slices(targets.into_iter().map(str::to_owned).collect());
+                    self.replay(record)?;
+                    Ok(reach)
                 }
                 None => {
-                    reach.push(Reach::Slices(vec![name.to_owned()]));
-                    raw.slices
+                    self.raw
+                        .slices
                         .entry(name.to_owned())
                         .or_default()
                         .push(record.event.clone());
+                    Ok(Reach::Slices(vec![name.to_owned()]))
                 }
             },
         }
     }
-    let mut slices: BTreeMap<String, Vec<Value>> = session
-        .slices_json()
-        .map_err(|source| StoreError::Encode {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .into_iter()
-        .map(|(name, items)| (name.to_owned(), items))
-        .collect();
-    for (name, items) in raw.slices {
-        slices.entry(name).or_default().extend(items);
+
+    /// A `wink.slice_*` record: replayed when its slice type is known, else applied to the
+    /// slice's ledger.
+    fn fold_slice_change(&mut self, record: &LogRecord) -> Result<Reach, StoreError> {
+        let slice = record
+            .event
+            .get("slice")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if self.session.is_slice_type_registered(slice) {
+            self.replay(record)?;
+        } else {
+            let entry = self.raw.slices.entry(slice.to_owned()).or_default();
+            if record.type_name == SLICE_REPLACED {
+                entry.clear();
+            }
+            entry.extend(items_of(&record.event));
+        }
+        Ok(Reach::Slices(vec![slice.to_owned()]))
     }
-    Ok(Folded { slices, reach })
+
+    /// A `wink.restored` record: the known slices are replayed, the others become the ledgers.
+    fn fold_restored(&mut self, record: &LogRecord) -> Result<(), StoreError> {
+        let slices = record
+            .event
+            .get("slices")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let (known, unknown): (Vec<Value>, Vec<Value>) = slices.into_iter().partition(|slice| {
+            slice
+                .get("slice_type")
+                .and_then(Value::as_str)
+                .is_some_and(|name| self.session.is_slice_type_registered(name))
+        });
+        self.replay(&LogRecord {
+            seq: record.seq,
+            type_name: RESTORED.to_owned(),
+            event: json!({"slices": known}),
+        })?;
+        self.raw.slices = unknown
+            .iter()
+            .filter_map(|slice| {
+                Some((
+                    slice.get("slice_type")?.as_str()?.to_owned(),
+                    items_of(slice),
+                ))
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// The replayed slices, then the ledgers.
+    fn into_slices(self) -> Result<BTreeMap<String, Vec<Value>>, StoreError> {
+        let mut slices: BTreeMap<String, Vec<Value>> = self
+            .session
+            .slices_json()
+            .map_err(|source| StoreError::Encode {
+                path: self.path.to_path_buf(),
+                source,
+            })?
+            .into_iter()
+            .map(|(name, items)| (name.to_owned(), items))
+            .collect();
+        for (name, items) in self.raw.slices {
+            slices.entry(name).or_default().extend(items);
+        }
+        Ok(slices)
+    }
 }
 
 fn compact(value: &Value) -> String {

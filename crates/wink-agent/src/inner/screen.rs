@@ -46,6 +46,18 @@ pub(super) fn answer(call: &ToolCall, content: String, is_error: bool) -> ToolOu
     }
 }
 
+/// What screening the calls of a turn decided so far.
+#[derive(Default)]
+struct Screening {
+    effects: TurnEffects,
+    /// Calls to run, in turn order.
+    to_run: Vec<ToolCall>,
+    /// Calls the loop answers itself, with their position in the turn.
+    answered: Vec<(usize, ToolOutcome)>,
+    /// Sections to expand by restarting the evaluation (no dynamic tools).
+    restart: Vec<String>,
+}
+
 impl InnerLoop {
     pub(super) fn guard_active(&self) -> bool {
         self.config.repetition_guard.unwrap_or(true)
@@ -113,133 +125,192 @@ impl InnerLoop {
     /// Sort the calls of a turn: run, answer from the guard, answer as unknown, or open the
     /// sections hiding them.
     pub(super) fn screen_calls(&mut self, calls: Vec<ToolCall>) -> TurnEffects {
-        let mut effects = TurnEffects::default();
         // Calls after one that may end the turn are neither screened nor validated here: they
         // are not run when it does end the turn (issue 17).
         let checked = self.checked_calls(&calls);
-        if self.disclosure == DisclosureMode::Wink
-            && let Some(unknown) = calls[..checked].iter().find(|c| !self.is_offered(&c.name))
-        {
-            self.phase = Phase::Done {
-                outcome: LoopOutcome::Failed {
-                    message: format!("Unknown tool '{}' requested by provider.", unknown.name),
-                    phase: EvaluationPhase::Tool,
-                },
-            };
-            return effects;
+        if self.fail_on_unknown_tool(&calls[..checked]) {
+            return TurnEffects::default();
         }
         let first_result = self.messages.len();
-        let mut to_run = Vec::new();
-        let mut answered = Vec::new();
-        let mut restart: Vec<String> = Vec::new();
+        let mut screening = Screening::default();
         for (position, call) in calls.iter().enumerate() {
             if position >= checked {
-                to_run.push(call.clone());
-                continue;
-            }
-            if self.guard_active()
-                && let Some(repetition) = self.guard.intercept(call)
-            {
-                answered.push((
-                    position,
-                    answer(call, repetition.content, repetition.is_error),
-                ));
-                effects.interventions.extend(repetition.interventions);
-                continue;
-            }
-            if self.example_guard_active()
-                && let Some(message) = self.copied_example_result(call)
-            {
-                if self.guard_active() {
-                    self.guard.record(call, &message, true, false);
-                }
-                effects.interventions.push(Intervention::for_call(
-                    InterventionKind::CopiedExample,
-                    call,
-                    message.clone(),
-                ));
-                answered.push((position, answer(call, message, true)));
-                continue;
-            }
-            if self.is_offered(&call.name) {
-                to_run.push(call.clone());
-                continue;
-            }
-            let hiding = self
-                .hidden
-                .iter()
-                .find(|h| h.spec.name == call.name)
-                .map(|h| h.section.clone());
-            match hiding {
-                Some(section) if self.auto_open() => {
-                    let dynamic = self.disclosure == DisclosureMode::Unified
-                        && self.config.supports_dynamic_tools;
-                    effects.interventions.push(Intervention::for_call(
-                        InterventionKind::AutoOpen,
-                        call,
-                        format!(
-                            "opened section \"{section}\" ({})",
-                            if dynamic { "injected" } else { "restart" }
-                        ),
-                    ));
-                    if dynamic {
-                        effects
-                            .injections
-                            .extend(self.open_hidden(&section, first_result + position));
-                        to_run.push(call.clone());
-                    } else if !restart.contains(&section) {
-                        restart.push(section);
-                    }
-                }
-                hiding => {
-                    let opener = match self.disclosure {
-                        DisclosureMode::Unified => wink_core::READ_SECTION,
-                        _ => wink_core::OPEN_SECTIONS,
-                    };
-                    let available: Vec<String> =
-                        self.offered_tools().into_iter().map(|t| t.name).collect();
-                    let message = unknown_tool_message(
-                        &call.name,
-                        hiding.as_deref().map(|s| (opener, s)),
-                        &available,
-                    );
-                    if self.guard_active() {
-                        self.guard.record(call, &message, true, false);
-                    }
-                    effects.interventions.push(Intervention::for_call(
-                        InterventionKind::UnknownTool,
-                        call,
-                        message.clone(),
-                    ));
-                    answered.push((position, answer(call, message, true)));
-                }
+                screening.to_run.push(call.clone());
+            } else {
+                self.screen_call(call, position, first_result, &mut screening);
             }
         }
-        if !restart.is_empty() {
-            let overrides: Vec<(SectionPath, wink_core::SectionVisibility)> = restart
-                .iter()
-                .map(|key| {
-                    (
-                        SectionPath::new(key.split('.').map(str::to_owned).collect()),
-                        wink_core::SectionVisibility::Full,
-                    )
-                })
-                .collect();
-            self.replay = calls;
-            self.phase = Phase::Done {
-                outcome: LoopOutcome::ExpansionRequired {
-                    requested_overrides: overrides,
-                    reason: format!("The model called tools hidden in {}", restart.join(", ")),
-                    section_keys: restart,
-                },
-            };
-            return effects;
-        }
-        self.phase = Phase::NeedTools {
-            calls: to_run,
+        let Screening {
+            effects,
+            to_run,
             answered,
-        };
+            restart,
+        } = screening;
+        if restart.is_empty() {
+            self.phase = Phase::NeedTools {
+                calls: to_run,
+                answered,
+            };
+        } else {
+            self.require_expansion(calls, restart);
+        }
         effects
+    }
+
+    /// Under WINK disclosure a call of a tool that is not offered ends the run as failed.
+    /// Returns whether it did.
+    fn fail_on_unknown_tool(&mut self, checked: &[ToolCall]) -> bool {
+        if self.disclosure != DisclosureMode::Wink {
+            return false;
+        }
+        let Some(unknown) = checked.iter().find(|c| !self.is_offered(&c.name)) else {
+            return false;
+        };
+        self.phase = Phase::Done {
+            outcome: LoopOutcome::Failed {
+                message: format!("Unknown tool '{}' requested by provider.", unknown.name),
+                phase: EvaluationPhase::Tool,
+            },
+        };
+        true
+    }
+
+    /// Screen one checked call (at `position` in its turn; the turn's results start at message
+    /// `first_result`): answered by the repetition or example guard, run when offered, its
+    /// hiding section opened, or answered as an unknown tool.
+    fn screen_call(
+        &mut self,
+        call: &ToolCall,
+        position: usize,
+        first_result: usize,
+        screening: &mut Screening,
+    ) {
+        if self.guard_active()
+            && let Some(repetition) = self.guard.intercept(call)
+        {
+            screening.answered.push((
+                position,
+                answer(call, repetition.content, repetition.is_error),
+            ));
+            screening
+                .effects
+                .interventions
+                .extend(repetition.interventions);
+            return;
+        }
+        if self.example_guard_active()
+            && let Some(message) = self.copied_example_result(call)
+        {
+            let kind = InterventionKind::CopiedExample;
+            self.answer_failed(call, position, kind, message, screening);
+            return;
+        }
+        if self.is_offered(&call.name) {
+            screening.to_run.push(call.clone());
+            return;
+        }
+        let hiding = self
+            .hidden
+            .iter()
+            .find(|h| h.spec.name == call.name)
+            .map(|h| h.section.clone());
+        match hiding {
+            Some(section) if self.auto_open() => {
+                let after_message = first_result + position;
+                self.auto_open_for(call, section, after_message, screening);
+            }
+            hiding => {
+                let message = self.unknown_tool_text(call, hiding.as_deref());
+                let kind = InterventionKind::UnknownTool;
+                self.answer_failed(call, position, kind, message, screening);
+            }
+        }
+    }
+
+    /// Answer `call` with the failed result `message` instead of running it: the repetition
+    /// guard remembers it and it is reported as a `kind` intervention.
+    fn answer_failed(
+        &mut self,
+        call: &ToolCall,
+        position: usize,
+        kind: InterventionKind,
+        message: String,
+        screening: &mut Screening,
+    ) {
+        if self.guard_active() {
+            self.guard.record(call, &message, true, false);
+        }
+        screening
+            .effects
+            .interventions
+            .push(Intervention::for_call(kind, call, message.clone()));
+        screening
+            .answered
+            .push((position, answer(call, message, true)));
+    }
+
+    /// Open `section`, which hides the tool `call` names: inject its tools after message
+    /// `after_message` and run the call (dynamic tools under unified disclosure), or restart
+    /// the evaluation with the section expanded.
+    fn auto_open_for(
+        &mut self,
+        call: &ToolCall,
+        section: String,
+        after_message: usize,
+        screening: &mut Screening,
+    ) {
+        let dynamic =
+            self.disclosure == DisclosureMode::Unified && self.config.supports_dynamic_tools;
+        screening.effects.interventions.push(Intervention::for_call(
+            InterventionKind::AutoOpen,
+            call,
+            format!(
+                "opened section \"{section}\" ({})",
+                if dynamic { "injected" } else { "restart" }
+            ),
+        ));
+        if dynamic {
+            screening
+                .effects
+                .injections
+                .extend(self.open_hidden(&section, after_message));
+            screening.to_run.push(call.clone());
+        } else if !screening.restart.contains(&section) {
+            screening.restart.push(section);
+        }
+    }
+
+    /// The result for a call of a tool that is not offered: the tools that are, and the
+    /// section to open when `hiding` names the one that hides it.
+    fn unknown_tool_text(&self, call: &ToolCall, hiding: Option<&str>) -> String {
+        let opener = match self.disclosure {
+            DisclosureMode::Unified => wink_core::READ_SECTION,
+            _ => wink_core::OPEN_SECTIONS,
+        };
+        let available: Vec<String> = self.offered_tools().into_iter().map(|t| t.name).collect();
+        unknown_tool_message(&call.name, hiding.map(|s| (opener, s)), &available)
+    }
+
+    /// End the run asking for the sections of `restart` expanded; `calls` are replayed after
+    /// the restart.
+    fn require_expansion(&mut self, calls: Vec<ToolCall>, restart: Vec<String>) {
+        let overrides: Vec<(SectionPath, wink_core::SectionVisibility)> = restart
+            .iter()
+            .map(|key| {
+                (
+                    SectionPath::new(key.split('.').map(str::to_owned).collect()),
+                    wink_core::SectionVisibility::Full,
+                )
+            })
+            .collect();
+        self.replay = calls;
+        self.phase = Phase::Done {
+            outcome: LoopOutcome::ExpansionRequired {
+                requested_overrides: overrides,
+                reason: format!("The model called tools hidden in {}", restart.join(", ")),
+                section_keys: restart,
+            },
+        };
     }
 
     /// Inject the tools hidden in the summarized section `section` (an auto-open), available
