@@ -481,7 +481,7 @@ impl Converter<'_> {
         }
     }
 
-    pub(super) fn tool(&self, spec: &ToolSpec, at: &str) -> Result<ToolRef, PromptFileError> {
+    pub(super) fn tool(&self, spec: &ToolDecl, at: &str) -> Result<ToolRef, PromptFileError> {
         let parameters = spec
             .parameters
             .clone()

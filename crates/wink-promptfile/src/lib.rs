@@ -54,7 +54,7 @@ pub use command::{
 pub use document::MAX_NESTING;
 pub use model::{
     EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SectionSpec, ServerEntry,
-    ToolSpec,
+    ToolDecl,
 };
 
 use convert::*;

@@ -103,7 +103,7 @@ pub struct SectionSpec {
     pub enabled: Option<EnabledSpec>,
     /// Tools.
     #[serde(default)]
-    pub tools: Vec<ToolSpec>,
+    pub tools: Vec<ToolDecl>,
     /// Children.
     #[serde(default)]
     pub children: Vec<SectionSpec>,
@@ -159,10 +159,11 @@ pub struct ServerEntry {
     pub headers_env: IndexMap<String, String>,
 }
 
-/// One tool.
+/// One tool as a prompt file declares it (name, description, schema, examples, handler); the
+/// converter turns it into a `wink_core::ToolRef`. Not the model contract's `wink_model::ToolSpec`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ToolSpec {
+pub struct ToolDecl {
     /// Name (dots allowed for namespaces).
     pub name: String,
     /// Description (1–200 ASCII characters).
