@@ -331,13 +331,7 @@ impl Filesystem for InMemoryFilesystem {
         let normalized = normalize_path(path)?;
         let tree = self.read_tree().clone();
         let file = Self::file_node(&tree, &normalized)?;
-        if file.content.len() > self.limits.max_read_bytes as u64 {
-            return Err(FsError::FileTooLarge {
-                path: normalized,
-                size_bytes: file.content.len(),
-                limit_bytes: self.limits.max_read_bytes,
-            });
-        }
+        text::check_read_size(&normalized, file.content.len(), self.limits.max_read_bytes)?;
         Ok(file.content.bytes().to_vec())
     }
 
@@ -366,13 +360,7 @@ impl Filesystem for InMemoryFilesystem {
         let normalized = normalize_path(path)?;
         let mut guard = self.write_tree();
         let file = Self::file_node(&guard, &normalized)?;
-        if file.content.len() > self.limits.max_read_bytes as u64 {
-            return Err(FsError::FileTooLarge {
-                path: normalized,
-                size_bytes: file.content.len(),
-                limit_bytes: self.limits.max_read_bytes,
-            });
-        }
+        text::check_read_size(&normalized, file.content.len(), self.limits.max_read_bytes)?;
         let text = file.content.text().ok_or_else(|| FsError::NotUtf8 {
             path: normalized.clone(),
         })?;

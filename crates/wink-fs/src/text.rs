@@ -113,6 +113,22 @@ pub fn read_page(
     Ok(window.finish())
 }
 
+/// The check every backend makes before loading a whole file (`read_bytes`, `edit`): a file of
+/// `size_bytes` must fit `max_read_bytes`.
+///
+/// # Errors
+/// [`FsError::FileTooLarge`] naming `path` when it does not.
+pub fn check_read_size(path: &str, size_bytes: u64, max_read_bytes: usize) -> Result<(), FsError> {
+    if size_bytes > max_read_bytes as u64 {
+        return Err(FsError::FileTooLarge {
+            path: path.to_owned(),
+            size_bytes,
+            limit_bytes: max_read_bytes,
+        });
+    }
+    Ok(())
+}
+
 /// The normalised path a whole-file write of `size_bytes` goes to, with the checks every
 /// backend makes before touching anything: the root is a directory, and the content must fit
 /// `max_write_bytes`.

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use wink_fs::path::{display_path, join, parent_of, relative_to};
-use wink_fs::text::{GrepQuery, ReadWindow, apply_edit, write_target};
+use wink_fs::text::{GrepQuery, ReadWindow, apply_edit, check_read_size, write_target};
 use wink_fs::{
     EditResult, FileInfo, FileKind, Filesystem, FilesystemId, FsError, FsLimits, FsSnapshot,
     GlobPattern, GrepMatch, ReadResult, WriteMode, WriteResult, normalize_path,
@@ -189,22 +189,14 @@ fn read_capped(handle: File, normalized: &str, cap: usize) -> Result<Vec<u8>, Fs
         .metadata()
         .map_err(|e| io_error("inspecting", normalized, e))?
         .len();
-    let too_large = |size_bytes: u64| FsError::FileTooLarge {
-        path: normalized.to_owned(),
-        size_bytes,
-        limit_bytes: cap,
-    };
-    if size > cap as u64 {
-        return Err(too_large(size));
-    }
+    check_read_size(normalized, size, cap)?;
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     handle
         .take(cap as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| io_error("reading", normalized, e))?;
-    if bytes.len() > cap {
-        return Err(too_large(bytes.len() as u64));
-    }
+    // The file may have grown since it was inspected.
+    check_read_size(normalized, bytes.len() as u64, cap)?;
     Ok(bytes)
 }
 
