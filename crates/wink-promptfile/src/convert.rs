@@ -265,14 +265,12 @@ impl Converter<'_> {
         at: &str,
         parent: Option<&str>,
     ) -> Result<SectionRef, PromptFileError> {
-        let extra = [
-            ("params", spec.params.is_some()),
-            ("template", spec.template.is_some()),
-            ("children", !spec.children.is_empty()),
-            ("root", spec.root.is_some()),
-            ("dirs", spec.dirs.is_some()),
-        ];
-        self.reject_fields(at, &extra, "a builtin catalog section takes key, title, tools, catalog, servers, defer, listing, rerank and summary")?;
+        self.reject_fields(
+            spec,
+            at,
+            &["params", "template", "children", "root", "dirs"],
+            "a builtin catalog section takes key, title, tools, catalog, servers, defer, listing, rerank and summary",
+        )?;
         let mut tools = Vec::with_capacity(spec.tools.len());
         for (i, tool) in spec.tools.iter().enumerate() {
             tools.push(self.tool(tool, &format!("{at}.tools[{i}]"))?);
@@ -353,21 +351,21 @@ impl Converter<'_> {
         at: &str,
         parent: Option<&str>,
     ) -> Result<SectionRef, PromptFileError> {
-        let extra = [
-            ("params", spec.params.is_some()),
-            ("template", spec.template.is_some()),
-            ("summary", spec.summary.is_some()),
-            ("tools", !spec.tools.is_empty()),
-            ("children", !spec.children.is_empty()),
-            ("visibility", spec.visibility.is_some()),
-            ("enabled", spec.enabled.is_some()),
-            ("defaults", spec.defaults.is_some()),
-            ("root", spec.root.is_some()),
-            ("catalog", spec.catalog.is_some()),
-        ];
         self.reject_fields(
+            spec,
             at,
-            &extra,
+            &[
+                "params",
+                "template",
+                "summary",
+                "tools",
+                "children",
+                "visibility",
+                "enabled",
+                "defaults",
+                "root",
+                "catalog",
+            ],
             "a builtin skills section takes only key, title and dirs",
         )?;
         let dirs: Vec<PathBuf> = match &spec.dirs {
@@ -389,15 +387,19 @@ impl Converter<'_> {
         Ok(Arc::new(section))
     }
 
-    /// The first field of `fields` that is set, as an error at `{at}.{field}` saying what the
-    /// builtin section takes (`message`).
+    /// The first of the `refused` fields that `spec` sets (in the order of [`builtin_fields`]),
+    /// as an error at `{at}.{field}` saying what the builtin section takes (`message`).
     pub(super) fn reject_fields(
         &self,
+        spec: &SectionSpec,
         at: &str,
-        fields: &[(&str, bool)],
+        refused: &[&str],
         message: &str,
     ) -> Result<(), PromptFileError> {
-        match fields.iter().find(|(_, set)| *set) {
+        let set = builtin_fields(spec)
+            .into_iter()
+            .find(|(field, set)| *set && refused.contains(field));
+        match set {
             Some((field, _)) => Err(self.invalid(format!("{at}.{field}"), message)),
             None => Ok(()),
         }
@@ -432,20 +434,20 @@ impl Converter<'_> {
     ) -> Result<SectionRef, PromptFileError> {
         match builtin {
             "workspace" => {
-                let extra = [
-                    ("params", spec.params.is_some()),
-                    ("template", spec.template.is_some()),
-                    ("summary", spec.summary.is_some()),
-                    ("tools", !spec.tools.is_empty()),
-                    ("children", !spec.children.is_empty()),
-                    ("visibility", spec.visibility.is_some()),
-                    ("enabled", spec.enabled.is_some()),
-                    ("defaults", spec.defaults.is_some()),
-                    ("dirs", spec.dirs.is_some()),
-                ];
                 self.reject_fields(
+                    spec,
                     at,
-                    &extra,
+                    &[
+                        "params",
+                        "template",
+                        "summary",
+                        "tools",
+                        "children",
+                        "visibility",
+                        "enabled",
+                        "defaults",
+                        "dirs",
+                    ],
                     "a builtin workspace section takes only key, title and root",
                 )?;
                 if self.workspace.is_some() {
@@ -592,4 +594,22 @@ pub(super) fn builtin_path(key: &str, parent: Option<&str>) -> SectionPath {
         ),
         None => SectionPath::root(key),
     }
+}
+
+/// The fields a builtin section may refuse, in the order they are checked, and whether `spec`
+/// sets each.
+fn builtin_fields(spec: &SectionSpec) -> [(&'static str, bool); 11] {
+    [
+        ("params", spec.params.is_some()),
+        ("template", spec.template.is_some()),
+        ("summary", spec.summary.is_some()),
+        ("tools", !spec.tools.is_empty()),
+        ("children", !spec.children.is_empty()),
+        ("visibility", spec.visibility.is_some()),
+        ("enabled", spec.enabled.is_some()),
+        ("defaults", spec.defaults.is_some()),
+        ("root", spec.root.is_some()),
+        ("catalog", spec.catalog.is_some()),
+        ("dirs", spec.dirs.is_some()),
+    ]
 }
