@@ -7,9 +7,20 @@
 use serde_json::json;
 use std::path::PathBuf;
 use wink_local::{
-    ChatMessage, ChatRequest, LocalModel, LocalModelConfig, ModelChoice, ToolSpec, TurnConstraint,
-    default_cache_dir, model_path,
+    DecodingConstraint, LocalModel, LocalModelConfig, ModelChoice, ToolSpec, default_cache_dir,
+    model_path,
 };
+use wink_model::{Message, ModelRequest};
+
+/// A request of `messages` offering `tools`, at most `max_tokens` generated.
+fn request(messages: Vec<Message>, tools: Vec<ToolSpec>, max_tokens: u32) -> ModelRequest {
+    ModelRequest {
+        messages,
+        tools,
+        max_output_tokens: Some(max_tokens),
+        ..ModelRequest::default()
+    }
+}
 
 fn main() {
     let path = std::env::args()
@@ -35,59 +46,43 @@ fn main() {
         json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}),
     )];
     let mut messages = vec![
-        ChatMessage::system(format!(
+        Message::system(format!(
             "You are a helpful assistant.\n\nReference:\n{reference}"
         )),
-        ChatMessage::user("Write a short poem about caches."),
+        Message::user("Write a short poem about caches."),
     ];
 
     let free = model
         .complete(
-            &ChatRequest::new(messages.clone())
-                .with_constraint(TurnConstraint::FinalAnswer)
-                .with_max_tokens(96),
+            &request(messages.clone(), Vec::new(), 96),
+            &DecodingConstraint::FinalAnswer,
         )
         .unwrap();
     report("cold prompt, free text", &free);
 
-    messages.push(ChatMessage::assistant(
-        free.text.clone().unwrap_or_default(),
-    ));
-    messages.push(ChatMessage::user(
-        "What is 1234 plus 4321? Use the add tool.",
-    ));
+    messages.push(Message::assistant(free.text.clone().unwrap_or_default()));
+    messages.push(Message::user("What is 1234 plus 4321? Use the add tool."));
     let call = model
         .complete(
-            &ChatRequest::new(messages.clone())
-                .with_tools(tools.clone())
-                .with_max_tokens(64),
+            &request(messages.clone(), tools.clone(), 64),
+            &DecodingConstraint::Auto,
         )
         .unwrap();
     report("new system prompt (tools), tool call", &call);
 
-    messages.push(ChatMessage::assistant_tool_calls(
-        "",
-        call.tool_calls.clone(),
-    ));
-    messages.push(ChatMessage::tool_result(
-        &call.tool_calls[0],
-        "{\"sum\": 5555}",
-    ));
-    messages.push(ChatMessage::user(
-        "Now answer my question using this result.",
-    ));
-    let request = ChatRequest::new(messages)
-        .with_tools(tools)
-        .with_constraint(TurnConstraint::FinalAnswer)
-        .with_max_tokens(64);
-    let warm = model.complete(&request).unwrap();
+    messages.push(Message::assistant_tool_calls("", call.tool_calls.clone()));
+    messages.push(Message::tool_result(&call.tool_calls[0], "{\"sum\": 5555}"));
+    messages.push(Message::user("Now answer my question using this result."));
+    let follow_up = request(messages, tools, 64);
+    let answer = DecodingConstraint::FinalAnswer;
+    let warm = model.complete(&follow_up, &answer).unwrap();
     report("follow-up, prefix reused", &warm);
     model.clear_cache();
-    let cold = model.complete(&request).unwrap();
+    let cold = model.complete(&follow_up, &answer).unwrap();
     report("same follow-up, cache cleared", &cold);
 }
 
-fn report(label: &str, turn: &wink_local::ChatTurn) {
+fn report(label: &str, turn: &wink_local::LocalCompletion) {
     println!(
         "{label}: prompt {} (cached {}), generated {} | prefill {:.0} ms ({:.1} tok/s) | decode {:.0} ms ({:.1} tok/s) | {:?}",
         turn.usage.prompt_tokens,
@@ -100,9 +95,10 @@ fn report(label: &str, turn: &wink_local::ChatTurn) {
         turn.text
             .as_deref()
             .map(|t| t.chars().take(60).collect::<String>())
-            .or_else(|| turn
-                .tool_calls
-                .first()
-                .map(|c| format!("{}({})", c.name, c.arguments))),
+            .or_else(|| turn.tool_calls.first().map(|c| format!(
+                "{}({})",
+                c.name,
+                c.arguments.to_value()
+            ))),
     );
 }

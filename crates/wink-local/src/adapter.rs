@@ -1,7 +1,8 @@
 //! [`LocalAdapter`]: the embedded model as a [`wink_model::ProviderAdapter`].
 //!
-//! The adapter maps a [`ModelRequest`] onto a [`ChatRequest`] so that each call's prompt extends the
-//! previous one (the KV cache then holds everything but the new tail):
+//! The adapter renders the [`ModelRequest`] itself (with a user turn, see [`with_user_turn`]), under
+//! the [`DecodingConstraint`] its tool choice asks for ([`decoding_constraint`]), so that each
+//! call's prompt extends the previous one (the KV cache then holds everything but the new tail):
 //!
 //! * **Append-only tools.** The system message lists the tools offered from the start; tools injected
 //!   mid-run ([`ModelRequest::tool_additions`]) are announced right after the message that disclosed them
@@ -37,7 +38,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
-use wink_core::{ToolArguments, ToolCall};
 use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderAdapter, ProviderError,
     ProviderErrorKind, ProviderFuture, StreamDelta, StreamSink, ToolChoice,
@@ -45,10 +45,7 @@ use wink_model::{
 use wink_session::TokenUsage;
 
 use crate::repair::{Repair, answer_request, follow_up_request, repair};
-use crate::{
-    ChatMessage, ChatRequest, ChatToolCall, ChatTurn, GenerationControl, LocalModel,
-    LocalModelConfig, Role, ToolAnnouncement, ToolSpec, TurnConstraint,
-};
+use crate::{DecodingConstraint, GenerationControl, LocalCompletion, LocalModel, LocalModelConfig};
 
 /// The user turn added when a conversation has no message at all.
 pub const IMPLICIT_USER_TURN: &str = "Carry out the task described in the system prompt.";
@@ -154,7 +151,7 @@ impl Runner {
         )
     }
 
-    fn report(&self, what: &str, turn: &ChatTurn) {
+    fn report(&self, what: &str, turn: &LocalCompletion) {
         if self.verbose {
             let u = &turn.usage;
             let t = &turn.timings;
@@ -174,41 +171,54 @@ impl Runner {
     /// One model call. The text of a final answer goes to `call` as it is generated when the
     /// answer cannot be taken back: a turn constrained to a final answer (no tool callable, or
     /// `ToolChoice::None`) without structured output, and the answer of an answer repair. A free
-    /// turn ([`TurnConstraint::Auto`]) is not streamed: it may open a call, or be taken back by
+    /// turn ([`DecodingConstraint::Auto`]) is not streamed: it may open a call, or be taken back by
     /// repair; its answer reaches the sink whole once known (see [`ProviderAdapter::complete`]).
     fn run(&self, request: &ModelRequest, call: &CallState) -> Result<RunTurn, ProviderError> {
         let mut model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut chat = to_chat_request(request);
+        let local = with_user_turn(request);
+        let constraint = decoding_constraint(request);
         let mut usage = TokenUsage::default();
         let answers_only =
-            chat.constraint == TurnConstraint::FinalAnswer && request.output.is_none();
+            constraint == DecodingConstraint::FinalAnswer && request.output.is_none();
         let mut streamed = answers_only;
         let first = Step {
             what: "turn",
             stream: answers_only,
         };
-        let mut turn = self.complete(&mut model, &chat, &mut usage, &first, call)?;
+        let mut turn = self.complete(&mut model, &local, &constraint, &mut usage, &first, call)?;
         if self.call_repair && turn.tool_calls.is_empty() {
             let answer = turn.text.as_deref().unwrap_or_default();
-            let retry = repair(&chat, answer).map(|kind| {
+            let retry = repair(&local, &constraint, answer).map(|kind| {
                 if self.verbose {
                     eprintln!("           [local call repair] taking back the answer {answer:?}");
                 }
                 match kind {
-                    Repair::Call(constraint) => {
-                        (chat.clone().with_constraint(constraint), "call repair")
-                    }
-                    Repair::FollowUp(follow_up) => {
-                        (follow_up_request(&chat, &follow_up), "follow-up call")
-                    }
-                    _ => (answer_request(&chat), "answer repair"),
+                    Repair::Call(constraint) => (local.clone(), constraint, "call repair"),
+                    Repair::FollowUp(follow_up) => (
+                        follow_up_request(&local, &follow_up),
+                        follow_up.constraint(),
+                        "follow-up call",
+                    ),
+                    _ => (
+                        answer_request(&local),
+                        DecodingConstraint::FinalAnswer,
+                        "answer repair",
+                    ),
                 }
             });
-            if let Some((retry, what)) = retry {
+            if let Some((retry, retry_constraint, what)) = retry {
                 let stream =
-                    retry.constraint == TurnConstraint::FinalAnswer && request.output.is_none();
+                    retry_constraint == DecodingConstraint::FinalAnswer && request.output.is_none();
+                let step = Step { what, stream };
                 // A repair that cannot complete leaves the answer as it was (unless cancelled).
-                match self.complete(&mut model, &retry, &mut usage, &Step { what, stream }, call) {
+                match self.complete(
+                    &mut model,
+                    &retry,
+                    &retry_constraint,
+                    &mut usage,
+                    &step,
+                    call,
+                ) {
                     Ok(repaired) => {
                         turn = repaired;
                         streamed = stream;
@@ -218,29 +228,21 @@ impl Runner {
                 }
             }
         }
-        let answered_freely = !matches!(chat.constraint, TurnConstraint::JsonSchema(_));
+        let answered_freely = !matches!(constraint, DecodingConstraint::JsonSchema(_));
         if turn.tool_calls.is_empty()
             && answered_freely
             && let Some(output) = &request.output
         {
             let schema = wink_schema::output::response_schema(output);
-            chat.constraint = TurnConstraint::JsonSchema(schema);
+            let document = DecodingConstraint::JsonSchema(schema);
             let step = Step {
                 what: "structured output",
                 stream: false,
             };
-            turn = self.complete(&mut model, &chat, &mut usage, &step, call)?;
+            turn = self.complete(&mut model, &local, &document, &mut usage, &step, call)?;
             streamed = false;
         }
-        let tool_calls: Vec<ToolCall> = turn
-            .tool_calls
-            .iter()
-            .map(|c| ToolCall {
-                id: c.id.clone(),
-                name: c.name.clone(),
-                arguments: ToolArguments::Json(c.arguments.clone()),
-            })
-            .collect();
+        let tool_calls = turn.tool_calls;
         let finish_reason = if tool_calls.is_empty() {
             FinishReason::Stop
         } else {
@@ -261,11 +263,12 @@ impl Runner {
     fn complete(
         &self,
         model: &mut LocalModel,
-        chat: &ChatRequest,
+        request: &ModelRequest,
+        constraint: &DecodingConstraint,
         usage: &mut TokenUsage,
         step: &Step<'_>,
         call: &CallState,
-    ) -> Result<ChatTurn, ProviderError> {
+    ) -> Result<LocalCompletion, ProviderError> {
         let mut on_text = |text: &str| call.push_text(text);
         let control = GenerationControl {
             cancel: Some(&call.cancel),
@@ -276,7 +279,7 @@ impl Runner {
             },
         };
         let turn = model
-            .complete_with(chat, control)
+            .complete_with(request, constraint, control)
             .map_err(|e| self.error(e.to_string()))?;
         usage.input_tokens += turn.usage.prompt_tokens;
         usage.cached_tokens += turn.usage.cached_prompt_tokens;
@@ -428,121 +431,65 @@ impl ProviderAdapter for LocalAdapter {
 /// Stack of an inference thread (llama.cpp's grammar parser recurses).
 const INFERENCE_STACK_BYTES: usize = 8 * 1024 * 1024;
 
-fn chat_message(message: &Message) -> Option<ChatMessage> {
-    match message {
-        Message::System { content } => Some(ChatMessage::system(content.clone())),
-        Message::User { content } => Some(ChatMessage::user(content.clone())),
-        Message::Assistant {
-            content,
-            tool_calls,
-        } => {
-            let calls: Vec<ChatToolCall> = tool_calls
-                .iter()
-                .map(|c| ChatToolCall {
-                    id: c.id.clone(),
-                    name: c.name.clone(),
-                    arguments: c.arguments.to_value(),
-                })
-                .collect();
-            Some(ChatMessage::assistant_tool_calls(
-                content.clone().unwrap_or_default(),
-                calls,
-            ))
-        }
-        Message::Tool {
-            tool_call_id,
-            name,
-            content,
-            is_error,
-        } => Some(ChatMessage {
-            role: Role::Tool,
-            content: content.clone(),
-            tool_calls: Vec::new(),
-            tool_call_id: Some(tool_call_id.clone()),
-            name: Some(name.clone()),
-            failed: *is_error,
-        }),
-        _ => None,
+/// The conversation as the local model renders it: chat models answer a user turn, so in a
+/// conversation without a user message the leading system message (the rendered prompt) becomes
+/// the user turn, or, when the conversation does not start with one, [`IMPLICIT_USER_TURN`] is
+/// put first ([`ModelRequest::tool_additions`] then count one message more). Everything else is
+/// `request` as it is: its tools, its [`ModelRequest::tool_additions`] (announced after the same
+/// messages) and [`ModelRequest::deferred_tools`] (callable, never listed).
+#[must_use]
+pub fn with_user_turn(request: &ModelRequest) -> ModelRequest {
+    let mut local = request.clone();
+    if local
+        .messages
+        .iter()
+        .any(|m| matches!(m, Message::User { .. }))
+    {
+        return local;
     }
-}
-
-/// Map the agent's conversation onto the local chat format.
-///
-/// * Messages map one to one, except that in a conversation without a user message the leading
-///   system message (the rendered prompt) becomes the user turn ([`IMPLICIT_USER_TURN`] when there is
-///   no message at all).
-/// * [`ModelRequest::tool_additions`] become [`ToolAnnouncement`]s after the same messages;
-///   [`ModelRequest::deferred_tools`] become [`ChatRequest::deferred_tools`].
-/// * The constraint follows [`ModelRequest::tool_choice`]: `None` is a final answer (the output's
-///   JSON document when the prompt declares structured output), `Required` one call of a callable tool,
-///   `Tool(name)` one call of that tool, `Auto` a call or an answer (a final answer, or the output's
-///   document, when no tool is callable).
-pub fn to_chat_request(request: &ModelRequest) -> ChatRequest {
-    let mut messages = Vec::with_capacity(request.messages.len() + 1);
-    // For each agent message, the index of the chat message it became (or the one before it).
-    let mut positions = Vec::with_capacity(request.messages.len());
-    for message in &request.messages {
-        if let Some(chat) = chat_message(message) {
-            messages.push(chat);
+    // Chat models answer a user turn: the rendered prompt becomes it (see the module docs).
+    match local.messages.first_mut() {
+        Some(Message::System { content }) => {
+            let content = std::mem::take(content);
+            local.messages[0] = Message::User { content };
         }
-        positions.push(messages.len().saturating_sub(1));
-    }
-    if !messages.iter().any(|m| m.role == Role::User) {
-        // Chat models answer a user turn: the rendered prompt becomes it (see the module docs).
-        match messages.first_mut() {
-            Some(first) if first.role == Role::System => first.role = Role::User,
-            _ => {
-                messages.insert(0, ChatMessage::user(IMPLICIT_USER_TURN));
-                for position in &mut positions {
-                    *position += 1;
-                }
+        _ => {
+            local.messages.insert(0, Message::user(IMPLICIT_USER_TURN));
+            for addition in &mut local.tool_additions {
+                addition.after_message = addition.after_message.saturating_add(1);
             }
         }
     }
-    let tool_additions = request
-        .tool_additions
-        .iter()
-        .map(|addition| {
-            let after = positions
-                .get(addition.after_message)
-                .or(positions.last())
-                .copied()
-                .unwrap_or_default();
-            ToolAnnouncement::new(after, addition.tools.clone())
-        })
-        .collect();
-    let tools: Vec<ToolSpec> = request.tools.clone();
-    let deferred: Vec<ToolSpec> = request
-        .deferred_tools
-        .iter()
-        .map(|d| d.spec.clone())
-        .collect();
+    local
+}
+
+/// The shape the turn must take, following [`ModelRequest::tool_choice`]: `None` is a final
+/// answer (the output's JSON document when the prompt declares structured output), `Required` one
+/// call of a callable tool, `Tool(name)` one call of that tool, `Auto` a call or an answer (a
+/// final answer, or the output's document, when no tool is callable).
+#[must_use]
+pub fn decoding_constraint(request: &ModelRequest) -> DecodingConstraint {
     let answer = || match &request.output {
-        Some(output) => TurnConstraint::JsonSchema(wink_schema::output::response_schema(output)),
-        None => TurnConstraint::FinalAnswer,
+        Some(output) => {
+            DecodingConstraint::JsonSchema(wink_schema::output::response_schema(output))
+        }
+        None => DecodingConstraint::FinalAnswer,
     };
-    let constraint = match &request.tool_choice {
+    match &request.tool_choice {
         ToolChoice::None => answer(),
-        ToolChoice::Required => TurnConstraint::RequireTool,
-        ToolChoice::Tool(name) => TurnConstraint::RequireNamedTool(name.clone()),
-        _ if tools.is_empty() && deferred.is_empty() => answer(),
-        _ => TurnConstraint::Auto,
-    };
-    let mut chat = ChatRequest::new(messages)
-        .with_tools(tools)
-        .with_tool_additions(tool_additions)
-        .with_deferred_tools(deferred)
-        .with_constraint(constraint);
-    if let Some(max) = request.max_output_tokens {
-        chat = chat.with_max_tokens(max);
+        ToolChoice::Required => DecodingConstraint::RequireTool,
+        ToolChoice::Tool(name) => DecodingConstraint::RequireNamedTool(name.clone()),
+        _ if request.tools.is_empty() && request.deferred_tools.is_empty() => answer(),
+        _ => DecodingConstraint::Auto,
     }
-    chat
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ChatTemplate, callable_tools};
     use serde_json::json;
+    use wink_core::{ToolArguments, ToolCall};
     use wink_model::{DeferredTool, ToolAddition, ToolSpec};
 
     fn request() -> ModelRequest {
@@ -575,14 +522,21 @@ mod tests {
 
     #[test]
     fn maps_the_conversation_onto_chat_messages() {
-        let chat = to_chat_request(&request());
-        assert_eq!(chat.messages.len(), 3);
-        assert_eq!(chat.messages[0], ChatMessage::user("sys"));
-        assert_eq!(chat.messages[1].tool_calls[0].arguments, json!({"a": 1}));
-        assert_eq!(chat.messages[2].role, Role::Tool);
-        assert_eq!(chat.messages[2].tool_call_id.as_deref(), Some("c1"));
-        assert_eq!(chat.tools[0].name, "add");
-        assert_eq!(chat.constraint, TurnConstraint::Auto);
+        let original = request();
+        let local = with_user_turn(&original);
+        assert_eq!(local.messages.len(), 3);
+        assert_eq!(local.messages[0], Message::user("sys"));
+        assert_eq!(local.messages[1..], original.messages[1..]);
+        assert_eq!(local.tools[0].name, "add");
+        assert_eq!(decoding_constraint(&original), DecodingConstraint::Auto);
+        // Text arguments are written as their JSON.
+        let prompt = ChatTemplate::chatml(None).render(&local);
+        assert!(
+            prompt.contains(
+                "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1}}\n</tool_call>"
+            ),
+            "{prompt}"
+        );
     }
 
     #[test]
@@ -606,68 +560,70 @@ mod tests {
             },
             section: "more".into(),
         }];
-        let chat = to_chat_request(&r);
+        let local = with_user_turn(&r);
         // The prompt (as the user turn), the call, the result.
-        assert_eq!(chat.messages[2].role, Role::Tool);
-        assert_eq!(
-            chat.tool_additions,
-            [ToolAnnouncement::new(2, vec!["sub".into()])]
-        );
-        assert_eq!(chat.deferred_tools[0].name, "mul");
-        let names: Vec<String> = chat.callable_tools().into_iter().map(|t| t.name).collect();
+        assert!(matches!(local.messages[2], Message::Tool { .. }));
+        assert_eq!(local.tool_additions, r.tool_additions);
+        assert_eq!(local.deferred_tools[0].spec.name, "mul");
+        let names: Vec<String> = callable_tools(&local).into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["add", "sub", "mul"]);
+        // A user turn put first moves the additions one message on.
+        r.messages.remove(0);
+        let local = with_user_turn(&r);
+        assert_eq!(local.messages[0], Message::user(IMPLICIT_USER_TURN));
+        assert_eq!(local.tool_additions[0].after_message, 3);
     }
 
     #[test]
     fn without_a_user_message_the_prompt_is_the_user_turn() {
         let mut r = request();
         r.messages[0] = Message::system("## 1. Task\n\nAdd 1 and 2.");
-        let chat = to_chat_request(&r);
+        let local = with_user_turn(&r);
         assert_eq!(
-            chat.messages[0],
-            ChatMessage::user("## 1. Task\n\nAdd 1 and 2.")
+            local.messages[0],
+            Message::user("## 1. Task\n\nAdd 1 and 2.")
         );
-        assert_eq!(chat.messages.len(), 3);
+        assert_eq!(local.messages.len(), 3);
         // With a user message, the prompt stays the system message.
         r.messages.insert(1, Message::user("Go."));
-        let chat = to_chat_request(&r);
+        let local = with_user_turn(&r);
         assert_eq!(
-            chat.messages[0],
-            ChatMessage::system("## 1. Task\n\nAdd 1 and 2.")
+            local.messages[0],
+            Message::system("## 1. Task\n\nAdd 1 and 2.")
         );
-        assert_eq!(chat.messages[1], ChatMessage::user("Go."));
+        assert_eq!(local.messages[1], Message::user("Go."));
         // No message at all: the generic request.
-        let empty = to_chat_request(&ModelRequest::default());
-        assert_eq!(empty.messages, [ChatMessage::user(IMPLICIT_USER_TURN)]);
+        let empty = with_user_turn(&ModelRequest::default());
+        assert_eq!(empty.messages, [Message::user(IMPLICIT_USER_TURN)]);
     }
 
     #[test]
     fn tool_choice_sets_the_constraint() {
         let mut r = request();
-        let constraint = |r: &ModelRequest| to_chat_request(r).constraint;
+        let constraint = decoding_constraint;
         r.tool_choice = ToolChoice::None;
-        assert_eq!(constraint(&r), TurnConstraint::FinalAnswer);
+        assert_eq!(constraint(&r), DecodingConstraint::FinalAnswer);
         r.tool_choice = ToolChoice::Required;
-        assert_eq!(constraint(&r), TurnConstraint::RequireTool);
+        assert_eq!(constraint(&r), DecodingConstraint::RequireTool);
         r.tool_choice = ToolChoice::Tool("add".into());
         assert_eq!(
             constraint(&r),
-            TurnConstraint::RequireNamedTool("add".into())
+            DecodingConstraint::RequireNamedTool("add".into())
         );
         r.tool_choice = ToolChoice::Auto;
-        assert_eq!(constraint(&r), TurnConstraint::Auto);
+        assert_eq!(constraint(&r), DecodingConstraint::Auto);
         // Only deferred tools: still a call or an answer.
         r.deferred_tools = vec![DeferredTool {
             spec: r.tools.remove(0),
             section: "math".into(),
         }];
-        assert_eq!(constraint(&r), TurnConstraint::Auto);
+        assert_eq!(constraint(&r), DecodingConstraint::Auto);
     }
 
     #[test]
     fn without_tools_the_turn_is_a_final_answer() {
         let mut r = request();
         r.tools.clear();
-        assert_eq!(to_chat_request(&r).constraint, TurnConstraint::FinalAnswer);
+        assert_eq!(decoding_constraint(&r), DecodingConstraint::FinalAnswer);
     }
 }

@@ -77,10 +77,10 @@ pub enum LocalError {
         /// The grammar text.
         grammar: String,
     },
-    /// [`crate::TurnConstraint::RequireTool`] was requested but no tools were offered.
+    /// [`crate::DecodingConstraint::RequireTool`] was requested but no tools were offered.
     #[error("a tool call is required but the request offers no tools")]
     NoToolsOffered,
-    /// [`crate::TurnConstraint::RequireNamedTool`] names a tool the request neither offers nor defers.
+    /// [`crate::DecodingConstraint::RequireNamedTool`] names a tool the request neither offers nor defers.
     #[error("a call of tool '{name}' is required but the request offers no tool of that name")]
     RequiredToolMissing {
         /// The required tool's name.

@@ -8,7 +8,7 @@
 //! (`pattern`, `format`, `minimum`, …) are accepted and not enforced. Objects accept only their declared
 //! properties unless `additionalProperties` is a schema (or the object declares no properties at all).
 
-use crate::chat::TurnConstraint;
+use crate::completion::DecodingConstraint;
 use crate::error::LocalError;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -46,40 +46,40 @@ pub fn json_schema_grammar(schema: &Value, origin: &str) -> Result<String, Local
 }
 
 /// The grammar a model turn must follow under `constraint` with `tools` offered, or `None` when the turn is
-/// unconstrained ([`TurnConstraint::Auto`] with no tools on offer).
+/// unconstrained ([`DecodingConstraint::Auto`] with no tools on offer).
 ///
 /// A tool call is `{"name": "<tool>", "arguments": <object matching the tool's schema>}`, written inside
 /// `<tool_call>…</tool_call>` tags, inside a ```json fence, or bare: small Qwen models use all three and
 /// the arguments are constrained whichever they pick. The turn is one call.
 ///
 /// # Errors
-/// [`LocalError::NoToolsOffered`] for [`TurnConstraint::RequireTool`] without tools,
-/// [`LocalError::RequiredToolMissing`] for [`TurnConstraint::RequireNamedTool`] of a tool not in `tools`;
+/// [`LocalError::NoToolsOffered`] for [`DecodingConstraint::RequireTool`] without tools,
+/// [`LocalError::RequiredToolMissing`] for [`DecodingConstraint::RequireNamedTool`] of a tool not in `tools`;
 /// [`LocalError::Schema`]
 /// when a schema cannot be converted.
 pub fn turn_grammar(
-    constraint: &TurnConstraint,
+    constraint: &DecodingConstraint,
     tools: &[ToolSpec],
 ) -> Result<Option<String>, LocalError> {
     let mut builder = GrammarBuilder::default();
     match constraint {
-        TurnConstraint::JsonSchema(schema) => {
+        DecodingConstraint::JsonSchema(schema) => {
             let document =
                 builder.schema(schema, schema, "structured output schema", "", "document")?;
             builder.set_root(format!("ws {document} ws"));
         }
-        TurnConstraint::FinalAnswer => {
+        DecodingConstraint::FinalAnswer => {
             builder.set_root("final-answer".to_owned());
             builder.define("final-answer", FINAL_ANSWER_RULE.to_owned());
         }
-        TurnConstraint::RequireTool => {
+        DecodingConstraint::RequireTool => {
             if tools.is_empty() {
                 return Err(LocalError::NoToolsOffered);
             }
             builder.set_root("tool-call".to_owned());
             builder.tool_call(tools)?;
         }
-        TurnConstraint::RequireNamedTool(name) => {
+        DecodingConstraint::RequireNamedTool(name) => {
             let named: Vec<ToolSpec> = tools.iter().filter(|t| t.name == *name).cloned().collect();
             if named.is_empty() {
                 return Err(LocalError::RequiredToolMissing { name: name.clone() });
@@ -206,13 +206,7 @@ impl GrammarBuilder {
         pointer: &str,
         hint: &str,
     ) -> Result<String, LocalError> {
-        let fail = |reason: String| LocalError::Schema {
-            location: format!(
-                "{origin}: {}",
-                if pointer.is_empty() { "/" } else { pointer }
-            ),
-            reason,
-        };
+        let fail = |reason: String| schema_error(origin, pointer, reason);
         let object = match schema {
             Value::Bool(true) => return Ok(self.primitive("value")),
             Value::Bool(false) => {
@@ -270,13 +264,7 @@ impl GrammarBuilder {
         pointer: &str,
         name: &str,
     ) -> Result<String, LocalError> {
-        let fail = |reason: String| LocalError::Schema {
-            location: format!(
-                "{origin}: {}",
-                if pointer.is_empty() { "/" } else { pointer }
-            ),
-            reason,
-        };
+        let fail = |reason: String| schema_error(origin, pointer, reason);
 
         if let Some(constant) = object.get("const") {
             return Ok(gbnf_literal(&constant.to_string()));
@@ -395,13 +383,11 @@ impl GrammarBuilder {
             "null" => Ok(self.primitive("null")),
             "array" => self.array(object, root, origin, pointer, name),
             "object" => self.object(object, root, origin, pointer, name),
-            other => Err(LocalError::Schema {
-                location: format!(
-                    "{origin}: {}",
-                    if pointer.is_empty() { "/" } else { pointer }
-                ),
-                reason: format!("unknown type {other:?}"),
-            }),
+            other => Err(schema_error(
+                origin,
+                pointer,
+                format!("unknown type {other:?}"),
+            )),
         }
     }
 
@@ -682,6 +668,17 @@ fn gbnf_literal(text: &str) -> String {
     out
 }
 
+/// The error for the schema at `pointer` (`/` for the root) of `origin`'s schema.
+fn schema_error(origin: &str, pointer: &str, reason: String) -> LocalError {
+    LocalError::Schema {
+        location: format!(
+            "{origin}: {}",
+            if pointer.is_empty() { "/" } else { pointer }
+        ),
+        reason,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -770,7 +767,7 @@ mod tests {
 
     #[test]
     fn auto_turn_grammar_with_two_tools() {
-        let grammar = turn_grammar(&TurnConstraint::Auto, &[weather_tool(), add_tool()])
+        let grammar = turn_grammar(&DecodingConstraint::Auto, &[weather_tool(), add_tool()])
             .unwrap()
             .unwrap();
         insta::assert_snapshot!(grammar);
@@ -778,12 +775,12 @@ mod tests {
 
     #[test]
     fn require_tool_and_final_answer_grammars() {
-        let require = turn_grammar(&TurnConstraint::RequireTool, &[add_tool()])
+        let require = turn_grammar(&DecodingConstraint::RequireTool, &[add_tool()])
             .unwrap()
             .unwrap();
         assert!(require.starts_with("root ::= tool-call\n"), "{require}");
         assert!(!require.contains("final-answer"), "{require}");
-        let final_answer = turn_grammar(&TurnConstraint::FinalAnswer, &[add_tool()])
+        let final_answer = turn_grammar(&DecodingConstraint::FinalAnswer, &[add_tool()])
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -791,7 +788,7 @@ mod tests {
             "root ::= final-answer\nfinal-answer ::= ( [A-Za-z0-9*#] | [^\\x00-\\x7F] ) [^\\x00]*\n"
         );
         assert_eq!(
-            turn_grammar(&TurnConstraint::FinalAnswer, &[])
+            turn_grammar(&DecodingConstraint::FinalAnswer, &[])
                 .unwrap()
                 .unwrap(),
             final_answer
@@ -800,9 +797,9 @@ mod tests {
 
     #[test]
     fn unconstrained_without_tools_and_error_when_tool_required() {
-        assert_eq!(turn_grammar(&TurnConstraint::Auto, &[]).unwrap(), None);
+        assert_eq!(turn_grammar(&DecodingConstraint::Auto, &[]).unwrap(), None);
         assert!(matches!(
-            turn_grammar(&TurnConstraint::RequireTool, &[]),
+            turn_grammar(&DecodingConstraint::RequireTool, &[]),
             Err(LocalError::NoToolsOffered)
         ));
     }

@@ -1,12 +1,13 @@
 //! In-process local chat models for wink, through llama.cpp.
 //!
-//! * [`LocalModel`] loads a GGUF chat model and completes conversations given as provider-neutral [`ChatRequest`]s: messages, offered [`ToolSpec`]s and a
-//!   [`TurnConstraint`]. ChatML (Qwen2.5), Llama 3, Gemma, Phi-3 and Mistral templates are formatted
+//! * [`LocalModel`] loads a GGUF chat model and completes conversations given as the model contract's
+//!   [`ModelRequest`](wink_model::ModelRequest)s (messages, offered [`ToolSpec`]s, tool calls: the types every provider uses),
+//!   the turn shaped by a [`DecodingConstraint`]. ChatML (Qwen2.5), Llama 3, Gemma, Phi-3 and Mistral templates are formatted
 //!   natively ([`ChatTemplate`]); other templates llama.cpp knows go through its built-in template support.
 //!   Tools are described as text (in the system message, or right where they became available when added
 //!   mid-conversation), so any chat model can be offered tools.
 //! * **Grammar-constrained decoding** makes a turn either one well-formed call of an offered tool (its
-//!   arguments matching the tool's JSON Schema) or a plain final answer; [`TurnConstraint::JsonSchema`]
+//!   arguments matching the tool's JSON Schema) or a plain final answer; [`DecodingConstraint::JsonSchema`]
 //!   forces a JSON document (structured output). See [`grammar`].
 //! * **KV cache reuse**: the tokens of the previous call stay in the cache and the next call evaluates only
 //!   what follows the common prefix ([`LocalUsage::cached_prompt_tokens`]).
@@ -17,7 +18,8 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use wink_local::{ChatMessage, ChatRequest, ChatTemplate, ToolSpec, TurnConstraint, grammar::turn_grammar};
+//! use wink_local::{ChatTemplate, DecodingConstraint, ToolSpec, grammar::turn_grammar};
+//! use wink_model::{Message, ModelRequest};
 //!
 //! let add = ToolSpec::new(
 //!     "add",
@@ -25,30 +27,39 @@
 //!     json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
 //!            "required": ["a", "b"]}),
 //! );
-//! let request = ChatRequest::new(vec![ChatMessage::user("What is 2 plus 3?")]).with_tools(vec![add]);
+//! let request = ModelRequest {
+//!     messages: vec![Message::user("What is 2 plus 3?")],
+//!     tools: vec![add],
+//!     ..ModelRequest::default()
+//! };
 //!
 //! let prompt = ChatTemplate::chatml(Some("You are helpful.")).render(&request);
 //! assert!(prompt.starts_with("<|im_start|>system\nYou are helpful.\n\n# Tools\n"));
 //! assert!(prompt.ends_with("<|im_start|>user\nWhat is 2 plus 3?<|im_end|>\n<|im_start|>assistant\n"));
 //!
-//! let grammar = turn_grammar(&TurnConstraint::Auto, &request.tools).unwrap().unwrap();
+//! let grammar = turn_grammar(&DecodingConstraint::Auto, &request.tools).unwrap().unwrap();
 //! assert!(grammar.starts_with("root ::= tool-call | final-answer\n"));
 //! ```
 //!
 //! Running a model (needs a GGUF file, e.g. from `scripts/fetch-model.sh 0.5b`):
 //!
 //! ```no_run
-//! use wink_local::{ChatMessage, ChatRequest, LocalModel, LocalModelConfig, ModelChoice};
+//! use wink_local::{DecodingConstraint, LocalModel, LocalModelConfig, ModelChoice};
+//! use wink_model::{Message, ModelRequest};
 //!
 //! let path = wink_local::model_path(ModelChoice::Qwen05B, &wink_local::default_cache_dir());
 //! let mut model = LocalModel::load(&path, LocalModelConfig::default())?;
-//! let turn = model.complete(&ChatRequest::new(vec![ChatMessage::user("Say hi.")]))?;
+//! let request = ModelRequest {
+//!     messages: vec![Message::user("Say hi.")],
+//!     ..ModelRequest::default()
+//! };
+//! let turn = model.complete(&request, &DecodingConstraint::Auto)?;
 //! println!("{} said {:?} at {:.1} tok/s", model.model_name(), turn.text, turn.timings.decode_tokens_per_s);
 //! # Ok::<(), wink_local::LocalError>(())
 //! ```
 
 mod adapter;
-mod chat;
+mod completion;
 mod error;
 mod fetch;
 pub mod grammar;
@@ -57,10 +68,9 @@ mod parse;
 pub mod repair;
 mod template;
 
-pub use adapter::{IMPLICIT_USER_TURN, LocalAdapter, to_chat_request};
-pub use chat::{
-    ChatMessage, ChatRequest, ChatToolCall, ChatTurn, LocalTimings, LocalUsage, Role,
-    ToolAnnouncement, TurnConstraint,
+pub use adapter::{IMPLICIT_USER_TURN, LocalAdapter, decoding_constraint, with_user_turn};
+pub use completion::{
+    DecodingConstraint, LocalCompletion, LocalTimings, LocalUsage, callable_tools,
 };
 pub use error::LocalError;
 pub use fetch::{
@@ -70,7 +80,7 @@ pub use fetch::{
 pub use model::{GenerationControl, LocalModel, LocalModelConfig};
 pub use parse::{ParsedTurn, parse_tool_calls};
 pub use template::{
-    ChatTemplate, NEW_TOOLS_INTRO, PromptTurn, TemplateFamily, prompt_turns, python_json,
+    ChatTemplate, NEW_TOOLS_INTRO, PromptTurn, Role, TemplateFamily, prompt_turns, python_json,
     tools_announcement,
 };
 /// The tool spec of the model contract (`wink_model::ToolSpec`), re-exported: the local model

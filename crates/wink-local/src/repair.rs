@@ -4,7 +4,7 @@
 //! A-1042, you can call the `lookup_order` function with the order id…", or a fenced JSON block of a
 //! made-up result). Measured on Qwen2.5-Coder-1.5B over the `bench/eval` suite, this was the most
 //! common failure once the right tool was on offer. Such an answer is never what the user asked for,
-//! so when a free turn ([`TurnConstraint::Auto`]) ends without a call and its text names a callable
+//! so when a free turn ([`DecodingConstraint::Auto`]) ends without a call and its text names a callable
 //! tool that the conversation has not called yet, the turn is generated again, from the same prompt
 //! (the KV cache keeps it, only the new answer is decoded), under the tool-call grammar: a call of
 //! that tool when the text names one, any call when it names several.
@@ -27,7 +27,10 @@
 //! as plain text. So is an answer after domain tool results that shares no word or number with any
 //! of them ("This is the full content of the \"dates\" section." after `42 °C = 107.6 °F`).
 
-use crate::{ChatMessage, ChatRequest, Role, TurnConstraint};
+use wink_core::ToolCall;
+use wink_model::{Message, ModelRequest};
+
+use crate::{DecodingConstraint, callable_tools};
 
 /// Built-in tools that disclose prompt content rather than do the user's work.
 pub const DISCLOSURE_TOOLS: [&str; 4] = [
@@ -45,7 +48,7 @@ pub const ANSWER_REMINDER: &str = "Answer my question now, using the tool result
 #[non_exhaustive]
 pub enum Repair {
     /// Generate the turn again under this constraint: a call.
-    Call(TurnConstraint),
+    Call(DecodingConstraint),
     /// Generate the answer again, as plain text, after [`ANSWER_REMINDER`].
     Answer,
     /// Generate the turn again as a call of the tool that takes what the latest result supplied
@@ -63,9 +66,17 @@ pub struct FollowUp {
     pub supplied: Option<(String, Vec<serde_json::Value>)>,
 }
 
-/// How to take back `answer`, the text of a free turn for `request`; `None` when it stands.
+/// How to take back `answer`, the text of the turn generated for `request` under `constraint`;
+/// `None` when it stands. Only free turns ([`DecodingConstraint::Auto`]) are repaired.
 #[must_use]
-pub fn repair(request: &ChatRequest, answer: &str) -> Option<Repair> {
+pub fn repair(
+    request: &ModelRequest,
+    constraint: &DecodingConstraint,
+    answer: &str,
+) -> Option<Repair> {
+    if *constraint != DecodingConstraint::Auto {
+        return None;
+    }
     if let Some(follow_up) = follow_up(request) {
         return Some(Repair::FollowUp(follow_up));
     }
@@ -92,20 +103,18 @@ pub fn repair(request: &ChatRequest, answer: &str) -> Option<Repair> {
     }
 }
 
-/// `request` constrained to a call of the follow-up's tool, its supplied parameter narrowed to the
-/// values the result supplied (an `enum` in the tool's schema, for this generation only): the
-/// 1.5B model, made to call `track_parcel` after `lookup_order` returned `"tracking":
-/// "TRK-9931"`, passed the order id from the question instead.
+/// `request` for a call of the follow-up's tool ([`FollowUp::constraint`]), its supplied
+/// parameter narrowed to the values the result supplied (an `enum` in the tool's schema, for this
+/// generation only): the 1.5B model, made to call `track_parcel` after `lookup_order` returned
+/// `"tracking": "TRK-9931"`, passed the order id from the question instead.
 #[must_use]
-pub fn follow_up_request(request: &ChatRequest, follow_up: &FollowUp) -> ChatRequest {
-    let mut narrowed = request
-        .clone()
-        .with_constraint(TurnConstraint::RequireNamedTool(follow_up.tool.clone()));
+pub fn follow_up_request(request: &ModelRequest, follow_up: &FollowUp) -> ModelRequest {
+    let mut narrowed = request.clone();
     if let Some((parameter, values)) = &follow_up.supplied {
         for tool in narrowed
             .tools
             .iter_mut()
-            .chain(narrowed.deferred_tools.iter_mut())
+            .chain(narrowed.deferred_tools.iter_mut().map(|d| &mut d.spec))
             .filter(|t| t.name == follow_up.tool)
         {
             if let Some(property) = tool
@@ -121,12 +130,52 @@ pub fn follow_up_request(request: &ChatRequest, follow_up: &FollowUp) -> ChatReq
     narrowed
 }
 
-/// `request` with [`ANSWER_REMINDER`] as a last user turn, for a plain-text answer.
+/// `request` with [`ANSWER_REMINDER`] as a last user turn, for a plain-text answer
+/// ([`DecodingConstraint::FinalAnswer`]).
 #[must_use]
-pub fn answer_request(request: &ChatRequest) -> ChatRequest {
-    let mut reminded = request.clone().with_constraint(TurnConstraint::FinalAnswer);
-    reminded.messages.push(ChatMessage::user(ANSWER_REMINDER));
+pub fn answer_request(request: &ModelRequest) -> ModelRequest {
+    let mut reminded = request.clone();
+    reminded.messages.push(Message::user(ANSWER_REMINDER));
     reminded
+}
+
+impl FollowUp {
+    /// The constraint of the follow-up call: a call of [`FollowUp::tool`].
+    #[must_use]
+    pub fn constraint(&self) -> DecodingConstraint {
+        DecodingConstraint::RequireNamedTool(self.tool.clone())
+    }
+}
+
+fn is_user(message: &Message) -> bool {
+    matches!(message, Message::User { .. })
+}
+
+/// The calls of an assistant message (none for the others).
+fn calls_of(message: &Message) -> &[ToolCall] {
+    match message {
+        Message::Assistant { tool_calls, .. } => tool_calls.as_slice(),
+        _ => &[],
+    }
+}
+
+/// A tool result of `message`, when it is one: its call id, tool name, content and whether the
+/// call failed.
+fn tool_result(message: &Message) -> Option<(&str, &str, &str, bool)> {
+    match message {
+        Message::Tool {
+            tool_call_id,
+            name,
+            content,
+            is_error,
+        } => Some((
+            tool_call_id.as_str(),
+            name.as_str(),
+            content.as_str(),
+            *is_error,
+        )),
+        _ => None,
+    }
 }
 
 /// Openings of an answer that tells the user how to do the work instead of doing it.
@@ -195,10 +244,7 @@ const MIN_SHARED_WORDS: usize = 2;
 /// naming a tool, while a tool not called yet fits it: at least [`MIN_SHARED_WORDS`] content words
 /// of the answer are in that tool's name or description. A call of the best-fitting tool, or any
 /// call when several fit equally. The disclosure tools never count as fitting.
-fn procedure_constraint(request: &ChatRequest, answer: &str) -> Option<TurnConstraint> {
-    if request.constraint != TurnConstraint::Auto {
-        return None;
-    }
+fn procedure_constraint(request: &ModelRequest, answer: &str) -> Option<DecodingConstraint> {
     let lower = answer.trim_start().to_lowercase();
     let procedural = PROCEDURE_OPENINGS.iter().any(|o| lower.starts_with(o))
         && PROCEDURE_PHRASES.iter().any(|p| lower.contains(p));
@@ -208,11 +254,10 @@ fn procedure_constraint(request: &ChatRequest, answer: &str) -> Option<TurnConst
     let called: Vec<&str> = request
         .messages
         .iter()
-        .flat_map(|m| m.tool_calls.iter().map(|c| c.name.as_str()))
+        .flat_map(|m| calls_of(m).iter().map(|c| c.name.as_str()))
         .collect();
     let answer_words = content_words(&lower);
-    let mut best: Vec<(usize, String)> = request
-        .callable_tools()
+    let mut best: Vec<(usize, String)> = callable_tools(request)
         .into_iter()
         .filter(|t| {
             !DISCLOSURE_TOOLS.contains(&t.name.as_str()) && !called.contains(&t.name.as_str())
@@ -230,8 +275,8 @@ fn procedure_constraint(request: &ChatRequest, answer: &str) -> Option<TurnConst
     let top = best.iter().map(|(shared, _)| *shared).max()?;
     best.retain(|(shared, _)| *shared == top);
     match best.as_slice() {
-        [(_, name)] => Some(TurnConstraint::RequireNamedTool(name.clone())),
-        _ => Some(TurnConstraint::RequireTool),
+        [(_, name)] => Some(DecodingConstraint::RequireNamedTool(name.clone())),
+        _ => Some(DecodingConstraint::RequireTool),
     }
 }
 
@@ -275,29 +320,23 @@ const QUESTION_WORDS: [&str; 12] = [
 /// Qwen2.5-Coder-1.5B: given a customer's last order id, or an order's tracking number, it answered
 /// from memory ("The status of your last order is pending.") instead of making the second call.
 /// The tool sharing the most words with the question is chosen; `None` when no tool qualifies.
-fn follow_up(request: &ChatRequest) -> Option<FollowUp> {
-    if request.constraint != TurnConstraint::Auto {
-        return None;
-    }
-    let latest = request
+fn follow_up(request: &ModelRequest) -> Option<FollowUp> {
+    let (latest_call, _, latest, _) = request
         .messages
         .iter()
         .rev()
-        .take_while(|m| m.role != Role::User)
-        .find(|m| {
-            m.role == Role::Tool
-                && !m.failed
-                && m.name
-                    .as_deref()
-                    .is_some_and(|name| !DISCLOSURE_TOOLS.contains(&name))
-        })?;
-    let supplied = Supplied::of(&latest.content);
+        .take_while(|m| !is_user(m))
+        .filter_map(tool_result)
+        .find(|(_, name, _, failed)| !failed && !DISCLOSURE_TOOLS.contains(name))?;
+    let supplied = Supplied::of(latest);
     let question = request
         .messages
         .iter()
         .rev()
-        .find(|m| m.role == Role::User)?
-        .content
+        .find_map(|m| match m {
+            Message::User { content } => Some(content),
+            _ => None,
+        })?
         .to_lowercase();
     let question_words: Vec<String> = content_words(&question)
         .into_iter()
@@ -307,11 +346,11 @@ fn follow_up(request: &ChatRequest) -> Option<FollowUp> {
         request
             .messages
             .iter()
-            .any(|m| m.role == Role::Tool && !m.failed && m.name.as_deref() == Some(name))
+            .filter_map(tool_result)
+            .any(|(_, tool, _, failed)| !failed && tool == name)
     };
-    let given = given_words(request, latest);
-    request
-        .callable_tools()
+    let given = given_words(request, latest_call);
+    callable_tools(request)
         .into_iter()
         .filter(|t| !DISCLOSURE_TOOLS.contains(&t.name.as_str()) && !succeeded(&t.name))
         .filter(|t| {
@@ -338,22 +377,22 @@ fn follow_up(request: &ChatRequest) -> Option<FollowUp> {
         .map(|(_, follow_up)| follow_up)
 }
 
-/// The words of the argument names the call behind `result` was given (`km_to_miles(km=42)`:
+/// The words of the argument names the call `call_id` was given (`km_to_miles(km=42)`:
 /// `km`). A tool whose name holds one of them turns the result back into what was given
 /// (`miles_to_km` after `km_to_miles`), so it is never a follow-up: measured on the 1.5B model,
 /// `How many miles is a 42 km run?` otherwise ended at `miles_to_km(26.1)` and answered 42.
-fn given_words(request: &ChatRequest, result: &ChatMessage) -> Vec<String> {
-    let Some(id) = result.tool_call_id.as_deref() else {
-        return Vec::new();
-    };
+fn given_words(request: &ModelRequest, call_id: &str) -> Vec<String> {
     request
         .messages
         .iter()
-        .flat_map(|m| m.tool_calls.iter())
-        .filter(|call| call.id == id)
-        .filter_map(|call| call.arguments.as_object())
-        .flat_map(|arguments| arguments.keys())
-        .flat_map(|key| parameter_words(key))
+        .flat_map(calls_of)
+        .filter(|call| call.id == call_id)
+        .filter_map(|call| match call.arguments.to_value() {
+            serde_json::Value::Object(arguments) => Some(arguments),
+            _ => None,
+        })
+        .flat_map(|arguments| arguments.into_iter().map(|(key, _)| key))
+        .flat_map(|key| parameter_words(&key))
         .collect()
 }
 
@@ -455,14 +494,13 @@ impl Supplied {
 }
 
 /// Has a tool other than the disclosure ones returned since the last user message?
-fn domain_result_since_question(request: &ChatRequest) -> bool {
+fn domain_result_since_question(request: &ModelRequest) -> bool {
     domain_results_since_question(request).next().is_some()
 }
 
 /// The callable tools the answer names.
-fn named_tools(request: &ChatRequest, answer: &str) -> Vec<String> {
-    request
-        .callable_tools()
+fn named_tools(request: &ModelRequest, answer: &str) -> Vec<String> {
+    callable_tools(request)
         .into_iter()
         .map(|t| t.name)
         .filter(|name| names_identifier(answer, name))
@@ -475,42 +513,33 @@ fn named_tools(request: &ChatRequest, answer: &str) -> Vec<String> {
 /// `Section 'glossary' is shown in full already`, answered "you can call the `read_section`
 /// function with the key "glossary.dreich"", and made to call it, read the forecasts instead and
 /// never answered what 'dreich' means.
-fn failed_disclosure_since_question(request: &ChatRequest) -> bool {
+fn failed_disclosure_since_question(request: &ModelRequest) -> bool {
     request
         .messages
         .iter()
         .rev()
-        .take_while(|m| m.role != Role::User)
-        .any(|m| {
-            m.role == Role::Tool
-                && m.failed
-                && m.name
-                    .as_deref()
-                    .is_some_and(|name| DISCLOSURE_TOOLS.contains(&name))
-        })
+        .take_while(|m| !is_user(m))
+        .filter_map(tool_result)
+        .any(|(_, name, _, failed)| failed && DISCLOSURE_TOOLS.contains(&name))
 }
 
 /// The results of tools other than the disclosure ones since the last user message.
-fn domain_results_since_question(request: &ChatRequest) -> impl Iterator<Item = &str> {
+fn domain_results_since_question(request: &ModelRequest) -> impl Iterator<Item = &str> {
     request
         .messages
         .iter()
         .rev()
-        .take_while(|m| m.role != Role::User)
-        .filter(|m| {
-            m.role == Role::Tool
-                && m.name
-                    .as_deref()
-                    .is_some_and(|name| !DISCLOSURE_TOOLS.contains(&name))
-        })
-        .map(|m| m.content.as_str())
+        .take_while(|m| !is_user(m))
+        .filter_map(tool_result)
+        .filter(|(_, name, _, _)| !DISCLOSURE_TOOLS.contains(name))
+        .map(|(_, _, content, _)| content)
 }
 
 /// A free answer after domain tool results that shares no word or number with any of them
 /// ("This is the full content of the \"dates\" section." after `42 °C = 107.6 °F`): the model lost
 /// the thread; the answer is asked for again ([`Repair::Answer`]).
-fn ungrounded(request: &ChatRequest, answer: &str) -> bool {
-    if request.constraint != TurnConstraint::Auto || !domain_result_since_question(request) {
+fn ungrounded(request: &ModelRequest, answer: &str) -> bool {
+    if !domain_result_since_question(request) {
         return false;
     }
     let said = words(&answer.to_lowercase(), true);
@@ -523,17 +552,13 @@ fn ungrounded(request: &ChatRequest, answer: &str) -> bool {
 /// The constraint to generate again under, when `answer` names callable tools not called yet in
 /// `request` (or describes calling one it called): a call of the one it names first; `None` when
 /// the answer stands.
-fn repair_constraint(request: &ChatRequest, answer: &str) -> Option<TurnConstraint> {
-    if request.constraint != TurnConstraint::Auto {
-        return None;
-    }
+fn repair_constraint(request: &ModelRequest, answer: &str) -> Option<DecodingConstraint> {
     let called: Vec<&str> = request
         .messages
         .iter()
-        .filter(|m| m.role == Role::Assistant)
-        .flat_map(|m| m.tool_calls.iter().map(|c| c.name.as_str()))
+        .flat_map(|m| calls_of(m).iter().map(|c| c.name.as_str()))
         .collect();
-    let callable = request.callable_tools();
+    let callable = callable_tools(request);
     let named: Vec<&str> = callable
         .iter()
         .map(|t| t.name.as_str())
@@ -551,7 +576,7 @@ fn repair_constraint(request: &ChatRequest, answer: &str) -> Option<TurnConstrai
     named
         .into_iter()
         .min_by_key(|name| identifier_starts(answer, name).first().copied())
-        .map(|name| TurnConstraint::RequireNamedTool(name.to_owned()))
+        .map(|name| DecodingConstraint::RequireNamedTool(name.to_owned()))
 }
 
 /// Verbs that, shortly before a tool's name, describe calling it.
@@ -614,16 +639,40 @@ fn identifier_starts(text: &str, name: &str) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ChatMessage, ChatToolCall, ToolSpec};
+    use crate::ToolSpec;
     use serde_json::json;
+    use wink_core::ToolArguments;
+    use wink_model::DeferredTool;
 
     fn tool(name: &str) -> ToolSpec {
         ToolSpec::new(name, "A tool.", json!({"type": "object"}))
     }
 
-    fn request(tools: &[&str]) -> ChatRequest {
-        ChatRequest::new(vec![ChatMessage::user("Has order A-1042 shipped?")])
-            .with_tools(tools.iter().map(|n| tool(n)).collect())
+    fn conversation(messages: Vec<Message>, tools: Vec<ToolSpec>) -> ModelRequest {
+        ModelRequest {
+            messages,
+            tools,
+            ..ModelRequest::default()
+        }
+    }
+
+    fn request(tools: &[&str]) -> ModelRequest {
+        conversation(
+            vec![Message::user("Has order A-1042 shipped?")],
+            tools.iter().map(|n| tool(n)).collect(),
+        )
+    }
+
+    /// `request` with `tools` deferred (hidden in a summarized section).
+    fn with_deferred(mut request: ModelRequest, tools: Vec<ToolSpec>) -> ModelRequest {
+        request.deferred_tools = tools
+            .into_iter()
+            .map(|spec| DeferredTool {
+                spec,
+                section: "more".into(),
+            })
+            .collect();
+        request
     }
 
     #[test]
@@ -633,7 +682,7 @@ mod tests {
             "To check it, you can call the `lookup_order` function with the order id A-1042.";
         assert_eq!(
             repair_constraint(&r, answer),
-            Some(TurnConstraint::RequireNamedTool("lookup_order".into()))
+            Some(DecodingConstraint::RequireNamedTool("lookup_order".into()))
         );
     }
 
@@ -643,22 +692,22 @@ mod tests {
         let answer = "Call track_parcel after lookup_order.";
         assert_eq!(
             repair_constraint(&r, answer),
-            Some(TurnConstraint::RequireNamedTool("track_parcel".into()))
+            Some(DecodingConstraint::RequireNamedTool("track_parcel".into()))
         );
         let answer = "Use `lookup_order` for the id. Once you have it, use `read_section` with key \"x\", then track_parcel.";
         assert_eq!(
             repair_constraint(&r, answer),
-            Some(TurnConstraint::RequireNamedTool("lookup_order".into()))
+            Some(DecodingConstraint::RequireNamedTool("lookup_order".into()))
         );
     }
 
     #[test]
     fn deferred_tools_count_as_callable() {
-        let r = request(&["read_section"]).with_deferred_tools(vec![tool("miles_to_km")]);
+        let r = with_deferred(request(&["read_section"]), vec![tool("miles_to_km")]);
         let answer = "Use the `miles_to_km` function:\n```json\n{\"km\": 8.05}\n```";
         assert_eq!(
             repair_constraint(&r, answer),
-            Some(TurnConstraint::RequireNamedTool("miles_to_km".into()))
+            Some(DecodingConstraint::RequireNamedTool("miles_to_km".into()))
         );
     }
 
@@ -666,12 +715,12 @@ mod tests {
     fn answers_naming_no_tool_or_only_called_ones_stand() {
         let mut r = request(&["get_forecast"]);
         assert_eq!(repair_constraint(&r, "Oslo will be 5 °C."), None);
-        r.messages.push(ChatMessage::assistant_tool_calls(
+        r.messages.push(Message::assistant_tool_calls(
             String::new(),
-            vec![ChatToolCall {
+            vec![ToolCall {
                 id: "call_0".into(),
                 name: "get_forecast".into(),
-                arguments: json!({"city": "Oslo"}),
+                arguments: ToolArguments::Json(json!({"city": "Oslo"})),
             }],
         ));
         assert_eq!(
@@ -684,22 +733,22 @@ mod tests {
                 &r,
                 "To get the weather in Oslo, you can call the `get_forecast` function with the city name \"Oslo\"."
             ),
-            Some(TurnConstraint::RequireNamedTool("get_forecast".into()))
+            Some(DecodingConstraint::RequireNamedTool("get_forecast".into()))
         );
     }
 
-    fn after_result_of(mut r: ChatRequest, name: &str) -> ChatRequest {
-        let call = ChatToolCall {
+    fn after_result_of(mut r: ModelRequest, name: &str) -> ModelRequest {
+        let call = ToolCall {
             id: format!("call_{}", r.messages.len()),
             name: name.into(),
-            arguments: json!({}),
+            arguments: ToolArguments::Json(json!({})),
         };
-        r.messages.push(ChatMessage::assistant_tool_calls(
+        r.messages.push(Message::assistant_tool_calls(
             String::new(),
             vec![call.clone()],
         ));
         r.messages
-            .push(ChatMessage::tool_result(&call, format!("{name}: done")));
+            .push(Message::tool_result(&call, format!("{name}: done")));
         r
     }
 
@@ -707,19 +756,22 @@ mod tests {
     fn after_a_domain_result_an_answer_naming_only_disclosure_tools_is_asked_again() {
         let r = after_result_of(request(&["add", "read_section"]), "add");
         let echo = "To view full content, call `read_section` with key \"conversions\".";
-        assert_eq!(repair(&r, echo), Some(Repair::Answer));
+        assert_eq!(
+            repair(&r, &DecodingConstraint::Auto, echo),
+            Some(Repair::Answer)
+        );
         // Before any domain result the same words are an intent to read the section.
         let fresh = request(&["add", "read_section"]);
         assert_eq!(
-            repair(&fresh, echo),
-            Some(Repair::Call(TurnConstraint::RequireNamedTool(
+            repair(&fresh, &DecodingConstraint::Auto, echo),
+            Some(Repair::Call(DecodingConstraint::RequireNamedTool(
                 "read_section".into()
             )))
         );
         let read = after_result_of(request(&["add", "read_section"]), "read_section");
         assert_eq!(
-            repair(&read, echo),
-            Some(Repair::Call(TurnConstraint::RequireNamedTool(
+            repair(&read, &DecodingConstraint::Auto, echo),
+            Some(Repair::Call(DecodingConstraint::RequireNamedTool(
                 "read_section".into()
             )))
         );
@@ -732,12 +784,19 @@ mod tests {
             "lookup_order",
         );
         assert_eq!(
-            repair(&r, "Now call `track_parcel` with TRK-9931."),
-            Some(Repair::Call(TurnConstraint::RequireNamedTool(
+            repair(
+                &r,
+                &DecodingConstraint::Auto,
+                "Now call `track_parcel` with TRK-9931."
+            ),
+            Some(Repair::Call(DecodingConstraint::RequireNamedTool(
                 "track_parcel".into()
             )))
         );
-        assert_eq!(repair(&r, "It is done: it has shipped."), None);
+        assert_eq!(
+            repair(&r, &DecodingConstraint::Auto, "It is done: it has shipped."),
+            None
+        );
     }
 
     #[test]
@@ -745,21 +804,20 @@ mod tests {
         // Measured on the 1.5B: after Oslo's forecast it describes the Oslo call again; made to
         // call, it asks for Rome's (a repeat would get the guard's answer).
         let mut r = request(&["get_forecast"]);
-        let call = ChatToolCall {
+        let call = ToolCall {
             id: "call_0".into(),
             name: "get_forecast".into(),
-            arguments: json!({"city": "Oslo"}),
+            arguments: ToolArguments::Json(json!({"city": "Oslo"})),
         };
-        r.messages.push(ChatMessage::assistant_tool_calls(
+        r.messages.push(Message::assistant_tool_calls(
             String::new(),
             vec![call.clone()],
         ));
-        r.messages
-            .push(ChatMessage::tool_result(&call, "snow, -2 °C"));
+        r.messages.push(Message::tool_result(&call, "snow, -2 °C"));
         let again = "To get the forecast for Oslo, you can call the `get_forecast` function with the city name \"Oslo\".";
         assert_eq!(
-            repair(&r, again),
-            Some(Repair::Call(TurnConstraint::RequireNamedTool(
+            repair(&r, &DecodingConstraint::Auto, again),
+            Some(Repair::Call(DecodingConstraint::RequireNamedTool(
                 "get_forecast".into()
             )))
         );
@@ -767,136 +825,172 @@ mod tests {
 
     #[test]
     fn a_procedure_that_fits_an_uncalled_tool_becomes_its_call() {
-        let r = request(&["add", "read_section"]).with_deferred_tools(vec![
-            ToolSpec::new(
-                "celsius_to_fahrenheit",
-                "Convert degrees Celsius to degrees Fahrenheit.",
-                json!({"type": "object"}),
-            ),
-            ToolSpec::new(
-                "km_to_miles",
-                "Convert kilometres to miles.",
-                json!({"type": "object"}),
-            ),
-        ]);
+        let r = with_deferred(
+            request(&["add", "read_section"]),
+            vec![
+                ToolSpec::new(
+                    "celsius_to_fahrenheit",
+                    "Convert degrees Celsius to degrees Fahrenheit.",
+                    json!({"type": "object"}),
+                ),
+                ToolSpec::new(
+                    "km_to_miles",
+                    "Convert kilometres to miles.",
+                    json!({"type": "object"}),
+                ),
+            ],
+        );
         let before = r.clone();
         let r = after_result_of(r, "add");
         assert_eq!(
             repair(
                 &r,
+                &DecodingConstraint::Auto,
                 "To convert 42 degrees Celsius to Fahrenheit, use the formula: (Celsius * 9/5) + 32."
             ),
-            Some(Repair::Call(TurnConstraint::RequireNamedTool(
+            Some(Repair::Call(DecodingConstraint::RequireNamedTool(
                 "celsius_to_fahrenheit".into()
             )))
         );
         // An answer, or a procedure no tool fits, stands.
-        assert_eq!(repair(&before, "42 °C is 107.6 °F."), None);
+        assert_eq!(
+            repair(&before, &DecodingConstraint::Auto, "42 °C is 107.6 °F."),
+            None
+        );
         assert_eq!(
             repair(
                 &before,
+                &DecodingConstraint::Auto,
                 "To return an item, you can send it back within 30 days."
             ),
             None
         );
         // Without the procedure's phrasing the words alone do not count.
         assert_eq!(
-            repair(&before, "To convert Celsius to Fahrenheit: 107.6 degrees."),
+            repair(
+                &before,
+                &DecodingConstraint::Auto,
+                "To convert Celsius to Fahrenheit: 107.6 degrees."
+            ),
             None
         );
     }
 
     #[test]
     fn a_procedure_that_fits_several_tools_equally_asks_for_any_call() {
-        let r = ChatRequest::new(vec![ChatMessage::user(
-            "What's the status of my last order?",
-        )])
-        .with_tools(vec![
-            ToolSpec::new(
-                "lookup_order",
-                "Look up an order by id: status, tracking number and delivery date.",
-                json!({"type": "object"}),
-            ),
-            ToolSpec::new(
-                "find_customer",
-                "Find a customer by email: customer id, name and last order id.",
-                json!({"type": "object"}),
-            ),
-        ]);
+        let r = conversation(
+            vec![Message::user("What's the status of my last order?")],
+            vec![
+                ToolSpec::new(
+                    "lookup_order",
+                    "Look up an order by id: status, tracking number and delivery date.",
+                    json!({"type": "object"}),
+                ),
+                ToolSpec::new(
+                    "find_customer",
+                    "Find a customer by email: customer id, name and last order id.",
+                    json!({"type": "object"}),
+                ),
+            ],
+        );
         assert_eq!(
             repair(
                 &r,
+                &DecodingConstraint::Auto,
                 "To check the status of your last order, please provide your order ID."
             ),
-            Some(Repair::Call(TurnConstraint::RequireTool))
+            Some(Repair::Call(DecodingConstraint::RequireTool))
         );
     }
 
     #[test]
     fn an_answer_sharing_nothing_with_the_results_is_asked_again() {
         let mut r = request(&["celsius_to_fahrenheit"]);
-        let call = ChatToolCall {
+        let call = ToolCall {
             id: "call_0".into(),
             name: "celsius_to_fahrenheit".into(),
-            arguments: json!({"celsius": 42}),
+            arguments: ToolArguments::Json(json!({"celsius": 42})),
         };
-        r.messages.push(ChatMessage::assistant_tool_calls(
+        r.messages.push(Message::assistant_tool_calls(
             String::new(),
             vec![call.clone()],
         ));
-        r.messages.push(ChatMessage::tool_result(
+        r.messages.push(Message::tool_result(
             &call,
             "42 °C = 107.6 °F\n\n{\"fahrenheit\": 107.6}",
         ));
         assert_eq!(
-            repair(&r, "This is the full content of the \"dates\" section."),
+            repair(
+                &r,
+                &DecodingConstraint::Auto,
+                "This is the full content of the \"dates\" section."
+            ),
             Some(Repair::Answer)
         );
-        assert_eq!(repair(&r, "It is 107.6 °F."), None);
-        assert_eq!(repair(&r, "Fahrenheit: about one hundred and eight."), None);
+        assert_eq!(
+            repair(&r, &DecodingConstraint::Auto, "It is 107.6 °F."),
+            None
+        );
+        assert_eq!(
+            repair(
+                &r,
+                &DecodingConstraint::Auto,
+                "Fahrenheit: about one hundred and eight."
+            ),
+            None
+        );
         // Before any domain result an answer is not checked against results.
         let fresh = request(&["celsius_to_fahrenheit"]);
-        assert_eq!(repair(&fresh, "Hello there."), None);
+        assert_eq!(
+            repair(&fresh, &DecodingConstraint::Auto, "Hello there."),
+            None
+        );
         let read = after_result_of(request(&["read_section"]), "read_section");
-        assert_eq!(repair(&read, "Hello there."), None);
+        assert_eq!(
+            repair(&read, &DecodingConstraint::Auto, "Hello there."),
+            None
+        );
     }
 
-    fn shop_request(question: &str) -> ChatRequest {
+    fn shop_request(question: &str) -> ModelRequest {
         let schema = |p: &str| json!({"type": "object", "properties": {p: {"type": "string"}}, "required": [p]});
-        ChatRequest::new(vec![ChatMessage::user(question)]).with_tools(vec![
-            ToolSpec::new(
-                "lookup_order",
-                "Look up an order by id: status, tracking number and delivery date.",
-                schema("order_id"),
-            ),
-            ToolSpec::new(
-                "track_parcel",
-                "Tell where a parcel is now and when it arrives, by tracking number.",
-                schema("tracking_number"),
-            ),
-            ToolSpec::new(
-                "find_customer",
-                "Find a customer by email: customer id, name and last order id.",
-                schema("email"),
-            ),
-            ToolSpec::new("read_section", "Read a section.", schema("key")),
-        ])
+        conversation(
+            vec![Message::user(question)],
+            vec![
+                ToolSpec::new(
+                    "lookup_order",
+                    "Look up an order by id: status, tracking number and delivery date.",
+                    schema("order_id"),
+                ),
+                ToolSpec::new(
+                    "track_parcel",
+                    "Tell where a parcel is now and when it arrives, by tracking number.",
+                    schema("tracking_number"),
+                ),
+                ToolSpec::new(
+                    "find_customer",
+                    "Find a customer by email: customer id, name and last order id.",
+                    schema("email"),
+                ),
+                ToolSpec::new("read_section", "Read a section.", schema("key")),
+            ],
+        )
     }
 
-    fn with_result(mut r: ChatRequest, name: &str, content: &str, failed: bool) -> ChatRequest {
-        let call = ChatToolCall {
+    fn with_result(mut r: ModelRequest, name: &str, content: &str, failed: bool) -> ModelRequest {
+        let call = ToolCall {
             id: format!("call_{}", r.messages.len()),
             name: name.into(),
-            arguments: json!({}),
+            arguments: ToolArguments::Json(json!({})),
         };
-        r.messages.push(ChatMessage::assistant_tool_calls(
+        r.messages.push(Message::assistant_tool_calls(
             String::new(),
             vec![call.clone()],
         ));
         r.messages.push(if failed {
-            ChatMessage::tool_error(&call, content)
+            Message::tool_error(&call, content)
         } else {
-            ChatMessage::tool_result(&call, content)
+            Message::tool_result(&call, content)
         });
         r
     }
@@ -915,7 +1009,11 @@ mod tests {
             supplied: Some(("order_id".into(), vec![json!("B-7")])),
         }));
         assert_eq!(
-            repair(&r, "The status of your last order is pending."),
+            repair(
+                &r,
+                &DecodingConstraint::Auto,
+                "The status of your last order is pending."
+            ),
             lookup
         );
         // Once it has succeeded, the answer stands.
@@ -925,10 +1023,24 @@ mod tests {
             "order B-7: {\"status\": \"delivered\"}",
             false,
         );
-        assert_eq!(repair(&done, "Your last order was delivered."), None);
+        assert_eq!(
+            repair(
+                &done,
+                &DecodingConstraint::Auto,
+                "Your last order was delivered."
+            ),
+            None
+        );
         // A failed call of it does not count as done.
         let failed = with_result(r, "lookup_order", "no order B7", true);
-        assert_eq!(repair(&failed, "Your last order was delivered."), lookup);
+        assert_eq!(
+            repair(
+                &failed,
+                &DecodingConstraint::Auto,
+                "Your last order was delivered."
+            ),
+            lookup
+        );
     }
 
     #[test]
@@ -948,19 +1060,29 @@ mod tests {
             false,
         );
         assert_eq!(
-            repair(&r, "It has shipped and arrives on 25 November."),
+            repair(
+                &r,
+                &DecodingConstraint::Auto,
+                "It has shipped and arrives on 25 November."
+            ),
             track
         );
         // No tracking number in the result (null), or a question the tool does not fit: it stands.
         let r = with_result(where_is, "lookup_order", &order("null"), false);
-        assert_eq!(repair(&r, "It has not shipped yet."), None);
+        assert_eq!(
+            repair(&r, &DecodingConstraint::Auto, "It has not shipped yet."),
+            None
+        );
         let r = with_result(
             shop_request("Has order A-1042 shipped yet?"),
             "lookup_order",
             &order("\"TRK-9931\""),
             false,
         );
-        assert_eq!(repair(&r, "Yes, it has shipped."), None);
+        assert_eq!(
+            repair(&r, &DecodingConstraint::Auto, "Yes, it has shipped."),
+            None
+        );
         // Question words alone do not make a tool fit ("when" is in track_parcel's description).
         let r = with_result(
             shop_request("When will my order C-300 be delivered?"),
@@ -969,7 +1091,11 @@ mod tests {
             false,
         );
         assert_eq!(
-            repair(&r, "It has shipped; it arrives on 4 December."),
+            repair(
+                &r,
+                &DecodingConstraint::Auto,
+                "It has shipped; it arrives on 4 December."
+            ),
             None
         );
     }
@@ -983,40 +1109,53 @@ mod tests {
             "Unknown section key: 'glossary.dreich'. Section 'glossary' is shown in full already: answer from its text above.",
             true,
         );
-        assert_eq!(repair(&failed, answer), Some(Repair::Answer));
+        assert_eq!(
+            repair(&failed, &DecodingConstraint::Auto, answer),
+            Some(Repair::Answer)
+        );
         // Without the failure, the described call is made.
         let fresh = shop_request("What does 'dreich' mean?");
-        assert!(matches!(repair(&fresh, answer), Some(Repair::Call(_))));
+        assert!(matches!(
+            repair(&fresh, &DecodingConstraint::Auto, answer),
+            Some(Repair::Call(_))
+        ));
     }
 
     #[test]
     fn the_inverse_of_the_call_made_is_never_a_follow_up() {
         let number = |p: &str| json!({"type": "object", "properties": {p: {"type": "number"}}, "required": [p]});
-        let mut r = ChatRequest::new(vec![ChatMessage::user("How many miles is a 42 km run?")])
-            .with_tools(vec![
+        let mut r = conversation(
+            vec![Message::user("How many miles is a 42 km run?")],
+            vec![
                 ToolSpec::new("km_to_miles", "Convert kilometres to miles.", number("km")),
                 ToolSpec::new(
                     "miles_to_km",
                     "Convert miles to kilometres.",
                     number("miles"),
                 ),
-            ]);
-        let call = ChatToolCall {
+            ],
+        );
+        let call = ToolCall {
             id: "call_0".into(),
             name: "km_to_miles".into(),
-            arguments: json!({"km": 42}),
+            arguments: ToolArguments::Json(json!({"km": 42})),
         };
-        r.messages.push(ChatMessage::assistant_tool_calls(
+        r.messages.push(Message::assistant_tool_calls(
             String::new(),
             vec![call.clone()],
         ));
         r.messages
-            .push(ChatMessage::tool_result(&call, "42 km = 26.1 miles"));
-        assert_eq!(repair(&r, "A 42 km run is 26.1 miles."), None);
-        // Without the call's arguments to tell, the result's words alone would pick it.
-        r.messages[1].tool_calls[0].arguments = json!({});
+            .push(Message::tool_result(&call, "42 km = 26.1 miles"));
         assert_eq!(
-            repair(&r, "A 42 km run is 26.1 miles."),
+            repair(&r, &DecodingConstraint::Auto, "A 42 km run is 26.1 miles."),
+            None
+        );
+        // Without the call's arguments to tell, the result's words alone would pick it.
+        if let Message::Assistant { tool_calls, .. } = &mut r.messages[1] {
+            tool_calls[0].arguments = ToolArguments::Json(json!({}));
+        }
+        assert_eq!(
+            repair(&r, &DecodingConstraint::Auto, "A 42 km run is 26.1 miles."),
             Some(Repair::FollowUp(FollowUp {
                 tool: "miles_to_km".into(),
                 supplied: None,
@@ -1047,8 +1186,8 @@ mod tests {
         };
         let narrowed = follow_up_request(&r, &follow);
         assert_eq!(
-            narrowed.constraint,
-            TurnConstraint::RequireNamedTool("track_parcel".into())
+            follow.constraint(),
+            DecodingConstraint::RequireNamedTool("track_parcel".into())
         );
         assert_eq!(
             narrowed.tools[1].parameters["properties"]["tracking_number"],
@@ -1082,23 +1221,20 @@ mod tests {
     fn the_answer_request_ends_with_the_reminder_and_asks_for_text() {
         let r = after_result_of(request(&["add"]), "add");
         let reminded = answer_request(&r);
-        assert_eq!(reminded.constraint, TurnConstraint::FinalAnswer);
         assert_eq!(reminded.messages.len(), r.messages.len() + 1);
         assert_eq!(reminded.messages[..r.messages.len()], r.messages[..]);
-        let last = &reminded.messages[r.messages.len()];
         assert_eq!(
-            (last.role, last.content.as_str()),
-            (
-                Role::User,
-                "Answer my question now, using the tool results above."
-            )
+            reminded.messages[r.messages.len()],
+            Message::user("Answer my question now, using the tool results above.")
         );
     }
 
     #[test]
     fn only_free_turns_are_repaired() {
-        let r = request(&["add"]).with_constraint(TurnConstraint::FinalAnswer);
-        assert_eq!(repair_constraint(&r, "Call add."), None);
+        let r = request(&["add"]);
+        let answer = "Call add.";
+        assert_eq!(repair(&r, &DecodingConstraint::FinalAnswer, answer), None);
+        assert!(repair(&r, &DecodingConstraint::Auto, answer).is_some());
     }
 
     #[test]

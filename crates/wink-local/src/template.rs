@@ -23,9 +23,9 @@
 //! GGUFs of other families fall back to llama.cpp's built-in template application (see
 //! [`crate::LocalModel::load`]), fed with the same [`PromptTurn`]s.
 
-use crate::chat::{ChatMessage, ChatRequest, Role};
 use serde_json::Value;
-use wink_model::ToolSpec;
+use wink_core::ToolCall;
+use wink_model::{Message, ModelRequest, ToolSpec};
 
 const CHATML_START: &str = "<|im_start|>";
 const CHATML_END: &str = "<|im_end|>";
@@ -106,11 +106,36 @@ impl TemplateFamily {
     }
 }
 
+/// Who speaks in a [`PromptTurn`]: a chat template knows only these three (tool results are
+/// user turns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Role {
+    /// Instructions: the system prompt (and system messages later in the conversation).
+    System,
+    /// The user, and tool results.
+    User,
+    /// The model's turns, tool calls written out as text.
+    Assistant,
+}
+
+impl Role {
+    /// The lowercase role name used by chat templates (`system`, `user`, `assistant`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
 /// One turn of the conversation as a chat template sees it: tools, tool calls and tool results already
-/// written out as text. Its role is [`Role::System`], [`Role::User`] or [`Role::Assistant`].
+/// written out as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptTurn {
-    /// Who speaks (never [`Role::Tool`]: tool results are user turns).
+    /// Who speaks.
     pub role: Role,
     /// The text of the turn.
     pub content: String,
@@ -125,7 +150,7 @@ impl PromptTurn {
     }
 }
 
-/// A recognised chat template: how to turn a [`ChatRequest`] into prompt text.
+/// A recognised chat template: how to turn a [`ModelRequest`] into prompt text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChatTemplate {
     family: TemplateFamily,
@@ -180,7 +205,7 @@ impl ChatTemplate {
 
     /// Renders the conversation and tools as prompt text ending with the opening of the assistant turn.
     #[must_use]
-    pub fn render(&self, request: &ChatRequest) -> String {
+    pub fn render(&self, request: &ModelRequest) -> String {
         let turns = prompt_turns(request, self.default_system.as_deref());
         let mut out = String::new();
         match self.family {
@@ -328,7 +353,7 @@ fn render_mistral_v7(out: &mut String, turns: &[PromptTurn]) {
 ///
 /// * the system message (the request's leading one, else `default_system`) gets the `# Tools` block
 ///   appended after a blank line when tools are offered from the start (the block alone when there is no
-///   system text); tools named in [`ChatRequest::tool_additions`] are not listed there;
+///   system text); tools named in [`ModelRequest::tool_additions`] are not listed there;
 /// * an assistant turn with calls is its text (if any) and one `<tool_call>\n{…}\n</tool_call>` block per
 ///   call, joined by newlines;
 /// * consecutive tool results become one user turn of `<tool_response>\n…\n</tool_response>` blocks joined
@@ -337,12 +362,12 @@ fn render_mistral_v7(out: &mut String, turns: &[PromptTurn]) {
 ///   they became available, after a blank line (see [`tools_announcement`]). Nothing before that point
 ///   changes, so a growing conversation renders to a growing prompt.
 #[must_use]
-pub fn prompt_turns(request: &ChatRequest, default_system: Option<&str>) -> Vec<PromptTurn> {
+pub fn prompt_turns(request: &ModelRequest, default_system: Option<&str>) -> Vec<PromptTurn> {
     let messages = &request.messages;
-    let explicit_system = messages
-        .first()
-        .filter(|m| m.role == Role::System)
-        .map(|m| m.content.as_str());
+    let explicit_system = match messages.first() {
+        Some(Message::System { content }) => Some(content.as_str()),
+        _ => None,
+    };
     let system = explicit_system.or(default_system);
     let late: Vec<&str> = request
         .tool_additions
@@ -371,7 +396,7 @@ pub fn prompt_turns(request: &ChatRequest, default_system: Option<&str>) -> Vec<
         let is_leading_system = index == 0 && explicit_system.is_some();
         if !is_leading_system {
             push_message(&mut turns, message, previous_was_tool);
-            previous_was_tool = message.role == Role::Tool;
+            previous_was_tool = matches!(message, Message::Tool { .. });
         }
         let announced: Vec<&ToolSpec> = request
             .tool_additions
@@ -397,10 +422,10 @@ pub fn prompt_turns(request: &ChatRequest, default_system: Option<&str>) -> Vec<
     turns
 }
 
-fn push_message(turns: &mut Vec<PromptTurn>, message: &ChatMessage, previous_was_tool: bool) {
-    match message.role {
-        Role::Tool => {
-            let block = format!("<tool_response>\n{}\n</tool_response>", message.content);
+fn push_message(turns: &mut Vec<PromptTurn>, message: &Message, previous_was_tool: bool) {
+    match message {
+        Message::Tool { content, .. } => {
+            let block = format!("<tool_response>\n{content}\n</tool_response>");
             match turns.last_mut().filter(|_| previous_was_tool) {
                 Some(turn) => {
                     turn.content.push('\n');
@@ -409,22 +434,36 @@ fn push_message(turns: &mut Vec<PromptTurn>, message: &ChatMessage, previous_was
                 None => turns.push(PromptTurn::new(Role::User, block)),
             }
         }
-        Role::Assistant if !message.tool_calls.is_empty() => {
-            turns.push(PromptTurn::new(Role::Assistant, assistant_calls(message)));
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let content = content.as_deref().unwrap_or_default();
+            let text = if tool_calls.is_empty() {
+                content.to_owned()
+            } else {
+                assistant_calls(content, tool_calls)
+            };
+            turns.push(PromptTurn::new(Role::Assistant, text));
         }
-        role => turns.push(PromptTurn::new(role, message.content.clone())),
+        Message::System { content } => turns.push(PromptTurn::new(Role::System, content.clone())),
+        Message::User { content } => turns.push(PromptTurn::new(Role::User, content.clone())),
+        // A message kind this crate does not know yet says nothing to a chat template.
+        _ => {}
     }
 }
 
-fn assistant_calls(message: &ChatMessage) -> String {
-    let mut parts = Vec::with_capacity(message.tool_calls.len() + 1);
-    if !message.content.is_empty() {
-        parts.push(message.content.clone());
+/// An assistant turn with calls: its text (if any) and one `<tool_call>` block per call, joined
+/// by newlines. The arguments are written as JSON (text arguments parsed, empty text as `{}`).
+fn assistant_calls(content: &str, tool_calls: &[ToolCall]) -> String {
+    let mut parts = Vec::with_capacity(tool_calls.len() + 1);
+    if !content.is_empty() {
+        parts.push(content.to_owned());
     }
-    for call in &message.tool_calls {
+    for call in tool_calls {
         parts.push(format!(
             "<tool_call>\n{}\n</tool_call>",
-            tool_call_json(&call.name, &call.arguments)
+            tool_call_json(&call.name, &call.arguments.to_value())
         ));
     }
     parts.join("\n")
@@ -533,13 +572,22 @@ fn unescape_jinja(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::{ChatMessage, ChatRequest, ChatToolCall};
     use serde_json::json;
+    use wink_core::ToolArguments;
 
     const QWEN25_TEMPLATE: &str = include_str!("../tests/data/qwen25_chat_template.jinja");
 
     fn qwen() -> ChatTemplate {
         ChatTemplate::detect(QWEN25_TEMPLATE).unwrap()
+    }
+
+    /// A request of `messages` offering `tools`.
+    fn conversation(messages: Vec<Message>, tools: Vec<ToolSpec>) -> ModelRequest {
+        ModelRequest {
+            messages,
+            tools,
+            ..ModelRequest::default()
+        }
     }
 
     fn add_tool() -> ToolSpec {
@@ -569,7 +617,7 @@ mod tests {
 
     #[test]
     fn plain_conversation_without_system_uses_default() {
-        let request = ChatRequest::new(vec![ChatMessage::user("Hello")]);
+        let request = conversation(vec![Message::user("Hello")], Vec::new());
         assert_eq!(
             qwen().render(&request),
             "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n\
@@ -579,7 +627,7 @@ mod tests {
 
     #[test]
     fn template_without_default_and_no_system_has_no_system_turn() {
-        let request = ChatRequest::new(vec![ChatMessage::user("Hi")]);
+        let request = conversation(vec![Message::user("Hi")], Vec::new());
         assert_eq!(
             ChatTemplate::chatml(None).render(&request),
             "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
@@ -590,45 +638,49 @@ mod tests {
     // template (tests/data/qwen25_chat_template.jinja) with `tojson` = `json.dumps(ensure_ascii=False)`.
     #[test]
     fn tools_round_trip_matches_qwen_template() {
-        let call = ChatToolCall {
+        let call = ToolCall {
             id: "call_0".into(),
             name: "add".into(),
-            arguments: json!({"a": 1234, "b": 4321}),
+            arguments: ToolArguments::Json(json!({"a": 1234, "b": 4321})),
         };
-        let request = ChatRequest::new(vec![
-            ChatMessage::system("You are a calculator."),
-            ChatMessage::user("What is 1234 plus 4321?"),
-            ChatMessage::assistant_tool_calls("", vec![call.clone()]),
-            ChatMessage::tool_result(&call, "{\"sum\": 5555}"),
-        ])
-        .with_tools(vec![add_tool()]);
+        let request = conversation(
+            vec![
+                Message::system("You are a calculator."),
+                Message::user("What is 1234 plus 4321?"),
+                Message::assistant_tool_calls("", vec![call.clone()]),
+                Message::tool_result(&call, "{\"sum\": 5555}"),
+            ],
+            vec![add_tool()],
+        );
         insta::assert_snapshot!(qwen().render(&request));
     }
 
     #[test]
     fn consecutive_tool_results_share_one_user_turn_and_late_system_is_inline() {
-        let first = ChatToolCall {
+        let first = ToolCall {
             id: "call_0".into(),
             name: "add".into(),
-            arguments: json!({"a": 1, "b": 2}),
+            arguments: ToolArguments::Json(json!({"a": 1, "b": 2})),
         };
-        let second = ChatToolCall {
+        let second = ToolCall {
             id: "call_1".into(),
             name: "add".into(),
-            arguments: json!({"a": 3, "b": 4}),
+            arguments: ToolArguments::Json(json!({"a": 3, "b": 4})),
         };
-        let request = ChatRequest::new(vec![
-            ChatMessage::user("Two sums please."),
-            ChatMessage::assistant_tool_calls(
-                "Calling twice.",
-                vec![first.clone(), second.clone()],
-            ),
-            ChatMessage::tool_result(&first, "3"),
-            ChatMessage::tool_result(&second, "7"),
-            ChatMessage::system("Answer briefly."),
-            ChatMessage::assistant("3 and 7."),
-        ])
-        .with_tools(vec![add_tool()]);
+        let request = conversation(
+            vec![
+                Message::user("Two sums please."),
+                Message::assistant_tool_calls(
+                    "Calling twice.",
+                    vec![first.clone(), second.clone()],
+                ),
+                Message::tool_result(&first, "3"),
+                Message::tool_result(&second, "7"),
+                Message::system("Answer briefly."),
+                Message::assistant("3 and 7."),
+            ],
+            vec![add_tool()],
+        );
         insta::assert_snapshot!(qwen().render(&request));
     }
 
@@ -686,16 +738,19 @@ mod tests {
     }
 
     /// System, user, assistant, user: the conversation every family renders the same way as llama.cpp.
-    fn plain_conversation() -> ChatRequest {
-        ChatRequest::new(vec![
-            ChatMessage::system("Be brief."),
-            ChatMessage::user("Hi "),
-            ChatMessage::assistant(" Hello!"),
-            ChatMessage::user("Bye"),
-        ])
+    fn plain_conversation() -> ModelRequest {
+        conversation(
+            vec![
+                Message::system("Be brief."),
+                Message::user("Hi "),
+                Message::assistant(" Hello!"),
+                Message::user("Bye"),
+            ],
+            Vec::new(),
+        )
     }
 
-    fn render(family: TemplateFamily, request: &ChatRequest) -> String {
+    fn render(family: TemplateFamily, request: &ModelRequest) -> String {
         ChatTemplate::new(family, None).render(request)
     }
 
@@ -755,26 +810,28 @@ mod tests {
         <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>";
 
     /// A tool round trip ending with a nudge: system, user, call, two results, user.
-    fn tool_conversation() -> ChatRequest {
-        let first = ChatToolCall {
+    fn tool_conversation() -> ModelRequest {
+        let first = ToolCall {
             id: "call_0".into(),
             name: "ping".into(),
-            arguments: json!({}),
+            arguments: ToolArguments::Json(json!({})),
         };
-        let second = ChatToolCall {
+        let second = ToolCall {
             id: "call_1".into(),
             name: "ping".into(),
-            arguments: json!({"n": 2}),
+            arguments: ToolArguments::Json(json!({"n": 2})),
         };
-        ChatRequest::new(vec![
-            ChatMessage::system("Use tools."),
-            ChatMessage::user("Ping twice."),
-            ChatMessage::assistant_tool_calls("", vec![first.clone(), second.clone()]),
-            ChatMessage::tool_result(&first, "pong"),
-            ChatMessage::tool_result(&second, "pong 2"),
-            ChatMessage::user("Answer now."),
-        ])
-        .with_tools(vec![ping_tool()])
+        conversation(
+            vec![
+                Message::system("Use tools."),
+                Message::user("Ping twice."),
+                Message::assistant_tool_calls("", vec![first.clone(), second.clone()]),
+                Message::tool_result(&first, "pong"),
+                Message::tool_result(&second, "pong 2"),
+                Message::user("Answer now."),
+            ],
+            vec![ping_tool()],
+        )
     }
 
     const CALLS: &str = "<tool_call>\n{\"name\": \"ping\", \"arguments\": {}}\n</tool_call>\n\
@@ -848,8 +905,7 @@ mod tests {
 
     #[test]
     fn tools_without_system_text_make_a_system_turn_of_their_own() {
-        let request =
-            ChatRequest::new(vec![ChatMessage::user("Ping.")]).with_tools(vec![ping_tool()]);
+        let request = conversation(vec![Message::user("Ping.")], vec![ping_tool()]);
         assert_eq!(
             render(TemplateFamily::Gemma, &request),
             format!(

@@ -3,10 +3,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::json;
+use wink_core::{ToolArguments, ToolCall};
 use wink_local::{
-    ChatMessage, ChatRequest, ChatTemplate, ChatToolCall, TemplateFamily, ToolAnnouncement,
-    ToolSpec, TurnConstraint, grammar::turn_grammar,
+    ChatTemplate, DecodingConstraint, TemplateFamily, ToolSpec, callable_tools,
+    grammar::turn_grammar,
 };
+use wink_model::{DeferredTool, Message, ModelRequest, ToolAddition};
 
 const FAMILIES: [TemplateFamily; 8] = [
     TemplateFamily::ChatMl,
@@ -23,19 +25,33 @@ fn tool(name: &str, description: &str) -> ToolSpec {
     ToolSpec::new(name, description, json!({"type": "object"}))
 }
 
-fn call(id: &str, name: &str) -> ChatToolCall {
-    ChatToolCall {
+fn call(id: &str, name: &str) -> ToolCall {
+    ToolCall {
         id: id.into(),
         name: name.into(),
-        arguments: json!({}),
+        arguments: ToolArguments::Json(json!({})),
+    }
+}
+
+/// A request of `messages` offering `tools`, some of them added after other messages.
+fn request(
+    messages: Vec<Message>,
+    tools: Vec<ToolSpec>,
+    tool_additions: Vec<ToolAddition>,
+) -> ModelRequest {
+    ModelRequest {
+        messages,
+        tools,
+        tool_additions,
+        ..ModelRequest::default()
     }
 }
 
 /// The requests of a run: `ping` offered from the start, `pong` disclosed by the result of the `ping`
 /// call (message 3), then called. Each request is the previous one plus the model's turn and its result.
-fn growing_run(system: Option<&str>, initial_tools: bool) -> Vec<ChatRequest> {
-    let mut messages: Vec<ChatMessage> = system.map(ChatMessage::system).into_iter().collect();
-    messages.push(ChatMessage::user("Ping, then pong."));
+fn growing_run(system: Option<&str>, initial_tools: bool) -> Vec<ModelRequest> {
+    let mut messages: Vec<Message> = system.map(Message::system).into_iter().collect();
+    messages.push(Message::user("Ping, then pong."));
     let start = messages.len();
     let ping = call("call_0", "ping");
     let pong = call("call_1", "pong");
@@ -44,20 +60,20 @@ fn growing_run(system: Option<&str>, initial_tools: bool) -> Vec<ChatRequest> {
     } else {
         Vec::new()
     };
-    let first = ChatRequest::new(messages.clone()).with_tools(initial.clone());
-    messages.push(ChatMessage::assistant_tool_calls("", vec![ping.clone()]));
-    messages.push(ChatMessage::tool_result(&ping, "pong"));
+    let first = request(messages.clone(), initial.clone(), Vec::new());
+    messages.push(Message::assistant_tool_calls("", vec![ping.clone()]));
+    messages.push(Message::tool_result(&ping, "pong"));
     let mut all = initial;
     all.push(tool("pong", "Pong."));
-    let added = vec![ToolAnnouncement::new(start + 1, vec!["pong".into()])];
-    let second = ChatRequest::new(messages.clone())
-        .with_tools(all.clone())
-        .with_tool_additions(added.clone());
-    messages.push(ChatMessage::assistant_tool_calls("", vec![pong.clone()]));
-    messages.push(ChatMessage::tool_result(&pong, "done"));
-    let third = ChatRequest::new(messages)
-        .with_tools(all)
-        .with_tool_additions(added);
+    let added = vec![ToolAddition {
+        after_message: start + 1,
+        section: "pong".into(),
+        tools: vec!["pong".into()],
+    }];
+    let second = request(messages.clone(), all.clone(), added.clone());
+    messages.push(Message::assistant_tool_calls("", vec![pong.clone()]));
+    messages.push(Message::tool_result(&pong, "done"));
+    let third = request(messages, all, added);
     vec![first, second, third]
 }
 
@@ -214,18 +230,26 @@ fn mistral_announces_later_tools_in_the_instruction_after_the_result() {
 
 #[test]
 fn deferred_tools_are_callable_but_never_listed() {
-    let request = ChatRequest::new(vec![ChatMessage::user("Pong.")])
-        .with_tools(vec![tool("ping", "Ping.")])
-        .with_deferred_tools(vec![tool("pong", "Pong."), tool("ping", "Ping.")]);
+    let mut request = request(
+        vec![Message::user("Pong.")],
+        vec![tool("ping", "Ping.")],
+        Vec::new(),
+    );
+    request.deferred_tools = [tool("pong", "Pong."), tool("ping", "Ping.")]
+        .into_iter()
+        .map(|spec| DeferredTool {
+            spec,
+            section: "more".into(),
+        })
+        .collect();
     let prompt = ChatTemplate::new(TemplateFamily::ChatMl, None).render(&request);
     assert!(!prompt.contains("pong"), "{prompt}");
-    let callable: Vec<String> = request
-        .callable_tools()
+    let callable: Vec<String> = callable_tools(&request)
         .into_iter()
         .map(|t| t.name)
         .collect();
     assert_eq!(callable, ["ping", "pong"]);
-    let grammar = turn_grammar(&TurnConstraint::Auto, &request.callable_tools())
+    let grammar = turn_grammar(&DecodingConstraint::Auto, &callable_tools(&request))
         .unwrap()
         .unwrap();
     assert!(
@@ -233,8 +257,8 @@ fn deferred_tools_are_callable_but_never_listed() {
         "{grammar}"
     );
     let named = turn_grammar(
-        &TurnConstraint::RequireNamedTool("pong".into()),
-        &request.callable_tools(),
+        &DecodingConstraint::RequireNamedTool("pong".into()),
+        &callable_tools(&request),
     )
     .unwrap()
     .unwrap();
@@ -242,8 +266,8 @@ fn deferred_tools_are_callable_but_never_listed() {
     assert!(named.contains("call ::= call-pong\n"), "{named}");
     assert_eq!(
         turn_grammar(
-            &TurnConstraint::RequireNamedTool("nope".into()),
-            &request.callable_tools()
+            &DecodingConstraint::RequireNamedTool("nope".into()),
+            &callable_tools(&request)
         )
         .unwrap_err()
         .to_string(),

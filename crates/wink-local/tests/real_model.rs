@@ -7,11 +7,12 @@
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, OnceLock};
+use wink_core::{ToolArguments, ToolCall};
 use wink_local::{
-    ChatMessage, ChatRequest, ChatTemplate, ChatToolCall, FetchProgress, LocalModel,
-    LocalModelConfig, ModelChoice, TemplateFamily, ToolSpec, TurnConstraint, default_cache_dir,
-    fetch_model, model_path,
+    ChatTemplate, DecodingConstraint, FetchProgress, LocalModel, LocalModelConfig, ModelChoice,
+    TemplateFamily, ToolSpec, default_cache_dir, fetch_model, model_path,
 };
+use wink_model::{Message, ModelRequest};
 
 fn skip_requested(test: &str) -> bool {
     let skip = std::env::var("WINK_SKIP_REAL_MODEL").is_ok_and(|value| value == "1");
@@ -66,6 +67,16 @@ fn tools() -> Vec<ToolSpec> {
     ]
 }
 
+/// A request of `messages` offering `tools`, at most `max_tokens` generated.
+fn request(messages: Vec<Message>, tools: Vec<ToolSpec>, max_tokens: Option<u32>) -> ModelRequest {
+    ModelRequest {
+        messages,
+        tools,
+        max_output_tokens: max_tokens,
+        ..ModelRequest::default()
+    }
+}
+
 #[test]
 fn tool_call_round_trip() {
     if skip_requested("tool_call_round_trip") {
@@ -73,14 +84,13 @@ fn tool_call_round_trip() {
     }
     let mut model = shared_model();
     let mut messages = vec![
-        ChatMessage::system("You are a helpful assistant. Use the tools when they help."),
-        ChatMessage::user("What is 1234 plus 4321? Use the add tool."),
+        Message::system("You are a helpful assistant. Use the tools when they help."),
+        Message::user("What is 1234 plus 4321? Use the add tool."),
     ];
     let first = model
         .complete(
-            &ChatRequest::new(messages.clone())
-                .with_tools(tools())
-                .with_max_tokens(64),
+            &request(messages.clone(), tools(), Some(64)),
+            &DecodingConstraint::Auto,
         )
         .unwrap();
     eprintln!("first turn: {first:?}");
@@ -88,24 +98,23 @@ fn tool_call_round_trip() {
     let call = &first.tool_calls[0];
     assert_eq!(call.id, "call_0");
     assert_eq!(call.name, "add");
-    assert_eq!(call.arguments, json!({"a": 1234, "b": 4321}));
+    assert_eq!(
+        call.arguments,
+        ToolArguments::Json(json!({"a": 1234, "b": 4321}))
+    );
 
-    messages.push(ChatMessage::assistant_tool_calls(
+    messages.push(Message::assistant_tool_calls(
         first.text.unwrap_or_default(),
         first.tool_calls.clone(),
     ));
-    messages.push(ChatMessage::tool_result(call, "{\"sum\": 5555}"));
+    messages.push(Message::tool_result(call, "{\"sum\": 5555}"));
     // Small Qwen-Coder models repeat the call after a tool result; a short nudge plus the FinalAnswer
     // constraint gets the answer while the tools stay in the prompt (so the cached prefix stays valid).
-    messages.push(ChatMessage::user(
-        "Now answer my question using this result.",
-    ));
+    messages.push(Message::user("Now answer my question using this result."));
     let second = model
         .complete(
-            &ChatRequest::new(messages)
-                .with_tools(tools())
-                .with_constraint(TurnConstraint::FinalAnswer)
-                .with_max_tokens(64),
+            &request(messages, tools(), Some(64)),
+            &DecodingConstraint::FinalAnswer,
         )
         .unwrap();
     eprintln!("second turn: {second:?}");
@@ -139,12 +148,16 @@ fn structured_output_matches_schema() {
         },
         "required": ["city", "country", "population_millions", "landmarks", "is_capital"]
     });
-    let request = ChatRequest::new(vec![ChatMessage::user(
-        "Describe Paris, France as JSON: the city, its country, population in millions, up to three landmarks and whether it is the capital.",
-    )])
-    .with_constraint(TurnConstraint::JsonSchema(schema))
-    .with_max_tokens(160);
-    let turn = model.complete(&request).unwrap();
+    let question = request(
+        vec![Message::user(
+            "Describe Paris, France as JSON: the city, its country, population in millions, up to three landmarks and whether it is the capital.",
+        )],
+        Vec::new(),
+        Some(160),
+    );
+    let turn = model
+        .complete(&question, &DecodingConstraint::JsonSchema(schema))
+        .unwrap();
     eprintln!("structured: {turn:?}");
     let document: Value = serde_json::from_str(turn.text.as_deref().unwrap()).unwrap();
     let object = document.as_object().unwrap();
@@ -174,22 +187,26 @@ fn second_call_reuses_kv_cache() {
     }
     let mut model = shared_model();
     let mut messages = vec![
-        ChatMessage::system("You are a terse assistant."),
-        ChatMessage::user("Name a primary color. One word."),
+        Message::system("You are a terse assistant."),
+        Message::user("Name a primary color. One word."),
     ];
     let first = model
-        .complete(&ChatRequest::new(messages.clone()).with_max_tokens(8))
+        .complete(
+            &request(messages.clone(), Vec::new(), Some(8)),
+            &DecodingConstraint::Auto,
+        )
         .unwrap();
     assert_eq!(first.usage.cached_prompt_tokens, 0, "{:?}", first.usage);
     assert!(first.usage.completion_tokens > 0);
     assert!(first.timings.prefill_tokens_per_s > 0.0 && first.timings.decode_tokens_per_s > 0.0);
 
-    messages.push(ChatMessage::assistant(
-        first.text.clone().unwrap_or_default(),
-    ));
-    messages.push(ChatMessage::user("Another one."));
+    messages.push(Message::assistant(first.text.clone().unwrap_or_default()));
+    messages.push(Message::user("Another one."));
     let second = model
-        .complete(&ChatRequest::new(messages).with_max_tokens(8))
+        .complete(
+            &request(messages, Vec::new(), Some(8)),
+            &DecodingConstraint::Auto,
+        )
         .unwrap();
     eprintln!("usage: first {:?}, second {:?}", first.usage, second.usage);
     assert!(second.usage.cached_prompt_tokens > 0, "{:?}", second.usage);
@@ -220,20 +237,23 @@ fn native_templates_match_llama_cpp_builtin_templates() {
     }
     let model = shared_model();
     assert_eq!(model.template_family(), Some(TemplateFamily::ChatMl));
-    let call = ChatToolCall {
+    let call = ToolCall {
         id: "call_0".into(),
         name: "add".into(),
-        arguments: json!({"a": 1, "b": 2}),
+        arguments: ToolArguments::Json(json!({"a": 1, "b": 2})),
     };
-    let request = ChatRequest::new(vec![
-        ChatMessage::system("You are a calculator."),
-        ChatMessage::user("What is 1 plus 2?"),
-        ChatMessage::assistant_tool_calls("", vec![call.clone()]),
-        ChatMessage::tool_result(&call, "{\"sum\": 3}"),
-        ChatMessage::assistant("It is 3."),
-        ChatMessage::user("Thanks!"),
-    ])
-    .with_tools(tools());
+    let request = request(
+        vec![
+            Message::system("You are a calculator."),
+            Message::user("What is 1 plus 2?"),
+            Message::assistant_tool_calls("", vec![call.clone()]),
+            Message::tool_result(&call, "{\"sum\": 3}"),
+            Message::assistant("It is 3."),
+            Message::user("Thanks!"),
+        ],
+        tools(),
+        None,
+    );
     for family in [
         TemplateFamily::ChatMl,
         TemplateFamily::Llama3,

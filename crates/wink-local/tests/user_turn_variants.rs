@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use wink_core::{Prompt, RenderedPrompt};
 use wink_local::{
-    ChatMessage, ChatRequest, LocalModel, LocalModelConfig, ModelChoice, ToolSpec, TurnConstraint,
-    default_cache_dir, model_path,
+    DecodingConstraint, LocalModel, LocalModelConfig, ModelChoice, ToolSpec, default_cache_dir,
+    model_path,
 };
+use wink_model::{DeferredTool, Message, ModelRequest};
 use wink_session::Session;
 
 fn render(file: &str, question: &str) -> (String, Vec<ToolSpec>, Vec<ToolSpec>) {
@@ -93,27 +94,24 @@ fn user_turn_variants() {
         for &question in questions {
             let (system, tools, hidden) = render(file, question);
             let task = first_section(&system);
-            let variants: Vec<(&str, Vec<ChatMessage>)> = vec![
+            let variants: Vec<(&str, Vec<Message>)> = vec![
                 (
                     "carry-out",
                     vec![
-                        ChatMessage::system(system.clone()),
-                        ChatMessage::user("Carry out the task described in the system prompt."),
+                        Message::system(system.clone()),
+                        Message::user("Carry out the task described in the system prompt."),
                     ],
                 ),
                 (
                     "task-repeated",
-                    vec![
-                        ChatMessage::system(system.clone()),
-                        ChatMessage::user(task.clone()),
-                    ],
+                    vec![Message::system(system.clone()), Message::user(task.clone())],
                 ),
-                ("prompt-as-user", vec![ChatMessage::user(system.clone())]),
+                ("prompt-as-user", vec![Message::user(system.clone())]),
                 (
                     "do-task-above",
                     vec![
-                        ChatMessage::system(system.clone()),
-                        ChatMessage::user("Please do the task in the system message now."),
+                        Message::system(system.clone()),
+                        Message::user("Please do the task in the system message now."),
                     ],
                 ),
             ];
@@ -121,13 +119,21 @@ fn user_turn_variants() {
                 if !wanted(name) {
                     continue;
                 }
-                let request = ChatRequest::new(messages)
-                    .with_tools(tools.clone())
-                    .with_deferred_tools(hidden.clone())
-                    .with_constraint(TurnConstraint::Auto);
-                let turn = model.complete(&request).unwrap();
+                let request = ModelRequest {
+                    messages,
+                    tools: tools.clone(),
+                    deferred_tools: hidden
+                        .iter()
+                        .map(|spec| DeferredTool {
+                            spec: spec.clone(),
+                            section: String::new(),
+                        })
+                        .collect(),
+                    ..ModelRequest::default()
+                };
+                let turn = model.complete(&request, &DecodingConstraint::Auto).unwrap();
                 let outcome = match turn.tool_calls.first() {
-                    Some(call) => format!("CALL {} {}", call.name, call.arguments),
+                    Some(call) => format!("CALL {} {}", call.name, call.arguments.to_value()),
                     None => format!("TEXT {:?}", turn.text.unwrap_or_default()),
                 };
                 println!("{file}\t{question}\t{name}\t{outcome}");

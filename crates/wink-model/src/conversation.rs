@@ -57,6 +57,43 @@ impl Message {
             content: content.into(),
         }
     }
+
+    /// A model turn with text only.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::Assistant {
+            content: Some(content.into()),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// A model turn that calls tools, with its text (empty text is no text).
+    pub fn assistant_tool_calls(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        let content: String = content.into();
+        Self::Assistant {
+            content: (!content.is_empty()).then_some(content),
+            tool_calls,
+        }
+    }
+
+    /// The result of `call` (its id and tool name copied).
+    pub fn tool_result(call: &ToolCall, content: impl Into<String>) -> Self {
+        Self::Tool {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    /// The failed result of `call`: `error` is what the model reads.
+    pub fn tool_error(call: &ToolCall, error: impl Into<String>) -> Self {
+        Self::Tool {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: error.into(),
+            is_error: true,
+        }
+    }
 }
 
 /// A tool as offered to a model (canonical name; adapters alias it for the wire).

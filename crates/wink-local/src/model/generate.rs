@@ -12,7 +12,7 @@ use llama_cpp_2::token::LlamaToken;
 use super::sampler::TokenPicker;
 use super::stream::TextStreamer;
 use super::{GenerationControl, to_i32};
-use crate::chat::{LocalTimings, LocalUsage};
+use crate::completion::{LocalTimings, LocalUsage};
 use crate::error::LocalError;
 
 #[derive(Debug, Clone, Copy)]

@@ -1,7 +1,7 @@
 //! [`LocalModel`]: a GGUF model and its llama.cpp context, with KV cache reuse between calls.
 //!
 //! - this file: the configuration, [`GenerationControl`] and [`LocalModel`] (loading, prompt
-//!   formatting, one call from request to [`ChatTurn`]);
+//!   formatting, one call from request to [`LocalCompletion`]);
 //! - `weights`: the llama.cpp backend and GGUF weights shared within the process;
 //! - `generate`: evaluating the prompt against the KV cache and generating a turn;
 //! - `sampler`: choosing each next token (greedy or sampled, grammar-filtered);
@@ -12,7 +12,7 @@ mod sampler;
 mod stream;
 mod weights;
 
-use crate::chat::{ChatMessage, ChatRequest, ChatToolCall, ChatTurn, TurnConstraint};
+use crate::completion::{DecodingConstraint, LocalCompletion, callable_tools};
 use crate::error::LocalError;
 use crate::grammar::turn_grammar;
 use crate::parse::parse_tool_calls;
@@ -27,7 +27,8 @@ use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use wink_model::ToolSpec;
+use wink_core::{ToolArguments, ToolCall};
+use wink_model::{Message, ModelRequest, ToolSpec};
 
 use generate::{Generation, GenerationSettings, generate};
 use weights::{backend, check_gguf, shared_weights};
@@ -48,7 +49,7 @@ pub struct LocalModelConfig {
     /// Keep the KV cache between calls and evaluate only the tokens after the longest common prefix
     /// (default true). Turn off to measure what the reuse saves.
     pub reuse_prefix: bool,
-    /// Enforce [`TurnConstraint`]s with a grammar (default true). When off, the model writes freely and tool
+    /// Enforce [`DecodingConstraint`]s with a grammar (default true). When off, the model writes freely and tool
     /// calls are recovered by the lenient parser; useful for comparisons.
     pub constrained_decoding: bool,
     /// Tokens evaluated per llama.cpp batch during prompt evaluation (default 512).
@@ -77,9 +78,9 @@ pub struct GenerationControl<'a> {
     /// Set (from any thread) to stop the generation before its next token: [`LocalModel::complete_with`]
     /// then fails with [`LocalError::Cancelled`]. The KV cache keeps what was evaluated.
     pub cancel: Option<&'a AtomicBool>,
-    /// Receives the text of a [`TurnConstraint::FinalAnswer`] turn as it is generated, in pieces whose
+    /// Receives the text of a [`DecodingConstraint::FinalAnswer`] turn as it is generated, in pieces whose
     /// concatenation is the turn's text (leading and trailing whitespace left out, as
-    /// [`ChatTurn::text`] trims it; pieces always end on a character boundary). Turns under other
+    /// [`LocalCompletion::text`] trims it; pieces always end on a character boundary). Turns under other
     /// constraints are not streamed: their text may be a call, or be taken back by repair.
     pub on_text: Option<&'a mut dyn FnMut(&str)>,
 }
@@ -176,10 +177,10 @@ impl LocalModel {
         let format = match ChatTemplate::detect(&template_source) {
             Some(template) => PromptFormat::Native(template),
             None => {
-                let probe = ChatRequest::new(vec![
-                    ChatMessage::system("You are helpful."),
-                    ChatMessage::user("Hello"),
-                ]);
+                let probe = ModelRequest {
+                    messages: vec![Message::system("You are helpful."), Message::user("Hello")],
+                    ..ModelRequest::default()
+                };
                 apply_llama_cpp_template(&model, &template_source, &prompt_turns(&probe, None))
                     .map_err(|_| LocalError::UnsupportedChatTemplate {
                         path: path.to_path_buf(),
@@ -273,7 +274,7 @@ impl LocalModel {
     /// # Errors
     /// [`LocalError::ChatTemplate`] when llama.cpp's template support fails on the conversation (only for
     /// templates not formatted natively).
-    pub fn render_prompt(&self, request: &ChatRequest) -> Result<String, LocalError> {
+    pub fn render_prompt(&self, request: &ModelRequest) -> Result<String, LocalError> {
         match &self.format {
             PromptFormat::Native(template) => Ok(template.render(request)),
             PromptFormat::LlamaCpp(source) => self.render_with_llama_cpp(source, request),
@@ -290,7 +291,7 @@ impl LocalModel {
     pub fn render_with_llama_cpp(
         &self,
         template: &str,
-        request: &ChatRequest,
+        request: &ModelRequest,
     ) -> Result<String, LocalError> {
         apply_llama_cpp_template(
             self.engine.borrow_owner(),
@@ -306,15 +307,20 @@ impl LocalModel {
         self.cached.clear();
     }
 
-    /// Generates the next assistant turn of `request`.
+    /// Generates the next assistant turn of `request` in the shape `constraint` asks for, with at
+    /// most [`ModelRequest::max_output_tokens`] tokens ([`LocalModelConfig::max_tokens`] when unset).
     ///
     /// # Errors
     /// [`LocalError::NoToolsOffered`], [`LocalError::Schema`] and [`LocalError::Grammar`] for requests that
     /// cannot be constrained, [`LocalError::PromptTooLong`], [`LocalError::Decode`] when llama.cpp fails,
     /// [`LocalError::MissingToolCall`] / [`LocalError::InvalidStructuredOutput`] when the token budget ran out
     /// before the required call or document was complete.
-    pub fn complete(&mut self, request: &ChatRequest) -> Result<ChatTurn, LocalError> {
-        self.complete_with(request, GenerationControl::default())
+    pub fn complete(
+        &mut self,
+        request: &ModelRequest,
+        constraint: &DecodingConstraint,
+    ) -> Result<LocalCompletion, LocalError> {
+        self.complete_with(request, constraint, GenerationControl::default())
     }
 
     /// [`LocalModel::complete`], cancellable between tokens and streaming the text of a final answer
@@ -324,29 +330,32 @@ impl LocalModel {
     /// Those of [`LocalModel::complete`], and [`LocalError::Cancelled`] when `control.cancel` was set.
     pub fn complete_with(
         &mut self,
-        request: &ChatRequest,
+        request: &ModelRequest,
+        constraint: &DecodingConstraint,
         mut control: GenerationControl<'_>,
-    ) -> Result<ChatTurn, LocalError> {
-        if request.constraint != TurnConstraint::FinalAnswer {
+    ) -> Result<LocalCompletion, LocalError> {
+        if *constraint != DecodingConstraint::FinalAnswer {
             control.on_text = None;
         }
-        let callable = request.callable_tools();
-        match &request.constraint {
-            TurnConstraint::RequireTool if callable.is_empty() => {
+        let callable = callable_tools(request);
+        match constraint {
+            DecodingConstraint::RequireTool if callable.is_empty() => {
                 return Err(LocalError::NoToolsOffered);
             }
-            TurnConstraint::RequireNamedTool(name) if !callable.iter().any(|t| t.name == *name) => {
+            DecodingConstraint::RequireNamedTool(name)
+                if !callable.iter().any(|t| t.name == *name) =>
+            {
                 return Err(LocalError::RequiredToolMissing { name: name.clone() });
             }
             _ => {}
         }
         let grammar = if self.config.constrained_decoding {
-            turn_grammar(&request.constraint, &callable)?
+            turn_grammar(constraint, &callable)?
         } else {
             None
         };
         let prompt = self.render_prompt(request)?;
-        let max_tokens = request.max_tokens.unwrap_or(self.config.max_tokens);
+        let max_tokens = request.max_output_tokens.unwrap_or(self.config.max_tokens);
         let settings = GenerationSettings {
             max_tokens,
             temperature: self.config.temperature,
@@ -375,7 +384,7 @@ impl LocalModel {
             "local completion"
         );
         self.turn_from(
-            request,
+            constraint,
             &callable,
             generation,
             grammar.is_some(),
@@ -385,25 +394,25 @@ impl LocalModel {
 
     fn turn_from(
         &mut self,
-        request: &ChatRequest,
+        constraint: &DecodingConstraint,
         callable: &[ToolSpec],
         generation: Generation,
         constrained: bool,
         max_tokens: u32,
-    ) -> Result<ChatTurn, LocalError> {
+    ) -> Result<LocalCompletion, LocalError> {
         let Generation {
             text,
             usage,
             timings,
         } = generation;
-        let mut turn = ChatTurn {
+        let mut turn = LocalCompletion {
             text: None,
             tool_calls: Vec::new(),
             usage,
             timings,
         };
-        match &request.constraint {
-            TurnConstraint::JsonSchema(_) => {
+        match constraint {
+            DecodingConstraint::JsonSchema(_) => {
                 let document = strip_json_fence(text.trim());
                 if let Err(error) = serde_json::from_str::<Value>(document) {
                     return Err(LocalError::InvalidStructuredOutput {
@@ -414,7 +423,7 @@ impl LocalModel {
                 }
                 turn.text = Some(document.to_owned());
             }
-            TurnConstraint::FinalAnswer => {
+            DecodingConstraint::FinalAnswer => {
                 let trimmed = text.trim();
                 turn.text = (!trimmed.is_empty()).then(|| trimmed.to_owned());
             }
@@ -424,17 +433,17 @@ impl LocalModel {
                 let opened_a_call = constrained && text.trim_start().starts_with(['<', '`', '{']);
                 let needs_call = matches!(
                     constraint,
-                    TurnConstraint::RequireTool | TurnConstraint::RequireNamedTool(_)
+                    DecodingConstraint::RequireTool | DecodingConstraint::RequireNamedTool(_)
                 ) || opened_a_call;
                 if parsed.calls.is_empty() && needs_call {
                     return Err(LocalError::MissingToolCall { text, max_tokens });
                 }
                 turn.text = parsed.text;
                 for (name, arguments) in parsed.calls {
-                    turn.tool_calls.push(ChatToolCall {
+                    turn.tool_calls.push(ToolCall {
                         id: format!("call_{}", self.next_call_id),
                         name,
-                        arguments,
+                        arguments: ToolArguments::Json(arguments),
                     });
                     self.next_call_id += 1;
                 }
