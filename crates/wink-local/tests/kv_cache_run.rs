@@ -1,7 +1,8 @@
 //! A disclosure run on the real Qwen2.5-Coder-0.5B model through [`LocalAdapter`]: the conversation grows
 //! as the agent loop grows it (a `read_section` call, its result disclosing `add`, the `add` call, its
 //! result, the answer), and every call takes from the KV cache everything the previous call prefilled and
-//! decoded, but at most 16 tokens at the turn boundary.
+//! decoded, but at most 16 tokens at the turn boundary, when tool calls are written back verbatim
+//! ([`CallWriteBack::Verbatim`]); written canonically (the default), the previous prompt.
 //!
 //! Like `real_model.rs`, the model is found at `$WINK_TEST_MODEL` or in the default cache, and
 //! `WINK_SKIP_REAL_MODEL=1` skips the test.
@@ -11,7 +12,9 @@ use std::path::PathBuf;
 
 use serde_json::json;
 use wink_core::{ToolArguments, block_on};
-use wink_local::{LocalAdapter, LocalModelConfig, ModelChoice, default_cache_dir, model_path};
+use wink_local::{
+    CallWriteBack, LocalAdapter, LocalModelConfig, ModelChoice, default_cache_dir, model_path,
+};
 use wink_model::{
     DeferredTool, Message, ModelRequest, ModelTurn, ProviderAdapter, ToolAddition, ToolChoice,
     ToolSpec,
@@ -80,11 +83,15 @@ fn complete(adapter: &LocalAdapter, request: &ModelRequest) -> (ModelTurn, Token
     (turn, usage)
 }
 
-/// Everything the previous call prefilled comes from the cache; of what it generated, the tool
-/// call is written back in the template's canonical form (writing the model's raw text back
-/// confused the 0.5B model), so up to its output tokens plus 16 may be prefilled again.
-fn assert_cached_all_but_16(previous: TokenUsage, next: TokenUsage) {
-    let processed = previous.input_tokens;
+/// What the previous call prefilled (and, when `output_counts`, decoded) comes from the cache, but
+/// at most 16 tokens.
+fn assert_cached(previous: TokenUsage, next: TokenUsage, output_counts: bool) {
+    let processed = previous.input_tokens
+        + if output_counts {
+            previous.output_tokens
+        } else {
+            0
+        };
     assert!(
         next.cached_tokens + 16 >= processed,
         "cached {} of {} (the previous call processed {processed}: prompt {} + output {})",
@@ -95,14 +102,14 @@ fn assert_cached_all_but_16(previous: TokenUsage, next: TokenUsage) {
     );
 }
 
-#[test]
-fn each_call_takes_the_previous_prompt_and_output_from_the_kv_cache() {
-    let Some(path) = model_file() else {
-        return;
-    };
+/// The three calls of a disclosure run (read_section, add, the answer) and their usage, then one
+/// more call after the cache was forgotten.
+fn disclosure_run(write_back: CallWriteBack) -> Option<[TokenUsage; 4]> {
+    let path = model_file()?;
     let config = LocalModelConfig {
         context_size: 4096,
         max_tokens: 48,
+        call_write_back: write_back,
         ..LocalModelConfig::default()
     };
     let adapter = LocalAdapter::load(&path, config).unwrap();
@@ -139,19 +146,41 @@ fn each_call_takes_the_previous_prompt_and_output_from_the_kv_cache() {
         second.tool_calls[0].arguments,
         ToolArguments::Json(json!({"a": 1234, "b": 4321}))
     );
-    assert_cached_all_but_16(first_usage, second_usage);
 
     // Call 3: the sum came back; the answer.
     answer_call(&mut request, &second, "5555");
     request.tool_choice = ToolChoice::None;
     let (third, third_usage) = complete(&adapter, &request);
     assert!(third.tool_calls.is_empty());
-    assert_cached_all_but_16(second_usage, third_usage);
 
     // Forgotten, the cache gives nothing to the next call (`wink eval --cold`).
     adapter.forget_cached_prefix();
     let (_, cold) = complete(&adapter, &request);
     assert_eq!(cold.cached_tokens, 0);
+    Some([first_usage, second_usage, third_usage, cold])
+}
+
+/// Canonical write-back (the default): the tool-call turn is written in the template's form, so
+/// the previous prompt comes from the cache and the call the model wrote differently (a fenced
+/// block) is evaluated again.
+#[test]
+fn each_call_takes_the_previous_prompt_from_the_kv_cache() {
+    let Some([first, second, third, _]) = disclosure_run(CallWriteBack::Canonical) else {
+        return;
+    };
+    assert_cached(first, second, false);
+    assert_cached(second, third, false);
+}
+
+/// Verbatim write-back: the tool-call turn is written as generated, so each call takes everything
+/// the previous call prefilled and decoded from the cache, but at most 16 tokens at the boundary.
+#[test]
+fn verbatim_calls_take_the_previous_prompt_and_output_from_the_kv_cache() {
+    let Some([first, second, third, _]) = disclosure_run(CallWriteBack::Verbatim) else {
+        return;
+    };
+    assert_cached(first, second, true);
+    assert_cached(second, third, true);
 }
 
 #[test]

@@ -207,6 +207,11 @@ pub struct ModelFlags {
     /// generating that turn again as a call of the tool (call-intent repair, on by default).
     #[arg(long)]
     pub no_call_repair: bool,
+    /// Local model: how its own tool calls are written into later prompts: canonical (the chat
+    /// template's form; the default, the small Qwen models choose tools better with it) or
+    /// verbatim (exactly as generated, so every call continues the KV cache).
+    #[arg(long, value_name = "FORM", default_value = "canonical", value_parser = ["canonical", "verbatim"])]
+    pub call_write_back: String,
     /// Threads for the local model (default: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -252,6 +257,7 @@ impl ModelFlags {
                 threads: self.threads,
                 no_prefix_cache: self.no_prefix_cache,
                 no_call_repair: self.no_call_repair,
+                verbatim_calls: self.call_write_back == "verbatim",
                 context_size: self.context_size.map(local_context_size),
             },
         }
@@ -423,6 +429,45 @@ mod preopen_default_tests {
         assert_eq!(
             effective_preopen(Some(3), Some(2), "openai:m", unified),
             Some(3)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ModelFlags;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Flags {
+        #[command(flatten)]
+        model: ModelFlags,
+    }
+
+    fn local_options(args: &[&str]) -> Result<super::LocalOptions, clap::Error> {
+        let flags = Flags::try_parse_from(std::iter::once("wink").chain(args.iter().copied()))?;
+        Ok(flags.model.options(false, false).local)
+    }
+
+    #[test]
+    fn tool_calls_are_written_back_canonically_unless_asked_for_verbatim() {
+        assert!(!local_options(&[]).unwrap().verbatim_calls);
+        assert!(
+            !local_options(&["--call-write-back", "canonical"])
+                .unwrap()
+                .verbatim_calls
+        );
+        assert!(
+            local_options(&["--call-write-back", "verbatim"])
+                .unwrap()
+                .verbatim_calls
+        );
+        let error = local_options(&["--call-write-back", "raw"]).unwrap_err();
+        let text = error.to_string();
+        assert!(
+            text.contains("invalid value 'raw' for '--call-write-back <FORM>'")
+                && text.contains("[possible values: canonical, verbatim]"),
+            "{text}"
         );
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use wink_agent::ProviderAdapter;
-use wink_local::{FetchProgress, LocalAdapter, LocalModelConfig, ModelChoice};
+use wink_local::{CallWriteBack, FetchProgress, LocalAdapter, LocalModelConfig, ModelChoice};
 
 use crate::exit::usage;
 
@@ -123,6 +123,8 @@ pub struct LocalOptions {
     pub no_prefix_cache: bool,
     /// Keep answers that name an uncalled tool (`--no-call-repair`).
     pub no_call_repair: bool,
+    /// Write the model's tool calls back verbatim (`--call-write-back verbatim`).
+    pub verbatim_calls: bool,
     /// Context window in tokens (`None`: the adapter's default).
     pub context_size: Option<u32>,
 }
@@ -145,6 +147,9 @@ pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn Prov
         config.threads = options.threads;
     }
     config.reuse_prefix = !options.no_prefix_cache;
+    if options.verbatim_calls {
+        config.call_write_back = CallWriteBack::Verbatim;
+    }
     if let Some(size) = options.context_size {
         config.context_size = size;
     }

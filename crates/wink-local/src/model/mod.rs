@@ -11,6 +11,7 @@ mod generate;
 mod sampler;
 mod stream;
 mod weights;
+mod written;
 
 use crate::completion::{DecodingConstraint, LocalCompletion, callable_tools};
 use crate::error::LocalError;
@@ -32,6 +33,7 @@ use wink_model::{Message, ModelRequest, ToolSpec};
 
 use generate::{Generation, GenerationSettings, generate};
 use weights::{backend, check_gguf, shared_weights};
+use written::WrittenTurns;
 
 /// How a [`LocalModel`] runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +56,27 @@ pub struct LocalModelConfig {
     pub constrained_decoding: bool,
     /// Tokens evaluated per llama.cpp batch during prompt evaluation (default 512).
     pub batch_size: u32,
+    /// How the model's own tool-call turns are written into later prompts (default
+    /// [`CallWriteBack::Canonical`]).
+    pub call_write_back: CallWriteBack,
+}
+
+/// How a tool-call turn the model generated is written into the prompts of later calls.
+///
+/// Measured on Qwen2.5-Coder-1.5B (`bench/eval` calc and shop files, greedy): the model writes
+/// most calls as a pretty-printed object in a ```json fence. Written back canonically, every call
+/// after a tool call evaluates that call's tokens again (12–50); written back verbatim, none, but
+/// the model, seeing its fenced calls above the results, repeats calls more often and passes fewer
+/// tasks (calc 16/16 → 14/16, shop 7/7 → 6/7). Canonical is the default for that reason.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CallWriteBack {
+    /// The chat template's own form: `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>`.
+    #[default]
+    Canonical,
+    /// Exactly the text the model generated, so the next prompt continues the KV cache (only the
+    /// turn's end token is new at the boundary).
+    Verbatim,
 }
 
 impl Default for LocalModelConfig {
@@ -67,6 +90,7 @@ impl Default for LocalModelConfig {
             reuse_prefix: true,
             constrained_decoding: true,
             batch_size: 512,
+            call_write_back: CallWriteBack::Canonical,
         }
     }
 }
@@ -133,6 +157,8 @@ pub struct LocalModel {
     /// Tokens whose keys and values are in the KV cache, position by position.
     cached: Vec<LlamaToken>,
     next_call_id: u64,
+    /// Recent tool-call turns as generated, written back so the next prompt continues the cache.
+    written: WrittenTurns,
 }
 
 impl fmt::Debug for LocalModel {
@@ -224,6 +250,7 @@ impl LocalModel {
             engine,
             cached: Vec::new(),
             next_call_id: 0,
+            written: WrittenTurns::default(),
         })
     }
 
@@ -354,7 +381,10 @@ impl LocalModel {
         } else {
             None
         };
-        let prompt = self.render_prompt(request)?;
+        let prompt = match self.written_back(request) {
+            Some(as_written) => self.render_prompt(&as_written)?,
+            None => self.render_prompt(request)?,
+        };
         let max_tokens = request.max_output_tokens.unwrap_or(self.config.max_tokens);
         let settings = GenerationSettings {
             max_tokens,
@@ -381,6 +411,7 @@ impl LocalModel {
             completion_tokens = generation.usage.completion_tokens,
             prefill_tps = generation.timings.prefill_tokens_per_s,
             decode_tps = generation.timings.decode_tokens_per_s,
+            text = %generation.text,
             "local completion"
         );
         self.turn_from(
@@ -390,6 +421,15 @@ impl LocalModel {
             grammar.is_some(),
             max_tokens,
         )
+    }
+
+    /// `request` with this model's tool-call turns as it generated them, under
+    /// [`CallWriteBack::Verbatim`]; `None` when the request is rendered as it is.
+    fn written_back(&self, request: &ModelRequest) -> Option<ModelRequest> {
+        match self.config.call_write_back {
+            CallWriteBack::Verbatim => self.written.apply(request),
+            _ => None,
+        }
     }
 
     fn turn_from(
@@ -446,6 +486,13 @@ impl LocalModel {
                         arguments: ToolArguments::Json(arguments),
                     });
                     self.next_call_id += 1;
+                }
+                if self.config.call_write_back == CallWriteBack::Verbatim {
+                    self.written.remember(
+                        turn.text.as_deref().unwrap_or_default(),
+                        &turn.tool_calls,
+                        &text,
+                    );
                 }
             }
         }
