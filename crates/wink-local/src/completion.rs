@@ -57,8 +57,9 @@ pub struct LocalCompletion {
     /// turn is only tool calls.
     pub text: Option<String>,
     /// Tool calls of this turn, ids `call_0`, `call_1`, … in the order the model made them; the
-    /// arguments are a parsed JSON object ([`wink_core::ToolArguments::Json`]): the grammar only
-    /// lets the model write one.
+    /// arguments are a parsed JSON object ([`wink_core::ToolArguments::Json`]) — the grammar only
+    /// lets the model write one — or, when they hold a key twice or an integer beyond 64 bits,
+    /// the text as generated ([`wink_core::ToolArguments::Text`]), which the executor refuses.
     pub tool_calls: Vec<ToolCall>,
     /// Token counts.
     pub usage: LocalUsage,

@@ -5,16 +5,26 @@
 //! ```` ```json ```` fenced blocks, and a bare JSON object (or array of objects) making up the whole text.
 //! `arguments` may also be spelled `parameters`, or be a string holding JSON. Doubled outer braces
 //! (`{{…}}`), which Qwen2.5-Coder-1.5B sometimes writes, are tolerated.
+//!
+//! The arguments themselves are read strictly, as every provider's are: when they hold a key
+//! twice or an integer beyond 64 bits, the call carries them as the model wrote them
+//! ([`ToolArguments::Text`]), so the executor refuses them (`duplicate key 'a' in the
+//! arguments`) instead of the tool getting the last duplicate or a rounded float (issue 23).
 
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use wink_core::ToolArguments;
 
 /// Tool calls found in a text, and the text left around them.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParsedTurn {
     /// Text outside the calls, trimmed; `None` when nothing is left.
     pub text: Option<String>,
-    /// `(tool name, arguments object)` in order of appearance.
-    pub calls: Vec<(String, Value)>,
+    /// `(tool name, arguments)` in order of appearance: a parsed object
+    /// ([`ToolArguments::Json`]), or the text as written when a strict parse refuses it.
+    pub calls: Vec<(String, ToolArguments)>,
 }
 
 /// Extracts calls of the tools named in `tool_names` from `text`.
@@ -134,18 +144,20 @@ fn strip_fence(text: &str) -> &str {
 fn calls_from_json_text(
     text: &str,
     is_known: &dyn Fn(&str) -> bool,
-) -> Option<Vec<(String, Value)>> {
-    let value = serde_json::from_str::<Value>(text)
-        .ok()
-        .or_else(|| undouble_braces(text))?;
-    calls_from_value(value, is_known)
+) -> Option<Vec<(String, ToolArguments)>> {
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        return calls_from_value(value, is_known).map(|calls| strictly(text, calls));
+    }
+    let undoubled = undouble_braces(text)?;
+    let value = serde_json::from_str::<Value>(&undoubled).ok()?;
+    calls_from_value(value, is_known).map(|calls| strictly(&undoubled, calls))
 }
 
 /// A call object (or array of them) at the start of the text, followed by other text.
 fn leading_json_calls<'a>(
     text: &'a str,
     is_known: &dyn Fn(&str) -> bool,
-) -> Option<(Vec<(String, Value)>, &'a str)> {
+) -> Option<(Vec<(String, ToolArguments)>, &'a str)> {
     if !text.starts_with(['{', '[']) {
         return None;
     }
@@ -153,12 +165,73 @@ fn leading_json_calls<'a>(
     let value = stream.next()?.ok()?;
     let consumed = stream.byte_offset();
     let calls = calls_from_value(value, is_known)?;
-    Some((calls, &text[consumed..]))
+    Some((strictly(&text[..consumed], calls), &text[consumed..]))
 }
 
-fn undouble_braces(text: &str) -> Option<Value> {
+fn undouble_braces(text: &str) -> Option<String> {
     let inner = text.strip_prefix("{{")?.strip_suffix("}}")?;
-    serde_json::from_str(&format!("{{{inner}}}")).ok()
+    Some(format!("{{{inner}}}"))
+}
+
+/// The calls parsed from `source` (one call object or an array of them), each call's arguments
+/// kept as the text `source` gives them when a strict parse refuses that text.
+fn strictly(source: &str, calls: Vec<(String, Value)>) -> Vec<(String, ToolArguments)> {
+    let mut raw = raw_arguments(source).into_iter();
+    calls
+        .into_iter()
+        .map(|(name, value)| {
+            let arguments = match raw.next().flatten() {
+                Some(text) if strict_parse_refuses(&text) => ToolArguments::Text(text),
+                _ => ToolArguments::Json(value),
+            };
+            (name, arguments)
+        })
+        .collect()
+}
+
+/// A key twice or an integer beyond 64 bits (what the executor refuses in argument text).
+fn strict_parse_refuses(text: &str) -> bool {
+    matches!(
+        wink_schema::parse_strict_json(text),
+        Err(wink_schema::StrictJsonError::DuplicateKey(_)
+            | wink_schema::StrictJsonError::IntegerTooLarge(_))
+    )
+}
+
+/// The arguments text of each call object in `source`, as [`call_from_object`] picks them
+/// (inside a `function` wrapper, `arguments` else `parameters`, a string holding JSON decoded).
+fn raw_arguments(source: &str) -> Vec<Option<String>> {
+    let Ok(raw) = serde_json::from_str::<&RawValue>(source) else {
+        return Vec::new();
+    };
+    if !raw.get().starts_with('[') {
+        return vec![call_arguments(raw.get())];
+    }
+    serde_json::from_str::<Vec<&RawValue>>(raw.get())
+        .map(|items| {
+            items
+                .iter()
+                .map(|item| call_arguments(item.get()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn call_arguments(object: &str) -> Option<String> {
+    let fields: HashMap<String, &RawValue> = serde_json::from_str(object).ok()?;
+    if let Some(function) = fields.get("function")
+        && function.get().starts_with('{')
+    {
+        return call_arguments(function.get());
+    }
+    let arguments = fields
+        .get("arguments")
+        .or_else(|| fields.get("parameters"))?;
+    if arguments.get().starts_with('"') {
+        serde_json::from_str::<String>(arguments.get()).ok()
+    } else {
+        Some(arguments.get().to_owned())
+    }
 }
 
 fn calls_from_value(value: Value, is_known: &dyn Fn(&str) -> bool) -> Option<Vec<(String, Value)>> {
@@ -215,8 +288,87 @@ mod tests {
 
     const TOOLS: &[&str] = &["add", "get_weather"];
 
-    fn call(name: &str, arguments: Value) -> (String, Value) {
-        (name.to_owned(), arguments)
+    fn call(name: &str, arguments: Value) -> (String, ToolArguments) {
+        (name.to_owned(), ToolArguments::Json(arguments))
+    }
+
+    fn as_written(name: &str, arguments: &str) -> (String, ToolArguments) {
+        (name.to_owned(), ToolArguments::Text(arguments.to_owned()))
+    }
+
+    #[test]
+    fn arguments_a_strict_parse_refuses_are_kept_as_written() {
+        // A key twice: the lenient parse would keep `"a": 2` only.
+        assert_eq!(
+            parse_tool_calls(
+                "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1, \"a\": 2}}\n</tool_call>",
+                TOOLS
+            )
+            .calls,
+            vec![as_written("add", r#"{"a": 1, "a": 2}"#)]
+        );
+        // An integer beyond 64 bits: the lenient parse would make it 1.2345678901234568e29.
+        assert_eq!(
+            parse_tool_calls(
+                r#"{"name": "add", "arguments": {"a": 123456789012345678901234567890, "b": 1}}"#,
+                TOOLS
+            )
+            .calls,
+            vec![as_written(
+                "add",
+                r#"{"a": 123456789012345678901234567890, "b": 1}"#
+            )]
+        );
+        // In string-encoded arguments, `parameters`, a `function` wrapper, doubled braces,
+        // arrays (only the refused call is kept as text) and before trailing text.
+        assert_eq!(
+            parse_tool_calls(
+                r#"{"name": "add", "arguments": "{\"a\": 1, \"a\": 1}"}"#,
+                TOOLS
+            )
+            .calls,
+            vec![as_written("add", r#"{"a": 1, "a": 1}"#)]
+        );
+        assert_eq!(
+            parse_tool_calls(
+                r#"{{"name": "add", "parameters": {"a": {"x": 1, "x": 2}}}}"#,
+                TOOLS
+            )
+            .calls,
+            vec![as_written("add", r#"{"a": {"x": 1, "x": 2}}"#)]
+        );
+        assert_eq!(
+            parse_tool_calls(
+                r#"[{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"function": {"name": "add", "arguments": {"a": 1, "a": 2}}}]"#,
+                TOOLS
+            )
+            .calls,
+            vec![
+                call("get_weather", json!({"city": "Oslo"})),
+                as_written("add", r#"{"a": 1, "a": 2}"#)
+            ]
+        );
+        let parsed = parse_tool_calls(
+            r#"{"name": "add", "arguments": {"a": -99999999999999999999}} then I answer."#,
+            TOOLS,
+        );
+        assert_eq!(
+            parsed.calls,
+            vec![as_written("add", r#"{"a": -99999999999999999999}"#)]
+        );
+        assert_eq!(parsed.text.as_deref(), Some("then I answer."));
+        // Within 64 bits, and keys repeated only in different objects, stay parsed.
+        assert_eq!(
+            parse_tool_calls(
+                r#"{"name": "add", "arguments": {"a": 18446744073709551615, "b": {"a": -9223372036854775808}}}"#,
+                TOOLS
+            )
+            .calls,
+            vec![call(
+                "add",
+                json!({"a": 18446744073709551615_u64, "b": {"a": -9223372036854775808_i64}})
+            )]
+        );
     }
 
     #[test]

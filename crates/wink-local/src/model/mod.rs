@@ -28,7 +28,7 @@ use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use wink_core::{ToolArguments, ToolCall};
+use wink_core::ToolCall;
 use wink_model::{Message, ModelRequest, ToolSpec};
 
 use generate::{Generation, GenerationSettings, generate};
@@ -483,7 +483,7 @@ impl LocalModel {
                     turn.tool_calls.push(ToolCall {
                         id: format!("call_{}", self.next_call_id),
                         name,
-                        arguments: ToolArguments::Json(arguments),
+                        arguments,
                     });
                     self.next_call_id += 1;
                 }
