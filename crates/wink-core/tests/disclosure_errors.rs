@@ -356,3 +356,58 @@ fn a_section_tool_named_like_the_builtin_the_render_adds_is_a_duplicate() {
     let rendered = Prompt::new(Arc::new(template)).render().unwrap();
     assert_eq!(rendered.tool_names(), ["read_section"]);
 }
+
+/// A section that offers the tool `find_tool` only once `offering` is set, after the template
+/// was built (as a catalog section whose deferral is decided later does).
+#[derive(Debug)]
+struct LateTools {
+    offering: Arc<std::sync::atomic::AtomicBool>,
+    tools: Vec<ToolRef>,
+}
+
+impl Section for LateTools {
+    fn title(&self) -> &str {
+        "Catalog"
+    }
+    fn key(&self) -> &str {
+        "catalog"
+    }
+    fn tools(&self) -> &[ToolRef] {
+        if self.offering.load(std::sync::atomic::Ordering::SeqCst) {
+            &self.tools
+        } else {
+            &[]
+        }
+    }
+    fn render_body(
+        &self,
+        _params: Option<&ParamsValue>,
+        _visibility: SectionVisibility,
+    ) -> Result<String, PromptError> {
+        Ok("Find tools with find_tool.".to_owned())
+    }
+}
+
+#[test]
+fn two_offered_tools_of_one_name_fail_the_render_even_when_offered_after_the_build() {
+    let offering = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let template = PromptTemplate::builder("t", "late")
+        .section(MarkdownSection::new("Task", "task", "Do it.").tool(named("find_tool")))
+        .section(LateTools {
+            offering: offering.clone(),
+            tools: vec![named("find_tool")],
+        })
+        .build()
+        .unwrap();
+    let prompt = Prompt::new(Arc::new(template));
+    assert_eq!(prompt.render().unwrap().tool_names(), ["find_tool"]);
+    offering.store(true, std::sync::atomic::Ordering::SeqCst);
+    let err = prompt.render().unwrap_err();
+    assert_eq!(
+        (err.message(), err.placeholder()),
+        (
+            "Duplicate tool name registered for prompt.",
+            Some("find_tool")
+        )
+    );
+}

@@ -29,13 +29,7 @@ pub(crate) fn render_prompt(
     if any_summarized {
         walk.add_disclosure_tools(template.disclosure(), &state)?;
     }
-    debug_assert!(
-        walk.tools
-            .iter()
-            .filter(|t| t.name() == READ_SECTION || t.name() == OPEN_SECTIONS)
-            .count()
-            <= 2
-    );
+    check_unique_names(&walk.tools)?;
     Ok(RenderedPrompt {
         text: walk.text,
         tools: walk.tools,
@@ -44,6 +38,20 @@ pub(crate) fn render_prompt(
         hidden_tools: walk.hidden_tools,
         state,
     })
+}
+
+/// Two offered tools of one name — a section tool named like a builtin a section offers only
+/// as of this render (a catalog's `find_tool` once it is deferred, a disclosure tool) — are
+/// WINK's duplicate-name error, at render rather than at the provider.
+fn check_unique_names(tools: &[ToolRef]) -> Result<(), PromptError> {
+    let mut seen = HashSet::with_capacity(tools.len());
+    match tools.iter().find(|tool| !seen.insert(tool.name())) {
+        Some(clash) => Err(
+            PromptError::validation("Duplicate tool name registered for prompt.")
+                .with_placeholder(clash.name()),
+        ),
+        None => Ok(()),
+    }
 }
 
 /// Visibility of every node as of this render (WINK's `current_visibility`), for the builtin

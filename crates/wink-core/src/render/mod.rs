@@ -1,7 +1,7 @@
 //! The renderer: walks the flattened section tree, resolves params, applies `enabled` and
 //! visibility, assembles the text and collects tools, then adds the builtin disclosure tools.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
