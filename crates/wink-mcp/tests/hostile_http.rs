@@ -1,0 +1,197 @@
+//! A client sending malformed requests over streamable HTTP gets an HTTP error or a JSON-RPC
+//! error and the server keeps serving (issue 23, as `hostile_lines.rs` for stdio): malformed
+//! JSON, invalid UTF-8, 10,000-deep nesting, a body over the size limit, a `tools/call` with
+//! non-object arguments.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wink_mcp::{PromptServer, serve_http};
+use wink_session::Session;
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}"#;
+
+/// One answer: the status, the session id header, and the body (the first SSE `data:` line's
+/// JSON, else the body as text).
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    session: Option<String>,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {self:?}"))
+    }
+}
+
+fn post(addr: SocketAddr, session: Option<&str>, body: &[u8]) -> Answer {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(id) = session {
+        head.push_str(&format!("Mcp-Session-Id: {id}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    // The server may answer (and close) before reading a body over its limit.
+    let _ = stream.write_all(body);
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    parse(&raw)
+}
+
+fn parse(raw: &[u8]) -> Answer {
+    let text = String::from_utf8_lossy(raw);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let header = |name: &str| {
+        head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name)
+                .then(|| value.trim().to_owned())
+        })
+    };
+    let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    let body = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:").map(str::trim))
+        .find(|data| !data.is_empty())
+        .map_or(body.clone(), str::to_owned);
+    Answer {
+        status,
+        session: header("mcp-session-id"),
+        body,
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || rest.len() < size {
+            out.push_str(&rest[..size.min(rest.len())]);
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+#[test]
+fn malformed_http_requests_are_answered_and_serving_goes_on() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = PromptServer::new(common::demo_prompt(), Session::new());
+    let http = runtime
+        .block_on(serve_http(server, "127.0.0.1:0".parse().unwrap()))
+        .unwrap();
+    let addr = http.local_addr();
+    let init = post(addr, None, INITIALIZE.as_bytes());
+    assert_eq!(init.status, 200, "{init:?}");
+    let session = init.session.clone().unwrap();
+    let session = Some(session.as_str());
+    let initialized = post(
+        addr,
+        session,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(initialized.status, 202, "{initialized:?}");
+
+    let truncated = post(addr, session, br#"{"jsonrpc": "2.0", "id": 1, "method": "#);
+    assert_eq!(truncated.status, 400);
+    assert_eq!(
+        truncated.json(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: EOF while parsing a value at line 1 column 37"}})
+    );
+    let not_utf8 = post(addr, session, b"{\"x\": \"\xc3\x28\"}");
+    assert_eq!(
+        (not_utf8.status, not_utf8.json()["error"].clone()),
+        (
+            400,
+            json!({"code": -32700, "message": "Parse error: the line is not valid UTF-8"})
+        )
+    );
+    let deep = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"read_section\",\"arguments\":{{\"a\":{}{}}}}}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let deep = post(addr, session, deep.as_bytes());
+    assert_eq!(
+        (deep.status, deep.json()["error"]["code"].clone()),
+        (400, json!(-32700)),
+        "{deep:?}"
+    );
+    let long = vec![b' '; 16 * 1024 * 1024 + 10];
+    let long = post(addr, session, &long);
+    assert_eq!(
+        (long.status, long.json()),
+        (
+            413,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the request body is longer than the limit of 16777216 bytes"}})
+        )
+    );
+    // A body between rmcp's own 4 MiB default and the 16 MiB limit reaches the server.
+    let padded = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}}{}",
+        " ".repeat(5 * 1024 * 1024)
+    );
+    let padded = post(addr, session, padded.as_bytes());
+    assert_eq!(padded.json()["id"], 5, "{padded:?}");
+    let empty = post(addr, session, b"  ");
+    assert_eq!(
+        (empty.status, empty.json()["error"]["message"].clone()),
+        (400, json!("Parse error: the request body is empty"))
+    );
+    let array_args = post(
+        addr,
+        session,
+        br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_section","arguments":["math"]}}"#,
+    );
+    assert_eq!(
+        (array_args.status, array_args.json()),
+        (
+            200,
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Invalid params: tools/call arguments must be an object, not an array"}})
+        )
+    );
+    let not_a_message = post(addr, session, b"[1, 2]");
+    assert_eq!(
+        (
+            not_a_message.status,
+            not_a_message.json()["error"]["code"].clone()
+        ),
+        (400, json!(-32600))
+    );
+
+    // Still serving.
+    let listed = post(
+        addr,
+        session,
+        br#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#,
+    );
+    assert_eq!(listed.json()["result"]["tools"][0]["name"], "read_section");
+    runtime.block_on(http.shutdown());
+}
