@@ -343,6 +343,7 @@ async fn start(
         }
         ServerTransport::Http { url, .. } => {
             let headers = spec.resolved_headers()?;
+            install_crypto_provider();
             let client = reqwest::Client::builder()
                 .build()
                 .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
@@ -359,6 +360,15 @@ async fn start(
         .await
         .map_err(|e| format!("tools/list failed: {e}"))?;
     Ok((service, list))
+}
+
+/// Makes `ring` the process's rustls crypto provider unless one is installed already (this
+/// crate's reqwest brings none, and building a client without one panics).
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Losing a race with another installer is fine: a provider is installed either way.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
 }
 
 /// The process to start for `command`: the program found on `PATH` (or relative to `cwd`), run

@@ -18,7 +18,8 @@ use crate::error::CatalogError;
 use crate::mcp::{McpServer, ToolList};
 use crate::record::ToolRecord;
 
-/// How long a call may wait for its answer when the run sets no deadline.
+/// How long a call may wait for its answer unless configured otherwise (or the run's deadline
+/// comes first).
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How a catalog reaches one MCP server. Values are kept as written: `${VAR}` references in
@@ -120,6 +121,21 @@ impl ServerSpec {
                 .collect::<Vec<_>>()
                 .join(" "),
             ServerTransport::Http { url, .. } => url.clone(),
+        }
+    }
+
+    /// True for a streamable HTTP server (wink reconnects to it rather than restarting it).
+    pub fn is_http(&self) -> bool {
+        matches!(self.transport, ServerTransport::Http { .. })
+    }
+
+    /// How a lost server is described: a process `exited`, an HTTP server `closed the
+    /// connection`.
+    fn ended(&self) -> &'static str {
+        if self.is_http() {
+            "closed the connection"
+        } else {
+            "exited"
         }
     }
 
@@ -232,7 +248,8 @@ impl LazyServer {
         }
     }
 
-    /// How long a call may wait when the run sets no deadline (default two minutes).
+    /// How long a call may wait for its answer (default two minutes); a run's deadline that
+    /// comes first still ends it.
     #[must_use]
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
@@ -372,15 +389,25 @@ impl LazyServer {
                 return Ok(Arc::clone(server));
             }
             if state.starts >= 2 {
-                return Err(format!(
-                    "the server exited again after a restart; it is not restarted a second time{}",
-                    tail_note(server.stderr_tail())
-                ));
+                return Err(if self.spec.is_http() {
+                    "the connection was lost again after reconnecting; it is not reconnected a second time".to_owned()
+                } else {
+                    format!(
+                        "the server exited again after a restart; it is not restarted a second time{}",
+                        tail_note(server.stderr_tail())
+                    )
+                });
             }
             tracing::warn!(
-                "MCP server `{}` exited{}; restarting it",
+                "MCP server `{}` {}{}; {}",
                 self.spec.name,
-                tail_note(server.stderr_tail())
+                self.spec.ended(),
+                tail_note(server.stderr_tail()),
+                if self.spec.is_http() {
+                    "reconnecting"
+                } else {
+                    "restarting it"
+                }
             );
         } else if let Some(error) = &state.start_error {
             return Err(error.clone());
@@ -420,19 +447,29 @@ impl LazyServer {
         let server = self
             .running()
             .map_err(|message| ToolError::Failed(format!("MCP server `{name}`: {message}")))?;
-        let own_deadline = deadline.is_none();
-        let deadline = deadline.unwrap_or_else(|| Deadline::after(self.call_timeout));
+        // The call's own timeout, unless the run's deadline comes first.
+        let own = Deadline::after(self.call_timeout);
+        let (deadline, own_deadline) = match deadline {
+            Some(run) if run.remaining() < own.remaining() => (run, false),
+            _ => (own, true),
+        };
         match server.call(remote_name, args, Some(deadline)).await {
             Ok(result) => Ok(result),
             Err(ToolError::DeadlineExceeded) if own_deadline => Err(ToolError::Failed(format!(
                 "MCP server `{name}` did not answer `{remote_name}` within {} s.",
-                self.call_timeout.as_secs()
+                self.call_timeout.as_secs_f64()
             ))),
             Err(ToolError::Failed(message)) => {
                 let message = if server.is_closed() {
                     format!(
-                        "MCP server `{name}` exited during the call ({message}){}; it is restarted for the next call.",
-                        tail_note(server.stderr_tail())
+                        "MCP server `{name}` {} during the call ({message}){}; it is {} for the next call.",
+                        self.spec.ended(),
+                        tail_note(server.stderr_tail()),
+                        if self.spec.is_http() {
+                            "reconnected"
+                        } else {
+                            "restarted"
+                        }
                     )
                 } else {
                     format!("MCP server `{name}`: {message}")

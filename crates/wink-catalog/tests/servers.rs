@@ -115,3 +115,73 @@ fn servers_start_when_find_tool_or_tool_describe_names_their_tools() {
     // removal racing that write is cleanup, not the behaviour under test.
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The flaky server over streamable HTTP on 127.0.0.1:`port`, once it listens.
+fn http_server(port: u16) -> std::process::Child {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../wink-cli/tests/python/flaky_server.py");
+    let child = Command::new("python3")
+        .arg(script)
+        .args(["--http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(|| std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()),
+        "the flaky server did not listen on {port}"
+    );
+    child
+}
+
+fn call_server(server: &LazyServer, tool: &str) -> Result<String, String> {
+    block_on(server.call(tool, json!({}), None))
+        .map(|result| result.message)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_crashed_streamable_http_server_is_reconnected_once() {
+    if !python_mcp_sdk() {
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = LazyServer::new(
+        ServerSpec::http("flaky", format!("http://127.0.0.1:{port}/mcp")),
+        None,
+    );
+    let mut first = http_server(port);
+    let first_pid = call_server(&server, "pid").unwrap();
+    let crashed = call_server(&server, "crash").unwrap_err();
+    assert_eq!(
+        crashed,
+        "MCP server `flaky` closed the connection during the call (Transport closed); it is reconnected for the next call."
+    );
+    let _ = first.wait();
+
+    // Whoever restarts the server, wink reconnects once: a new session with the new process.
+    let mut second = http_server(port);
+    let second_pid = call_server(&server, "pid").unwrap();
+    assert_ne!(first_pid, second_pid);
+    assert_eq!(server.starts(), 2);
+    let crashed = call_server(&server, "crash").unwrap_err();
+    assert_eq!(
+        crashed,
+        "MCP server `flaky` closed the connection during the call (Transport closed); it is reconnected for the next call."
+    );
+    let _ = second.wait();
+
+    // A second crash: no third connection, even with a server listening again.
+    let mut third = http_server(port);
+    assert_eq!(
+        call_server(&server, "pid").unwrap_err(),
+        "MCP server `flaky`: the connection was lost again after reconnecting; it is not reconnected a second time"
+    );
+    assert_eq!(server.starts(), 2);
+    let _ = third.kill();
+    let _ = third.wait();
+}

@@ -429,6 +429,53 @@ fn a_crashed_server_is_restarted_once_and_tool_list_changes_are_indexed() {
 }
 
 #[test]
+fn a_call_outlasting_the_servers_timeout_s_is_a_failed_tool_result() {
+    if !python_mcp_sdk() {
+        return;
+    }
+    let dir = workdir("timeout");
+    let server = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/flaky_server.py");
+    let prompt = json!({
+        "ns": "demo", "key": "slow",
+        "sections": [{"key": "tools", "title": "Tools", "builtin": "catalog", "defer": "never",
+            "servers": {"flaky": {"command": ["python3", server, dir.join("data")], "timeout_s": 1.5}}}]
+    });
+    let path = dir.join("prompt.json");
+    std::fs::write(&path, prompt.to_string()).unwrap();
+    let call = |seconds: f64| {
+        let started = Instant::now();
+        let out = wink_in(
+            &dir,
+            &[
+                "call",
+                path.to_str().unwrap(),
+                "flaky.sleep",
+                &json!({ "seconds": seconds }).to_string(),
+            ],
+        );
+        let answer: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+        (answer, started.elapsed())
+    };
+    let (late, took) = call(60.0);
+    assert_eq!(
+        late,
+        json!({"success": false, "message": "Tool 'flaky.sleep' execution failed: MCP server `flaky` did not answer `sleep` within 1.5 s.", "value": null})
+    );
+    assert!(took < Duration::from_secs(30), "the call took {took:?}");
+    let (quick, _) = call(0.1);
+    assert_eq!(quick["success"], true, "{quick}");
+    assert_eq!(quick["message"], "slept 0.1 s");
+    assert!(
+        wait_until(Duration::from_secs(10), || processes_mentioning(
+            dir.to_str().unwrap()
+        )
+        .is_empty()),
+        "the server outlived `wink call`"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_server_that_will_not_start_is_a_clear_error() {
     let dir = workdir("ghost");
     let prompt = json!({

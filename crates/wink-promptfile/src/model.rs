@@ -157,6 +157,10 @@ pub struct ServerEntry {
     /// HTTP header → the environment variable holding its value.
     #[serde(default)]
     pub headers_env: IndexMap<String, String>,
+    /// Seconds a call may wait for the server's answer (default 120; a run's earlier deadline
+    /// still applies).
+    #[serde(default)]
+    pub timeout_s: Option<f64>,
 }
 
 /// One tool as a prompt file declares it (name, description, schema, examples, handler); the

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::{Converter, PromptFileError, SectionSpec};
 
@@ -76,11 +77,24 @@ impl Converter<'_> {
                     ));
                 }
             };
-            servers.push(Arc::new(wink_catalog::LazyServer::new(
-                server,
-                cache.clone(),
-            )));
+            let mut server = wink_catalog::LazyServer::new(server, cache.clone());
+            if let Some(seconds) = entry.timeout_s {
+                server = server.call_timeout(self.server_timeout(seconds, &key)?);
+            }
+            servers.push(Arc::new(server));
         }
         Ok(servers)
+    }
+
+    /// A server's `timeout_s`: more than 0, at most a day (as for command tools).
+    fn server_timeout(&self, seconds: f64, key: &str) -> Result<Duration, PromptFileError> {
+        if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 {
+            Ok(Duration::from_secs_f64(seconds))
+        } else {
+            Err(self.invalid(
+                format!("{key}.timeout_s"),
+                format!("timeout_s must be between 0 and 86400 seconds, not {seconds}"),
+            ))
+        }
     }
 }

@@ -187,3 +187,30 @@ fn a_skills_section_names_dirs_and_each_invalid_skill_by_file_line_and_field() {
     .unwrap();
     assert_eq!(loaded.skills.len(), 15);
 }
+
+#[test]
+fn a_server_timeout_is_more_than_zero_and_at_most_a_day() {
+    let with_timeout = |timeout: &str| {
+        json_error(&format!(
+            r#"{{"ns": "demo", "key": "k", "sections": [{{"key": "tools", "title": "Tools", "builtin": "catalog",
+                "servers": {{"fs": {{"command": ["/nonexistent/mcp-server"], "timeout_s": {timeout}}}}}}}]}}"#
+        ))
+    };
+    assert_eq!(
+        with_timeout("0"),
+        "prompt.json: sections[0].servers.fs.timeout_s: timeout_s must be between 0 and 86400 seconds, not 0"
+    );
+    assert_eq!(
+        with_timeout("86401"),
+        "prompt.json: sections[0].servers.fs.timeout_s: timeout_s must be between 0 and 86400 seconds, not 86401"
+    );
+    assert_eq!(
+        with_timeout("\"30\""),
+        "prompt.json: sections[0].servers.fs.timeout_s: invalid type: string \"30\", expected f64"
+    );
+    // A valid timeout passes the check; the missing program is the next error.
+    assert_eq!(
+        with_timeout("1.5"),
+        "prompt.json: sections[0].servers: MCP server `fs`: cannot start: `/nonexistent/mcp-server` is not an executable file or on PATH"
+    );
+}

@@ -1,8 +1,13 @@
-"""A small MCP server (official Python SDK, stdio) for wink's MCP catalog tests: a tool that
-reports the process id, one that kills the process mid-call (a crash), and one that adds a tool
-and sends notifications/tools/list_changed."""
+"""A small MCP server (official Python SDK) for wink's MCP catalog tests: a tool that reports the
+process id, one that kills the process mid-call (a crash), one that answers late, and one that
+adds a tool and sends notifications/tools/list_changed.
+
+Over stdio by default; `--http PORT` serves streamable HTTP on 127.0.0.1:PORT/mcp instead.
+Other arguments are ignored (tests pass a folder so the command line names it)."""
 
 import os
+import sys
+import time
 
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -19,6 +24,12 @@ def crash(note: str = "") -> str:
     os._exit(3)
 
 
+@server.tool(description="Answer after `seconds` seconds.")
+def sleep(seconds: float) -> str:
+    time.sleep(seconds)
+    return f"slept {seconds} s"
+
+
 def extra() -> str:
     return "extra tool ran"
 
@@ -31,4 +42,8 @@ async def grow(ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run("stdio")
