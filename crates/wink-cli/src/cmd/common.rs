@@ -6,6 +6,7 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::{Map, Value};
 use wink_core::{DisclosureMode, Prompt, PromptTemplate, SectionPath, SectionVisibility};
+use wink_local::CallWriteBack;
 use wink_promptfile::LoadedPrompt;
 use wink_session::{Session, SetVisibilityOverride};
 
@@ -257,7 +258,10 @@ impl ModelFlags {
                 threads: self.threads,
                 no_prefix_cache: self.no_prefix_cache,
                 no_call_repair: self.no_call_repair,
-                verbatim_calls: self.call_write_back == "verbatim",
+                call_write_back: match self.call_write_back.as_str() {
+                    "verbatim" => CallWriteBack::Verbatim,
+                    _ => CallWriteBack::Canonical,
+                },
                 context_size: self.context_size.map(local_context_size),
             },
         }
@@ -437,6 +441,7 @@ mod preopen_default_tests {
 mod tests {
     use super::ModelFlags;
     use clap::Parser;
+    use wink_local::CallWriteBack;
 
     #[derive(Debug, Parser)]
     struct Flags {
@@ -451,16 +456,15 @@ mod tests {
 
     #[test]
     fn tool_calls_are_written_back_canonically_unless_asked_for_verbatim() {
-        assert!(!local_options(&[]).unwrap().verbatim_calls);
-        assert!(
-            !local_options(&["--call-write-back", "canonical"])
-                .unwrap()
-                .verbatim_calls
+        let write_back = |args: &[&str]| local_options(args).unwrap().call_write_back;
+        assert_eq!(write_back(&[]), CallWriteBack::Canonical);
+        assert_eq!(
+            write_back(&["--call-write-back", "canonical"]),
+            CallWriteBack::Canonical
         );
-        assert!(
-            local_options(&["--call-write-back", "verbatim"])
-                .unwrap()
-                .verbatim_calls
+        assert_eq!(
+            write_back(&["--call-write-back", "verbatim"]),
+            CallWriteBack::Verbatim
         );
         let error = local_options(&["--call-write-back", "raw"]).unwrap_err();
         let text = error.to_string();

@@ -123,8 +123,8 @@ pub struct LocalOptions {
     pub no_prefix_cache: bool,
     /// Keep answers that name an uncalled tool (`--no-call-repair`).
     pub no_call_repair: bool,
-    /// Write the model's tool calls back verbatim (`--call-write-back verbatim`).
-    pub verbatim_calls: bool,
+    /// How the model's tool calls are written into later prompts (`--call-write-back`).
+    pub call_write_back: CallWriteBack,
     /// Context window in tokens (`None`: the adapter's default).
     pub context_size: Option<u32>,
 }
@@ -147,9 +147,7 @@ pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn Prov
         config.threads = options.threads;
     }
     config.reuse_prefix = !options.no_prefix_cache;
-    if options.verbatim_calls {
-        config.call_write_back = CallWriteBack::Verbatim;
-    }
+    config.call_write_back = options.call_write_back;
     if let Some(size) = options.context_size {
         config.context_size = size;
     }

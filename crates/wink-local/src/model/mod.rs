@@ -428,7 +428,7 @@ impl LocalModel {
     fn written_back(&self, request: &ModelRequest) -> Option<ModelRequest> {
         match self.config.call_write_back {
             CallWriteBack::Verbatim => self.written.apply(request),
-            _ => None,
+            CallWriteBack::Canonical => None,
         }
     }
 
