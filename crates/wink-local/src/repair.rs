@@ -244,8 +244,20 @@ const MIN_SHARED_WORDS: usize = 2;
 /// naming a tool, while a tool not called yet fits it: at least [`MIN_SHARED_WORDS`] content words
 /// of the answer are in that tool's name or description. A call of the best-fitting tool, or any
 /// call when several fit equally. The disclosure tools never count as fitting.
+///
+/// An answer given before any call since the user's question that narrates the work it has yet
+/// to do ("To determine when order A-1042 will arrive, I need to look at the file…", measured on
+/// Qwen2.5-Coder-1.5B over an MCP filesystem server: it went on to quote a file it made up)
+/// becomes a call of any tool, the model choosing which under the grammar: its own plan says
+/// better than shared words which tool it needs.
 fn procedure_constraint(request: &ModelRequest, answer: &str) -> Option<DecodingConstraint> {
     let lower = answer.trim_start().to_lowercase();
+    let narrating = !call_since_question(request)
+        && !callable_tools(request).is_empty()
+        && NARRATION_PHRASES.iter().any(|p| lower.contains(p));
+    if narrating {
+        return Some(DecodingConstraint::RequireTool);
+    }
     let procedural = PROCEDURE_OPENINGS.iter().any(|o| lower.starts_with(o))
         && PROCEDURE_PHRASES.iter().any(|p| lower.contains(p));
     if !procedural {
@@ -278,6 +290,29 @@ fn procedure_constraint(request: &ModelRequest, answer: &str) -> Option<Decoding
         [(_, name)] => Some(DecodingConstraint::RequireNamedTool(name.clone())),
         _ => Some(DecodingConstraint::RequireTool),
     }
+}
+
+/// Phrases of an answer that narrates work the model has yet to do.
+const NARRATION_PHRASES: [&str; 9] = [
+    "i need to",
+    "i'll need to",
+    "i will need to",
+    "i would need to",
+    "i will first",
+    "i'll first",
+    "let me",
+    "let's",
+    "we need to",
+];
+
+/// Has the model made a call since the last user message?
+fn call_since_question(request: &ModelRequest) -> bool {
+    request
+        .messages
+        .iter()
+        .rev()
+        .take_while(|m| !is_user(m))
+        .any(|m| !calls_of(m).is_empty())
 }
 
 /// The distinct content words of lower-case `text`, a plural `s` dropped.
@@ -872,6 +907,61 @@ mod tests {
                 &DecodingConstraint::Auto,
                 "To convert Celsius to Fahrenheit: 107.6 degrees."
             ),
+            None
+        );
+    }
+
+    #[test]
+    fn an_answer_narrating_its_own_plan_before_any_call_becomes_any_call() {
+        let r = conversation(
+            vec![Message::user("When will order A-1042 arrive?")],
+            vec![
+                ToolSpec::new(
+                    "fs.list_directory",
+                    "Get a detailed listing of all files and directories in a specified path.",
+                    json!({"type": "object"}),
+                ),
+                ToolSpec::new(
+                    "fs.read_text_file",
+                    "Read the complete contents of a file from the file system as text.",
+                    json!({"type": "object"}),
+                ),
+            ],
+        );
+        // As the 1.5B answered over the MCP filesystem server (examples/08_mcp_servers).
+        let narration = "To determine when order A-1042 will arrive, I need to look at the file \
+            `files/order_status.txt`. The file contains the following information:";
+        assert_eq!(
+            repair(&r, &DecodingConstraint::Auto, narration),
+            Some(Repair::Call(DecodingConstraint::RequireTool))
+        );
+        assert_eq!(
+            repair(
+                &r,
+                &DecodingConstraint::Auto,
+                "Let me list the folder first."
+            ),
+            Some(Repair::Call(DecodingConstraint::RequireTool))
+        );
+        // An answer that narrates nothing stands.
+        assert_eq!(
+            repair(&r, &DecodingConstraint::Auto, "It arrives on 2026-11-25."),
+            None
+        );
+        // After a call since the question, the narration rule is done: the other rules decide.
+        let called = after_result_of(r.clone(), "fs.list_directory");
+        assert_eq!(
+            repair(
+                &called,
+                &DecodingConstraint::Auto,
+                "I need to say: it arrives on 2026-11-25 (fs.list_directory: done)."
+            ),
+            None
+        );
+        // No tool on offer: nothing to call.
+        let bare = conversation(vec![Message::user("When?")], Vec::new());
+        assert_eq!(
+            repair(&bare, &DecodingConstraint::Auto, "Let me think: soon."),
             None
         );
     }
