@@ -1,5 +1,26 @@
 //! `wink` — render, call and run progressively disclosed prompts from the command line.
 
+/// `eprintln!` that never panics: progress and errors go to stderr when it is open, and are
+/// dropped when it is not (a closed pipe, `wink run … 2>&1 | head`). `eprintln!` panics there,
+/// which killed the signal handler and the local model's inference thread and left the run
+/// waiting forever.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics (see `note!`).
+macro_rules! note_inline {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stderr = std::io::stderr();
+        let _ = write!(stderr, $($arg)*);
+        let _ = stderr.flush();
+    }};
+}
+
 mod cmd;
 mod exit;
 mod output;
@@ -78,7 +99,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            note!("error: {error:#}");
             exit::code_for(&error)
         }
     }
@@ -130,7 +151,7 @@ fn stop_worker_on_signals() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
                         }
                     });
                     if !flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                        eprintln!(
+                        note!(
                             "wink worker: stopping: in-flight runs stop after their current step"
                         );
                     } else {
@@ -174,7 +195,7 @@ fn stop_command_tools_on_signals() {
                     }
                 });
                 wink_promptfile::kill_running_commands();
-                eprintln!("wink: stopped by a signal; the running command tools were killed");
+                note!("wink: stopped by a signal; the running command tools were killed");
                 std::process::exit(code);
             });
     }

@@ -321,16 +321,26 @@ fn an_interrupted_run_kills_its_running_command_tool() {
         "setsid sh -c 'echo $$ > daemon.pid; exec sleep 60' </dev/null >/dev/null 2>&1 & echo $$ > tool.pid; exec sleep 60",
     );
     let model = acting_script(&dir, "never");
-    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+    // The last case closes stderr's read end before wink writes its progress (`--verbose`), as
+    // `wink run … 2>&1 | head` does: writing to it must neither end the run nor the signal
+    // handler (`eprintln!` panicked there, and the run then waited forever).
+    for (signal, code, close_stderr) in [
+        ("-INT", 130, false),
+        ("-TERM", 143, false),
+        ("-TERM", 143, true),
+    ] {
         let _ = std::fs::remove_file(dir.join("tool.pid"));
         let _ = std::fs::remove_file(dir.join("daemon.pid"));
         let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_wink"))
-            .args(["run", &prompt, "--model", &model])
+            .args(["run", &prompt, "--model", &model, "--verbose"])
             .env("RUST_BACKTRACE", "0")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
+        if close_stderr {
+            drop(run.stderr.take());
+        }
         let tool = wait_for_pid(&dir.join("tool.pid"));
         let daemon = wait_for_pid(&dir.join("daemon.pid"));
         std::process::Command::new("kill")

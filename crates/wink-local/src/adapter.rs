@@ -30,8 +30,11 @@
 //!   answer, the answer is regenerated under the output's JSON-Schema grammar (appended to the same
 //!   prompt, so the cache keeps it).
 
+use std::any::Any;
 use std::fmt;
 use std::future::Future;
+use std::io::Write as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -151,11 +154,25 @@ impl Runner {
         )
     }
 
+    /// The error of a call whose inference panicked. The panic may have left the KV cache and
+    /// the tokens recorded for it apart, so the cache is dropped.
+    fn panicked(&self, payload: &(dyn Any + Send)) -> ProviderError {
+        self.model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear_cache();
+        self.error(format!(
+            "the inference thread panicked: {}",
+            wink_session::panic_payload_text(payload).unwrap_or("non-text payload")
+        ))
+    }
+
     fn report(&self, what: &str, turn: &LocalCompletion) {
         if self.verbose {
             let u = &turn.usage;
             let t = &turn.timings;
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "           [local {what}] prompt {} tok ({} cached), prefill {:.0} ms at {:.1} tok/s; decode {} tok in {:.0} ms at {:.1} tok/s",
                 u.prompt_tokens,
                 u.cached_prompt_tokens,
@@ -190,7 +207,10 @@ impl Runner {
             let answer = turn.text.as_deref().unwrap_or_default();
             let retry = repair(&local, &constraint, answer).map(|kind| {
                 if self.verbose {
-                    eprintln!("           [local call repair] taking back the answer {answer:?}");
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "           [local call repair] taking back the answer {answer:?}"
+                    );
                 }
                 match kind {
                     Repair::Call(constraint) => (local.clone(), constraint, "call repair"),
@@ -415,7 +435,8 @@ impl ProviderAdapter for LocalAdapter {
             .name("wink-local-inference".into())
             .stack_size(INFERENCE_STACK_BYTES)
             .spawn(move || {
-                let result = runner.run(&owned, &worker_call);
+                let result = catch_unwind(AssertUnwindSafe(|| runner.run(&owned, &worker_call)))
+                    .unwrap_or_else(|payload| Err(runner.panicked(payload.as_ref())));
                 worker_call.finish(result);
             });
         if let Err(error) = spawned {

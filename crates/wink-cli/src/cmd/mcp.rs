@@ -88,7 +88,7 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
                 let running = wink_mcp::serve_http(server, addr)
                     .await
                     .map_err(|e| usage(format!("--http: {e}")))?;
-                eprintln!("wink mcp: serving on {}", running.url());
+                note!("wink mcp: serving on {}", running.url());
                 tokio::select! {
                     () = running.wait() => {}
                     _ = tokio::signal::ctrl_c() => {}

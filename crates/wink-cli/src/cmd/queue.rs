@@ -185,8 +185,8 @@ fn print_result(result: &RequestResult, format: Format) -> anyhow::Result<ExitCo
                 }
                 (None, text) => crate::output::println(text.as_deref().unwrap_or(""))?,
             },
-            RequestStatus::Pending => eprintln!("request {} is pending", result.request_id),
-            _ => eprintln!(
+            RequestStatus::Pending => note!("request {} is pending", result.request_id),
+            _ => note!(
                 "error: request {} {}: {}",
                 result.request_id,
                 result.status.as_str(),

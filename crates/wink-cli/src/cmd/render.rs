@@ -56,7 +56,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|(key, score)| format!("{key} ({score:.2})"))
             .collect();
-        eprintln!("wink render: pre-opened {}", opened.join(", "));
+        note!("wink render: pre-opened {}", opened.join(", "));
     }
     let rendered = prepared
         .prompt

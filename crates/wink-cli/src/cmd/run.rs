@@ -180,7 +180,7 @@ fn one_line(text: &str, max: usize) -> String {
 
 impl RunObserver for Progress {
     fn on_model_call(&self, index: u32, messages: usize, tools: &[ToolSpec]) {
-        eprintln!(
+        note!(
             "[{:>6.1}s] model call {} ({} messages, tools: {})",
             self.started.elapsed().as_secs_f64(),
             index + 1,
@@ -194,7 +194,7 @@ impl RunObserver for Progress {
     }
     fn on_model_turn(&self, turn: &ModelTurn) {
         if let Some(u) = &turn.usage {
-            eprintln!(
+            note!(
                 "[{:>6.1}s]   tokens: {} in ({} cached), {} out",
                 self.started.elapsed().as_secs_f64(),
                 u.input_tokens,
@@ -205,12 +205,12 @@ impl RunObserver for Progress {
         if self.verbose
             && let Some(t) = &turn.text
         {
-            eprintln!("           text: {}", one_line(t, 200));
+            note!("           text: {}", one_line(t, 200));
         }
     }
     fn on_tool_result(&self, call: &ToolCall, content: &str, is_error: bool) {
         let args = serde_json::to_string(&call.arguments).unwrap_or_default();
-        eprintln!(
+        note!(
             "[{:>6.1}s]   tool {}({}) -> {}{}",
             self.started.elapsed().as_secs_f64(),
             call.name,
@@ -220,14 +220,14 @@ impl RunObserver for Progress {
         );
     }
     fn on_tools_injected(&self, section: &str, tools: &[String]) {
-        eprintln!(
+        note!(
             "[{:>6.1}s]   injected tools from '{section}': {}",
             self.started.elapsed().as_secs_f64(),
             tools.join(", ")
         );
     }
     fn on_restart(&self, sections: &[String]) {
-        eprintln!(
+        note!(
             "[{:>6.1}s]   restarting with sections expanded: {}",
             self.started.elapsed().as_secs_f64(),
             sections.join(", ")
@@ -238,7 +238,7 @@ impl RunObserver for Progress {
             (Some(tool), Some(args)) => format!(" {tool}({})", one_line(&args.to_string(), 120)),
             _ => String::new(),
         };
-        eprintln!(
+        note!(
             "[{:>6.1}s]   loop {}{call}: {}",
             self.started.elapsed().as_secs_f64(),
             intervention.kind.as_str(),
@@ -288,7 +288,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     match transcript_error {
         None => Ok(code),
         Some(error) => {
-            eprintln!("error: {error:#}");
+            note!("error: {error:#}");
             Ok(ExitCode::from(crate::exit::FAILURE))
         }
     }
@@ -414,7 +414,7 @@ fn decide_catalogs(
     }
     for (path, decision) in &prepared.decisions {
         if decision.policy != "always" {
-            eprintln!(
+            note!(
                 "wink run: catalog '{path}' {} ({}: {} schema tokens, threshold {} of {} tokens)",
                 decision.decision,
                 decision.policy,
@@ -446,13 +446,13 @@ fn preopen_calls(
         super::common::preopen(prepared, args.input.as_deref(), k, &args.preopen_style)?;
     if !preopened.opened.is_empty() {
         let keys: Vec<&str> = preopened.opened.iter().map(|(k, _)| k.as_str()).collect();
-        eprintln!("wink run: pre-opened {}", keys.join(", "));
+        note!("wink run: pre-opened {}", keys.join(", "));
     }
     for call in &preopened.calls {
         if let (wink_catalog::TOOL_DESCRIBE, wink_core::ToolArguments::Json(args)) =
             (call.name.as_str(), &call.arguments)
         {
-            eprintln!("wink run: pre-described {}", args["names"]);
+            note!("wink run: pre-described {}", args["names"]);
         }
     }
     Ok(preopened.calls)
@@ -500,7 +500,7 @@ fn execute(
         observer: Some(&progress),
         stream: settings.streaming.then_some(stream as &dyn StreamSink),
     };
-    eprintln!(
+    note!(
         "wink run: {} with {} ({})",
         args.prompt.file.display(),
         adapter.name(),
@@ -516,7 +516,7 @@ fn execute(
         .block_on(main_loop.execute_with(&prepared.prompt, &prepared.session, tracker, hooks))
         .map_err(|e| usage(format!("{}: {e}", args.prompt.file.display())))?;
     let spent = result.spent;
-    eprintln!(
+    note!(
         "[{:>6.1}s] done: {} model calls, {} tool calls, {} input tokens ({} cached), {} output tokens, {} restarts",
         progress.started.elapsed().as_secs_f64(),
         spent.model_calls,
@@ -638,7 +638,7 @@ fn report_outcome(
             Ok(ExitCode::SUCCESS)
         }
         LoopOutcome::Terminated { name, content, .. } => {
-            eprintln!("run ended by the terminal tool '{name}'");
+            note!("run ended by the terminal tool '{name}'");
             if streaming && stream.wrote.load(Ordering::Relaxed) {
                 crate::output::println("")?;
             }
@@ -646,28 +646,29 @@ fn report_outcome(
             Ok(ExitCode::SUCCESS)
         }
         LoopOutcome::BudgetExceeded { limit } => {
-            eprintln!("error: {}", budget_message(limit, budget));
+            note!("error: {}", budget_message(limit, budget));
             Ok(ExitCode::from(BUDGET_EXIT))
         }
         LoopOutcome::Failed { message, phase } => {
-            eprintln!("error: run failed ({phase}): {message}");
+            note!("error: run failed ({phase}): {message}");
             if let Some(failure) = provider_failure {
                 let status = failure
                     .status
                     .map(|s| format!(", HTTP {s}"))
                     .unwrap_or_default();
-                eprintln!(
+                note!(
                     "  provider: {}, model: {}{status}",
-                    failure.provider, failure.model
+                    failure.provider,
+                    failure.model
                 );
                 if let Some(body) = failure.raw_body {
-                    eprintln!("  provider body: {body}");
+                    note!("  provider body: {body}");
                 }
             }
             Ok(ExitCode::from(crate::exit::FAILURE))
         }
         LoopOutcome::ExpansionRequired { section_keys, .. } => {
-            eprintln!(
+            note!(
                 "error: run stopped waiting for sections {}",
                 section_keys.join(", ")
             );

@@ -2,6 +2,7 @@
 //! `wink skills validate DIR…` (the reference validator's rules; exit 0 when every skill is
 //! valid, 1 when any is not, 2 on bad usage).
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -89,7 +90,7 @@ fn run_list(args: &ListArgs) -> anyhow::Result<ExitCode> {
         Ok(skills) => skills,
         Err(wink_skills::SkillsError::Invalid(issues)) => {
             for issue in &issues {
-                eprintln!("{issue}");
+                note!("{issue}");
             }
             return Ok(ExitCode::from(crate::exit::FAILURE));
         }
@@ -98,7 +99,11 @@ fn run_list(args: &ListArgs) -> anyhow::Result<ExitCode> {
     let counter = TokenCounter::o200k()?;
     let entries: Vec<Value> = skills.iter().map(|s| skill_entry(s, &counter)).collect();
     if args.format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(&entries)?);
+        writeln!(
+            std::io::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&entries)?
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let (mut metadata, mut body) = (0, 0);
@@ -107,18 +112,20 @@ fn run_list(args: &ListArgs) -> anyhow::Result<ExitCode> {
         let b = entry["body_tokens"].as_u64().unwrap_or_default();
         metadata += m;
         body += b;
-        println!(
+        writeln!(
+            std::io::stdout(),
             "{}  metadata {m} tokens, body {b} tokens, {} files  {}\n  {}",
             entry["name"].as_str().unwrap_or_default(),
             entry["files"].as_array().map_or(0, Vec::len),
             entry["path"].as_str().unwrap_or_default(),
             entry["description"].as_str().unwrap_or_default(),
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        std::io::stdout(),
         "{} skills: metadata {metadata} tokens, bodies {body} tokens (o200k)",
         entries.len()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -145,18 +152,29 @@ fn run_validate(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         report.push(validation_entry(target, &outcome));
         if args.format == Format::Text {
             match &outcome {
-                Ok(skill) => println!("valid: {} ({})", target.display(), skill.name),
+                Ok(skill) => {
+                    writeln!(
+                        std::io::stdout(),
+                        "valid: {} ({})",
+                        target.display(),
+                        skill.name
+                    )?;
+                }
                 Err(issues) => {
-                    eprintln!("invalid: {}", target.display());
+                    note!("invalid: {}", target.display());
                     for issue in issues {
-                        eprintln!("  {issue}");
+                        note!("  {issue}");
                     }
                 }
             }
         }
     }
     if args.format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(
+            std::io::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&report)?
+        )?;
     }
     Ok(if all_valid {
         ExitCode::SUCCESS

@@ -224,7 +224,7 @@ pub fn run(args: &WorkerArgs, stop: Arc<AtomicBool>) -> anyhow::Result<ExitCode>
         timeout: super::common::timeout_flag(args.timeout)?,
         max_model_calls: args.max_model_calls,
     });
-    eprintln!(
+    note!(
         "wink worker: {} on queue '{}' at {} ({} slots, consumer {})",
         args.file.display(),
         args.queue.queue,
@@ -239,7 +239,7 @@ pub fn run(args: &WorkerArgs, stop: Arc<AtomicBool>) -> anyhow::Result<ExitCode>
     } else {
         spent.as_micros() / u128::from(checkpoints)
     };
-    eprintln!(
+    note!(
         "wink worker: stopped: {} completed, {} resumed, {} skipped, {} released; {checkpoints} checkpoints, mean {mean_us} µs",
         stats.completed.load(Ordering::Relaxed),
         stats.resumed.load(Ordering::Relaxed),
