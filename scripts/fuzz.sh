@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Runs every fuzz target (docs/fuzzing.md) for CASES executions each (default 10,000,000), one
-# after the other, optimised, at the lowest CPU priority. Stops at the first target that fails.
+# after the other, optimised, at the lowest CPU priority. Stops at the first target that fails:
+# a panic, a case over its time bound (checked inside each case), or a test process whose peak
+# resident memory exceeds MAX_RSS_MIB (default 256; measured with GNU time, `apt install time`).
 #   bash scripts/fuzz.sh            # 10M cases per target
 #   bash scripts/fuzz.sh 100000     # a shorter run
+#   ONLY=wink-mcp bash scripts/fuzz.sh   # one target
+# Temporary files of the session-log target go to TMPDIR (tmpfs, e.g. TMPDIR=/dev/shm, is faster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases="${1:-10000000}"
-targets=(
+max_rss_mib="${MAX_RSS_MIB:-256}"
+all_targets=(
   "wink-mcp fuzz_lines"
   "wink-providers fuzz_sse"
   "wink-schema fuzz_arguments"
@@ -14,10 +19,38 @@ targets=(
   "wink-core template_props"
   "wink-promptfile fuzz"
 )
+# ONLY=crate runs that crate's target alone.
+targets=()
+for target in "${all_targets[@]}"; do
+  [ -z "${ONLY:-}" ] || [ "${target%% *}" = "$ONLY" ] && targets+=("$target")
+done
+# The test binary runs under GNU time (cargo's runner for the host), so the peak is the test
+# process's own, not cargo's.
+runner=()
+rss_file="$(mktemp)"
+trap 'rm -f "$rss_file"' EXIT
+if [ -x /usr/bin/time ]; then
+  host="$(rustc -vV | sed -n 's/^host: //p')"
+  runner=("CARGO_TARGET_$(echo "$host" | tr 'a-z-' 'A-Z_')_RUNNER=/usr/bin/time -f %M -o $rss_file")
+else
+  echo "== /usr/bin/time missing: peak memory not measured" >&2
+fi
 for target in "${targets[@]}"; do
   read -r crate test <<<"$target"
   echo "== $crate --test $test: $cases cases"
   start=$(date +%s)
-  PROPTEST_CASES="$cases" nice -n 19 cargo test --release --offline -q -p "$crate" --test "$test" fuzz_
-  echo "== $crate --test $test: $cases cases passed in $(( $(date +%s) - start )) s"
+  : > "$rss_file"
+  env "${runner[@]}" PROPTEST_CASES="$cases" nice -n 19 \
+    cargo test --release --offline -q -p "$crate" --test "$test" fuzz_
+  seconds=$(( $(date +%s) - start ))
+  rss_kib="$(tail -n 1 "$rss_file")"
+  if [ -n "$rss_kib" ]; then
+    echo "== $crate --test $test: $cases cases passed in $seconds s, peak RSS $(( rss_kib / 1024 )) MiB"
+    if [ "$rss_kib" -gt $(( max_rss_mib * 1024 )) ]; then
+      echo "== $crate --test $test: peak RSS over the bound of $max_rss_mib MiB" >&2
+      exit 1
+    fi
+  else
+    echo "== $crate --test $test: $cases cases passed in $seconds s"
+  fi
 done
