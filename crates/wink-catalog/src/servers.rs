@@ -132,10 +132,24 @@ impl ServerSpec {
     /// How a lost server is described: a process `exited`, an HTTP server `closed the
     /// connection`.
     fn ended(&self) -> &'static str {
+        self.revival().ended
+    }
+
+    /// The words for losing this server and bringing it back: a process exits and is restarted,
+    /// an HTTP server closes the connection and is reconnected.
+    fn revival(&self) -> Revival {
         if self.is_http() {
-            "closed the connection"
+            Revival {
+                ended: "closed the connection",
+                doing: "reconnecting",
+                done: "reconnected",
+            }
         } else {
-            "exited"
+            Revival {
+                ended: "exited",
+                doing: "restarting it",
+                done: "restarted",
+            }
         }
     }
 
@@ -403,11 +417,7 @@ impl LazyServer {
                 self.spec.name,
                 self.spec.ended(),
                 tail_note(server.stderr_tail()),
-                if self.spec.is_http() {
-                    "reconnecting"
-                } else {
-                    "restarting it"
-                }
+                self.spec.revival().doing
             );
         } else if let Some(error) = &state.start_error {
             return Err(error.clone());
@@ -465,11 +475,7 @@ impl LazyServer {
                         "MCP server `{name}` {} during the call ({message}){}; it is {} for the next call.",
                         self.spec.ended(),
                         tail_note(server.stderr_tail()),
-                        if self.spec.is_http() {
-                            "reconnected"
-                        } else {
-                            "restarted"
-                        }
+                        self.spec.revival().done
                     )
                 } else {
                     format!("MCP server `{name}`: {message}")
@@ -577,6 +583,16 @@ impl ServerCatalog {
 fn tail_note(tail: Option<String>) -> String {
     tail.map(|t| format!("; its stderr ends: {t}"))
         .unwrap_or_default()
+}
+
+/// How a lost server is worded ([`ServerSpec::revival`]).
+struct Revival {
+    /// What it did: `exited`, `closed the connection`.
+    ended: &'static str,
+    /// What wink does about it: `restarting it`, `reconnecting`.
+    doing: &'static str,
+    /// What it will have been: `restarted`, `reconnected`.
+    done: &'static str,
 }
 
 #[cfg(test)]
