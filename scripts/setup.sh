@@ -14,6 +14,8 @@ dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 command -v python3 >/dev/null || need+=(python3 python3-pip)
 # Debian's Redis server: the wink-redis tests and the fault benchmark start their own on a free port.
 command -v redis-server >/dev/null || need+=(redis-server)
+# GNU time: scripts/fuzz.sh measures each fuzz target's peak memory with it.
+[ -x /usr/bin/time ] || need+=(time)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   $SUDO apt-get update -qq
