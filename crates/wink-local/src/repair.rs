@@ -305,14 +305,14 @@ const NARRATION_PHRASES: [&str; 9] = [
     "we need to",
 ];
 
+/// The messages after the last user message, newest first.
+fn since_question(request: &ModelRequest) -> impl Iterator<Item = &Message> {
+    request.messages.iter().rev().take_while(|m| !is_user(m))
+}
+
 /// Has the model made a call since the last user message?
 fn call_since_question(request: &ModelRequest) -> bool {
-    request
-        .messages
-        .iter()
-        .rev()
-        .take_while(|m| !is_user(m))
-        .any(|m| !calls_of(m).is_empty())
+    since_question(request).any(|m| !calls_of(m).is_empty())
 }
 
 /// The distinct content words of lower-case `text`, a plural `s` dropped.
@@ -356,11 +356,7 @@ const QUESTION_WORDS: [&str; 12] = [
 /// from memory ("The status of your last order is pending.") instead of making the second call.
 /// The tool sharing the most words with the question is chosen; `None` when no tool qualifies.
 fn follow_up(request: &ModelRequest) -> Option<FollowUp> {
-    let (latest_call, _, latest, _) = request
-        .messages
-        .iter()
-        .rev()
-        .take_while(|m| !is_user(m))
+    let (latest_call, _, latest, _) = since_question(request)
         .filter_map(tool_result)
         .find(|(_, name, _, failed)| !failed && !DISCLOSURE_TOOLS.contains(name))?;
     let supplied = Supplied::of(latest);
@@ -549,22 +545,14 @@ fn named_tools(request: &ModelRequest, answer: &str) -> Vec<String> {
 /// function with the key "glossary.dreich"", and made to call it, read the forecasts instead and
 /// never answered what 'dreich' means.
 fn failed_disclosure_since_question(request: &ModelRequest) -> bool {
-    request
-        .messages
-        .iter()
-        .rev()
-        .take_while(|m| !is_user(m))
+    since_question(request)
         .filter_map(tool_result)
         .any(|(_, name, _, failed)| failed && DISCLOSURE_TOOLS.contains(&name))
 }
 
 /// The results of tools other than the disclosure ones since the last user message.
 fn domain_results_since_question(request: &ModelRequest) -> impl Iterator<Item = &str> {
-    request
-        .messages
-        .iter()
-        .rev()
-        .take_while(|m| !is_user(m))
+    since_question(request)
         .filter_map(tool_result)
         .filter(|(_, name, _, _)| !DISCLOSURE_TOOLS.contains(name))
         .map(|(_, _, content, _)| content)

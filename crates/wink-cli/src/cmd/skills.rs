@@ -2,7 +2,6 @@
 //! `wink skills validate DIR…` (the reference validator's rules; exit 0 when every skill is
 //! valid, 1 when any is not, 2 on bad usage).
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -99,11 +98,7 @@ fn run_list(args: &ListArgs) -> anyhow::Result<ExitCode> {
     let counter = TokenCounter::o200k()?;
     let entries: Vec<Value> = skills.iter().map(|s| skill_entry(s, &counter)).collect();
     if args.format == Format::Json {
-        writeln!(
-            std::io::stdout(),
-            "{}",
-            serde_json::to_string_pretty(&entries)?
-        )?;
+        crate::output::println(&serde_json::to_string_pretty(&entries)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let (mut metadata, mut body) = (0, 0);
@@ -112,20 +107,18 @@ fn run_list(args: &ListArgs) -> anyhow::Result<ExitCode> {
         let b = entry["body_tokens"].as_u64().unwrap_or_default();
         metadata += m;
         body += b;
-        writeln!(
-            std::io::stdout(),
+        crate::output::println(&format!(
             "{}  metadata {m} tokens, body {b} tokens, {} files  {}\n  {}",
             entry["name"].as_str().unwrap_or_default(),
             entry["files"].as_array().map_or(0, Vec::len),
             entry["path"].as_str().unwrap_or_default(),
             entry["description"].as_str().unwrap_or_default(),
-        )?;
+        ))?;
     }
-    writeln!(
-        std::io::stdout(),
+    crate::output::println(&format!(
         "{} skills: metadata {metadata} tokens, bodies {body} tokens (o200k)",
         entries.len()
-    )?;
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -153,12 +146,11 @@ fn run_validate(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         if args.format == Format::Text {
             match &outcome {
                 Ok(skill) => {
-                    writeln!(
-                        std::io::stdout(),
+                    crate::output::println(&format!(
                         "valid: {} ({})",
                         target.display(),
                         skill.name
-                    )?;
+                    ))?;
                 }
                 Err(issues) => {
                     note!("invalid: {}", target.display());
@@ -170,11 +162,7 @@ fn run_validate(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if args.format == Format::Json {
-        writeln!(
-            std::io::stdout(),
-            "{}",
-            serde_json::to_string_pretty(&report)?
-        )?;
+        crate::output::println(&serde_json::to_string_pretty(&report)?)?;
     }
     Ok(if all_valid {
         ExitCode::SUCCESS
