@@ -1,8 +1,11 @@
-//! The prompt-file schema (JSON, TOML or YAML): plain serde types, validated strictly.
+//! The prompt-file schema (JSON, TOML or YAML): plain serde types, validated strictly (no
+//! unknown field, no key given twice: see `strict`).
 
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
+
+use crate::strict;
 
 /// A whole prompt file.
 #[derive(Debug, Clone, Deserialize)]
@@ -30,20 +33,20 @@ pub struct PromptFile {
     #[serde(default)]
     pub preopen: Option<usize>,
     /// Params types: type name → field name → field spec.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::map_of_maps")]
     pub params: IndexMap<String, IndexMap<String, FieldSpec>>,
     /// Root sections.
     #[serde(default)]
     pub sections: Vec<SectionSpec>,
     /// Structured output: a JSON schema for an object, or `{"type": "array", "items": {...}}`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::option_value")]
     pub output: Option<Value>,
     /// Accept extra keys in structured output.
     #[serde(default)]
     pub allow_extra_keys: bool,
     /// Sub-agent prompts: name → prompt file, relative to this file. Each name is the `key` its
     /// file declares; a `subagents` section offering `dispatch_subagent` is appended.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::map")]
     pub subagents: IndexMap<String, String>,
 }
 
@@ -55,7 +58,7 @@ pub struct FieldSpec {
     #[serde(rename = "type")]
     pub field_type: String,
     /// Default value.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::option_value")]
     pub default: Option<Value>,
     /// Documentation.
     #[serde(default)]
@@ -87,7 +90,7 @@ pub struct SectionSpec {
     #[serde(default)]
     pub template: Option<String>,
     /// Default params values.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::option_value")]
     pub defaults: Option<Value>,
     /// Summary template.
     #[serde(default)]
@@ -129,7 +132,7 @@ pub struct SectionSpec {
     #[serde(default)]
     pub rerank: Option<String>,
     /// For the `catalog` builtin: MCP servers whose tools join the catalog as `name.tool`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::map")]
     pub servers: IndexMap<String, ServerEntry>,
     /// For the `catalog` builtin: `auto`, `auto:N`, `always` (default) or `never` — when the
     /// catalog is listed one line per tool with the meta-tools instead of offered in full.
@@ -146,7 +149,7 @@ pub struct ServerEntry {
     #[serde(default)]
     pub command: Option<Vec<String>>,
     /// Extra environment variables (stdio); values may reference `${VAR}`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::map")]
     pub env: IndexMap<String, String>,
     /// Working directory relative to the prompt file (stdio; default: the prompt file's folder).
     #[serde(default)]
@@ -155,7 +158,7 @@ pub struct ServerEntry {
     #[serde(default)]
     pub url: Option<String>,
     /// HTTP header → the environment variable holding its value.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::map")]
     pub headers_env: IndexMap<String, String>,
     /// Seconds a call may wait for the server's answer (default 120; a run's earlier deadline
     /// still applies).
@@ -173,7 +176,7 @@ pub struct ToolDecl {
     /// Description (1–200 ASCII characters).
     pub description: String,
     /// JSON Schema of the arguments (default: no arguments).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::option_value")]
     pub parameters: Option<Value>,
     /// Examples shown in the prompt.
     #[serde(default)]
@@ -190,10 +193,10 @@ pub struct ExampleSpec {
     /// What it shows.
     pub description: String,
     /// Arguments.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::value")]
     pub input: Value,
     /// Output: a string, or a JSON value rendered like a tool result.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::value")]
     pub output: Value,
 }
 
@@ -210,7 +213,7 @@ pub struct HandlerSpec {
     #[serde(default)]
     pub cwd: Option<String>,
     /// Extra environment variables.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "strict::map")]
     pub env: IndexMap<String, String>,
     /// Cap on stdout bytes (default 1 MiB).
     #[serde(default)]
