@@ -110,6 +110,14 @@ pub trait Section: Send + Sync + fmt::Debug {
     fn summary_placeholder_names(&self) -> BTreeSet<String> {
         BTreeSet::new()
     }
+    /// The first placeholder that `known` refuses: of the body template's, in sorted order, else
+    /// of the summary template's (what building a template reports). Implementations may
+    /// override it to look without building the sets of names.
+    fn unknown_placeholder(&self, known: &dyn Fn(&str) -> bool) -> Option<String> {
+        let body = self.placeholder_names();
+        let summary = self.summary_placeholder_names();
+        body.into_iter().chain(summary).find(|name| !known(name))
+    }
     /// A construction problem recorded by a builder, reported when the template is built.
     fn construction_error(&self) -> Option<&PromptError> {
         None
@@ -561,6 +569,14 @@ impl Section for MarkdownSection {
                     .collect()
             })
             .unwrap_or_default()
+    }
+    fn unknown_placeholder(&self, known: &dyn Fn(&str) -> bool) -> Option<String> {
+        fn first<'t>(template: &'t Template, known: &dyn Fn(&str) -> bool) -> Option<&'t str> {
+            template.placeholders().filter(|n| !known(n)).min()
+        }
+        first(&self.template, known)
+            .or_else(|| self.summary.as_ref().and_then(|(_, t)| first(t, known)))
+            .map(str::to_owned)
     }
     fn construction_error(&self) -> Option<&PromptError> {
         self.error.as_ref()

@@ -4,20 +4,21 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use crate::error::PromptError;
 use crate::key::python_strip;
 
-/// One piece of a parsed template.
+/// One piece of a parsed template: literal text and placeholder names are ranges of the
+/// template's source (no allocation per piece; issue 22).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Segment {
-    Literal(String),
-    Placeholder(String),
+    /// Text copied as is (`$$` ends a literal with its first `$`, the next starts after it).
+    Literal(Range<usize>),
+    /// The name of a `$name` / `${name}` placeholder.
+    Placeholder(Range<usize>),
     /// A `$` that starts no valid placeholder; substitution fails here (Python's `ValueError`).
-    Invalid {
-        line: usize,
-        column: usize,
-    },
+    Invalid { line: usize, column: usize },
 }
 
 /// A parsed template.
@@ -45,7 +46,7 @@ impl Template {
 
     /// Parse a section template the WINK way: dedent, then strip.
     pub fn parse_section(source: &str) -> Self {
-        Self::parse(python_strip(&dedent(source)))
+        Self::parse(python_strip(&dedent_cow(source)))
     }
 
     /// The text that was parsed.
@@ -55,13 +56,15 @@ impl Template {
 
     /// The names of every `$name` / `${name}` placeholder, sorted.
     pub fn placeholder_names(&self) -> BTreeSet<&str> {
-        self.segments
-            .iter()
-            .filter_map(|s| match s {
-                Segment::Placeholder(name) => Some(name.as_str()),
-                _ => None,
-            })
-            .collect()
+        self.placeholders().collect()
+    }
+
+    /// The `$name` / `${name}` placeholders in template order, repeats included.
+    pub(crate) fn placeholders(&self) -> impl Iterator<Item = &str> {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Placeholder(name) => self.source.get(name.clone()),
+            _ => None,
+        })
     }
 
     /// The first invalid `$` in the template, as Python reports it: `(line, column)`.
@@ -83,14 +86,17 @@ impl Template {
         let mut out = String::with_capacity(self.source.len());
         for segment in &self.segments {
             match segment {
-                Segment::Literal(text) => out.push_str(text),
-                Segment::Placeholder(name) => match lookup(name) {
-                    Some(value) => out.push_str(&value),
-                    None => {
-                        return Err(PromptError::render("Missing placeholder during render.")
-                            .with_placeholder(name.clone()));
+                Segment::Literal(text) => out.push_str(self.source.get(text.clone()).unwrap_or("")),
+                Segment::Placeholder(name) => {
+                    let name = self.source.get(name.clone()).unwrap_or("");
+                    match lookup(name) {
+                        Some(value) => out.push_str(&value),
+                        None => {
+                            return Err(PromptError::render("Missing placeholder during render.")
+                                .with_placeholder(name));
+                        }
                     }
-                },
+                }
                 Segment::Invalid { line, column } => {
                     return Err(PromptError::render(format!(
                         "Invalid placeholder in string: line {line}, col {column}"
@@ -121,8 +127,8 @@ fn is_ident_continue(b: u8) -> bool {
 
 fn parse_segments(source: &str) -> Vec<Segment> {
     let bytes = source.as_bytes();
-    let mut segments = Vec::new();
-    let mut literal = String::new();
+    let dollars = bytes.iter().filter(|b| **b == b'$').count();
+    let mut segments = Vec::with_capacity(2 * dollars + 1);
     let mut literal_start = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -130,52 +136,48 @@ fn parse_segments(source: &str) -> Vec<Segment> {
             i += 1;
             continue;
         }
-        literal.push_str(&source[literal_start..i]);
         let after = i + 1;
         if bytes.get(after) == Some(&b'$') {
-            literal.push('$');
+            // `$$`: the literal goes on to the first `$`; the next one starts after the second.
+            push_literal(&mut segments, literal_start..after);
             i = after + 1;
         } else if bytes.get(after).copied().is_some_and(is_ident_start) {
-            let mut end = after + 1;
-            while bytes.get(end).copied().is_some_and(is_ident_continue) {
-                end += 1;
-            }
-            push_literal(&mut segments, &mut literal);
-            segments.push(Segment::Placeholder(source[after..end].to_owned()));
+            let end = ident_end(bytes, after + 1);
+            push_literal(&mut segments, literal_start..i);
+            segments.push(Segment::Placeholder(after..end));
             i = end;
         } else if bytes.get(after) == Some(&b'{')
             && bytes.get(after + 1).copied().is_some_and(is_ident_start)
-            && {
-                let mut end = after + 2;
-                while bytes.get(end).copied().is_some_and(is_ident_continue) {
-                    end += 1;
-                }
-                bytes.get(end) == Some(&b'}')
-            }
+            && bytes.get(ident_end(bytes, after + 2)) == Some(&b'}')
         {
-            let mut end = after + 2;
-            while bytes.get(end).copied().is_some_and(is_ident_continue) {
-                end += 1;
-            }
-            push_literal(&mut segments, &mut literal);
-            segments.push(Segment::Placeholder(source[after + 1..end].to_owned()));
+            let end = ident_end(bytes, after + 2);
+            push_literal(&mut segments, literal_start..i);
+            segments.push(Segment::Placeholder(after + 1..end));
             i = end + 1;
         } else {
-            push_literal(&mut segments, &mut literal);
+            push_literal(&mut segments, literal_start..i);
             let (line, column) = python_invalid_position(source, after);
             segments.push(Segment::Invalid { line, column });
             i = after;
         }
         literal_start = i;
     }
-    literal.push_str(&source[literal_start..]);
-    push_literal(&mut segments, &mut literal);
+    push_literal(&mut segments, literal_start..bytes.len());
     segments
 }
 
-fn push_literal(segments: &mut Vec<Segment>, literal: &mut String) {
+/// The end of the identifier characters of `bytes` from `start`.
+fn ident_end(bytes: &[u8], start: usize) -> usize {
+    let mut end = start;
+    while bytes.get(end).copied().is_some_and(is_ident_continue) {
+        end += 1;
+    }
+    end
+}
+
+fn push_literal(segments: &mut Vec<Segment>, literal: Range<usize>) {
     if !literal.is_empty() {
-        segments.push(Segment::Literal(std::mem::take(literal)));
+        segments.push(Segment::Literal(literal));
     }
 }
 
@@ -230,25 +232,22 @@ fn split_lines_keepends(text: &str) -> Vec<&str> {
 /// Python's `textwrap.dedent`: whitespace-only lines become empty, then the longest common
 /// leading run of spaces and tabs of the other lines is removed.
 pub fn dedent(text: &str) -> String {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let cleaned: Vec<&str> = lines
-        .iter()
-        .map(|line| {
-            if !line.is_empty() && line.bytes().all(|b| b == b' ' || b == b'\t') {
-                ""
-            } else {
-                line
-            }
-        })
-        .collect();
+    dedent_cow(text).into_owned()
+}
+
+/// [`dedent`], borrowing `text` when it has nothing to remove (most templates: issue 22).
+pub(crate) fn dedent_cow(text: &str) -> Cow<'_, str> {
     let mut margin: Option<&str> = None;
-    for line in &cleaned {
+    let mut blank_with_spaces = false;
+    for line in text.split('\n') {
         let indent_len = line
             .bytes()
             .take_while(|b| *b == b' ' || *b == b'\t')
             .count();
         if indent_len == line.len() {
-            continue; // empty line: no content character
+            // empty or whitespace-only (made empty): no content character
+            blank_with_spaces |= indent_len > 0;
+            continue;
         }
         let indent = &line[..indent_len];
         margin = Some(match margin {
@@ -266,14 +265,19 @@ pub fn dedent(text: &str) -> String {
         });
     }
     let margin = margin.unwrap_or("");
+    if margin.is_empty() && !blank_with_spaces {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
-    for (index, line) in cleaned.iter().enumerate() {
+    for (index, line) in text.split('\n').enumerate() {
         if index > 0 {
             out.push('\n');
         }
-        out.push_str(line.strip_prefix(margin).unwrap_or(line));
+        if !line.bytes().all(|b| b == b' ' || b == b'\t') {
+            out.push_str(line.strip_prefix(margin).unwrap_or(line));
+        }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

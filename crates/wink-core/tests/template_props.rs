@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use proptest::prelude::*;
-use wink_core::{Template, dedent};
+use wink_core::{MarkdownSection, Section, Template, dedent};
 
 #[derive(Debug, Clone)]
 enum Piece {
@@ -72,6 +72,63 @@ proptest! {
         let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
         prop_assert_eq!(squash(&once), squash(&text));
     }
+
+    #[test]
+    fn dedent_is_textwraps(lines in proptest::collection::vec("[ \t]{0,4}[a-z$ \t]{0,6}", 0..6)) {
+        let text = lines.join("\n");
+        prop_assert_eq!(dedent(&text), reference_dedent(&text));
+    }
+
+    #[test]
+    fn the_unknown_placeholder_is_the_first_of_the_sorted_names(
+        body in "([a-c ]|\\$[a-d]|\\$\\{[a-d]\\}|\\$\\$){0,8}",
+        summary in proptest::option::of("([a-c ]|\\$[a-d]|\\$\\$){0,6}"),
+        known in proptest::collection::vec("[a-d]", 0..4),
+    ) {
+        let mut section = MarkdownSection::new("T", "t", &body);
+        if let Some(summary) = &summary {
+            section = section.summary(summary);
+        }
+        let is_known = |name: &str| known.iter().any(|k| k == name);
+        let expected = section
+            .placeholder_names()
+            .into_iter()
+            .chain(section.summary_placeholder_names())
+            .find(|name| !is_known(name));
+        prop_assert_eq!(section.unknown_placeholder(&is_known), expected);
+    }
+}
+
+/// `textwrap.dedent` as first written (lines collected, then joined): the reference for the
+/// version that borrows the text when there is nothing to remove.
+fn reference_dedent(text: &str) -> String {
+    let blank = |l: &str| !l.is_empty() && l.bytes().all(|b| b == b' ' || b == b'\t');
+    let cleaned: Vec<&str> = text
+        .split('\n')
+        .map(|l| if blank(l) { "" } else { l })
+        .collect();
+    let mut margin: Option<String> = None;
+    for line in cleaned.iter().filter(|l| !l.is_empty()) {
+        let indent: String = line
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .collect();
+        margin = Some(match margin {
+            None => indent,
+            Some(m) => m
+                .chars()
+                .zip(indent.chars())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    let margin = margin.unwrap_or_default();
+    cleaned
+        .iter()
+        .map(|l| l.strip_prefix(margin.as_str()).unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 // The fuzz target (docs/fuzzing.md): its case count is `PROPTEST_CASES` (default 256).

@@ -178,6 +178,7 @@ impl<O> PromptTemplateBuilder<O> {
             ));
         }
         let mut registry = Registry::default();
+        registry.reserve(self.sections.iter().map(subtree_size).sum());
         for section in &self.sections {
             registry.register(section.clone(), None, 0)?;
         }
@@ -200,4 +201,9 @@ impl<O> PromptTemplateBuilder<O> {
             output_type: PhantomData,
         })
     }
+}
+
+/// The number of sections in the tree under `section`, itself included.
+fn subtree_size(section: &SectionRef) -> usize {
+    1 + section.children().iter().map(subtree_size).sum::<usize>()
 }

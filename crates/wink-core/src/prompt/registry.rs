@@ -10,31 +10,43 @@ pub(super) struct Registry {
     pub(super) defaults_by_type: HashMap<ParamsTypeId, ParamsValue>,
     pub(super) tool_names: HashMap<String, SectionPath>,
     pub(super) numbering: Vec<usize>,
-    /// Every registered path (duplicate keys are found in O(1), so loading stays linear).
-    pub(super) paths: HashSet<SectionPath>,
+    /// Every registered path, as (index of the parent node or `usize::MAX` for a root, key):
+    /// duplicate keys are found in O(1), so loading stays linear.
+    pub(super) paths: HashSet<(usize, String)>,
     /// Name → id of every registered params type.
     pub(super) params_type_names: HashMap<String, ParamsTypeId>,
 }
 
 impl Registry {
+    /// Room for `sections` sections.
+    pub(super) fn reserve(&mut self, sections: usize) {
+        self.nodes.reserve(sections);
+        self.paths.reserve(sections);
+    }
+
     pub(super) fn next_number(&mut self, depth: usize) -> String {
+        use std::fmt::Write as _;
         self.numbering.truncate(depth + 1);
         if self.numbering.len() <= depth {
             self.numbering.resize(depth + 1, 1);
         } else if let Some(last) = self.numbering.last_mut() {
             *last += 1;
         }
-        self.numbering
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(".")
+        let mut number = String::with_capacity(4 * self.numbering.len());
+        for (i, n) in self.numbering.iter().enumerate() {
+            if i > 0 {
+                number.push('.');
+            }
+            let _ = write!(number, "{n}");
+        }
+        number
     }
 
+    /// Registers `section` (and its subtree) under the node at index `parent` (`None`: a root).
     pub(super) fn register(
         &mut self,
         section: SectionRef,
-        parent: Option<&SectionPath>,
+        parent: Option<usize>,
         depth: usize,
     ) -> Result<(), PromptError> {
         let (key, path) = self.new_path(section.as_ref(), parent)?;
@@ -55,7 +67,7 @@ impl Registry {
         self.nodes.push(SectionNode {
             section: section.clone(),
             key,
-            path: path.clone(),
+            path,
             depth,
             number,
             subtree_end: index + 1,
@@ -63,7 +75,7 @@ impl Registry {
             child_keys: Vec::new(),
         });
         for child in section.children() {
-            self.register(child.clone(), Some(&path), depth + 1)?;
+            self.register(child.clone(), Some(index), depth + 1)?;
         }
         let end = self.nodes.len();
         let child_keys: Vec<String> = self.nodes[index + 1..end]
@@ -85,20 +97,24 @@ impl Registry {
     fn new_path(
         &mut self,
         section: &dyn Section,
-        parent: Option<&SectionPath>,
+        parent: Option<usize>,
     ) -> Result<(String, SectionPath), PromptError> {
+        let parent_path = parent.and_then(|i| self.nodes.get(i)).map(|n| &n.path);
         let key = normalize_section_key(section.key()).map_err(|e| {
             let raw = python_strip(section.key()).to_lowercase();
-            match parent {
+            match parent_path {
                 Some(p) => e.with_section_path(&p.child(raw)),
                 None => e.with_section_path(&SectionPath::root(raw)),
             }
         })?;
-        let path = match parent {
+        let path = match parent_path {
             Some(p) => p.child(key.clone()),
             None => SectionPath::root(key.clone()),
         };
-        if !self.paths.insert(path.clone()) {
+        if !self
+            .paths
+            .insert((parent.unwrap_or(usize::MAX), key.clone()))
+        {
             return Err(
                 PromptError::validation(format!("Duplicate section key '{key}'."))
                     .with_section_path(&path),
@@ -185,32 +201,21 @@ impl Registry {
         path: &SectionPath,
         params_type: Option<&ParamsType>,
     ) -> Result<(), PromptError> {
-        let body = section.placeholder_names();
-        let summary = section.summary_placeholder_names();
-        match params_type {
-            None => {
-                if let Some(first) = body.iter().next().or(summary.iter().next()) {
-                    return Err(PromptError::validation(
-                        "Section does not accept parameters but declares placeholders.",
-                    )
-                    .with_section_path(path)
-                    .with_placeholder(first.clone()));
-                }
-            }
-            Some(ty) => {
-                for set in [&body, &summary] {
-                    if let Some(unknown) = set.iter().find(|p| !ty.has_field(p)) {
-                        return Err(PromptError::validation(
-                            "Template references unknown placeholder.",
-                        )
-                        .with_section_path(path)
-                        .with_params_type(ty.name())
-                        .with_placeholder(unknown.clone()));
-                    }
-                }
-            }
-        }
-        Ok(())
+        let known = |name: &str| params_type.is_some_and(|ty| ty.has_field(name));
+        let Some(unknown) = section.unknown_placeholder(&known) else {
+            return Ok(());
+        };
+        Err(match params_type {
+            None => PromptError::validation(
+                "Section does not accept parameters but declares placeholders.",
+            )
+            .with_section_path(path)
+            .with_placeholder(unknown),
+            Some(ty) => PromptError::validation("Template references unknown placeholder.")
+                .with_section_path(path)
+                .with_params_type(ty.name())
+                .with_placeholder(unknown),
+        })
     }
 
     pub(super) fn finish(&mut self) {}
