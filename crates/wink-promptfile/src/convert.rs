@@ -7,8 +7,6 @@ use super::*;
 pub(super) struct Converter<'a> {
     pub(super) origin: &'a str,
     pub(super) base_dir: &'a Path,
-    /// Dotted section path → location in the document.
-    pub(super) json_paths: HashMap<String, String>,
     pub(super) workspace: Option<(PathBuf, Arc<dyn wink_fs::Filesystem>)>,
     pub(super) skills: Vec<Arc<wink_skills::Skill>>,
     pub(super) catalogs: Vec<Arc<wink_catalog::ToolCatalogSection>>,
@@ -27,15 +25,20 @@ impl Converter<'_> {
         }
     }
 
-    /// A template error at the key path of its section: `sections` for a section the file does not
-    /// name directly, the document itself for an error outside every section.
-    pub(super) fn prompt_error(&self, error: &PromptError) -> PromptFileError {
+    /// A template error at the key path of its section (of the file's `sections`): `sections` for
+    /// a section the file does not name directly, the document itself for an error outside every
+    /// section.
+    pub(super) fn prompt_error(
+        &self,
+        error: &PromptError,
+        sections: &[SectionSpec],
+    ) -> PromptFileError {
         let key_path = match error.section_path() {
-            Some(path) => self
-                .json_paths
-                .get(&path.dotted())
-                .cloned()
-                .unwrap_or_else(|| "sections".to_owned()),
+            Some(path) => {
+                let mut found = None;
+                find_section(sections, None, None, &path.dotted(), &mut found);
+                found.unwrap_or_else(|| "sections".to_owned())
+            }
             None => display_key_path(""),
         };
         self.invalid(key_path, error)
@@ -97,8 +100,12 @@ impl Converter<'_> {
             builder = builder.name(name.clone());
         }
         let mut roots = Vec::new();
-        for (i, spec) in file.sections.iter().enumerate() {
-            let section = self.section(spec, &format!("sections[{i}]"), None, &types)?;
+        for (index, spec) in file.sections.iter().enumerate() {
+            let place = Place {
+                index,
+                parent: None,
+            };
+            let section = self.section(spec, &place, &types)?;
             roots.push(Arc::clone(&section));
             builder = builder.section_ref(section);
         }
@@ -112,7 +119,9 @@ impl Converter<'_> {
         if let Some(output) = &file.output {
             builder = builder.output_spec(self.output(output, &file)?);
         }
-        let template = builder.build().map_err(|e| self.prompt_error(&e))?;
+        let template = builder
+            .build()
+            .map_err(|e| self.prompt_error(&e, &file.sections))?;
         let (workspace_root, filesystem) = match self.workspace {
             Some((root, fs)) => (Some(root), Some(fs)),
             None => (None, None),
@@ -161,18 +170,12 @@ impl Converter<'_> {
     pub(super) fn section(
         &mut self,
         spec: &SectionSpec,
-        at: &str,
-        parent: Option<&str>,
+        at: &Place<'_>,
         types: &HashMap<String, ParamsType>,
     ) -> Result<SectionRef, PromptFileError> {
-        let normalized = spec.key.trim().to_lowercase();
-        let dotted = match parent {
-            Some(p) => format!("{p}.{normalized}"),
-            None => normalized.clone(),
-        };
-        self.json_paths.insert(dotted.clone(), at.to_owned());
         if let Some(builtin) = &spec.builtin {
-            return self.builtin(spec, builtin, at, parent);
+            let parent = at.parent_dotted();
+            return self.builtin(spec, builtin, &at.to_string(), parent.as_deref());
         }
         let mut section = MarkdownSection::new(
             spec.title.clone(),
@@ -218,6 +221,11 @@ impl Converter<'_> {
             Some("summary") if spec.summary.is_none() => {
                 // WINK reports this when rendering (wink-core's `effective_visibility`); a file's
                 // visibility is a constant, so the file is wrong whatever the params: say so now.
+                let normalized = spec.key.trim().to_lowercase();
+                let dotted = match at.parent_dotted() {
+                    Some(p) => format!("{p}.{normalized}"),
+                    None => normalized.clone(),
+                };
                 let path = SectionPath::new(dotted.split('.').map(str::to_owned).collect());
                 let error = PromptError::missing_summary(&normalized, &path);
                 return Err(self.invalid(format!("{at}.visibility"), error));
@@ -251,10 +259,12 @@ impl Converter<'_> {
             let tool_at = format!("{at}.tools[{i}]");
             section = section.tool(self.tool(tool, &tool_at)?);
         }
-        for (i, child) in spec.children.iter().enumerate() {
-            let child =
-                self.section(child, &format!("{at}.children[{i}]"), Some(&dotted), types)?;
-            section = section.child_ref(child);
+        for (index, child) in spec.children.iter().enumerate() {
+            let place = Place {
+                index,
+                parent: Some((at, &spec.key)),
+            };
+            section = section.child_ref(self.section(child, &place, types)?);
         }
         Ok(Arc::new(section))
     }
@@ -579,6 +589,66 @@ impl Converter<'_> {
             timeout,
             max_output_bytes: spec.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
         })
+    }
+}
+
+/// Where a section is in the document: `sections[3].children[1]` (its `Display`), and the dotted
+/// path of its parent. Both are written out only when needed (an error, a builtin section):
+/// issue 22, formatting them for every section was a tenth of loading a large file.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Place<'a> {
+    /// Index among its siblings.
+    pub(super) index: usize,
+    /// The parent's place and (raw) key; `None` for a root section.
+    pub(super) parent: Option<(&'a Place<'a>, &'a str)>,
+}
+
+impl Place<'_> {
+    /// The parent's dotted path (normalised keys), `None` for a root section.
+    pub(super) fn parent_dotted(&self) -> Option<String> {
+        let (place, key) = self.parent?;
+        let normalized = key.trim().to_lowercase();
+        Some(match place.parent_dotted() {
+            Some(p) => format!("{p}.{normalized}"),
+            None => normalized,
+        })
+    }
+}
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.parent {
+            Some((place, _)) => write!(f, "{place}.children[{}]", self.index),
+            None => write!(f, "sections[{}]", self.index),
+        }
+    }
+}
+
+/// Sets `found` to the place of the last section of `sections` (pre-order, not below builtin
+/// sections) whose dotted path is `dotted`: the section a template error names.
+fn find_section(
+    sections: &[SectionSpec],
+    at: Option<&str>,
+    parent: Option<&str>,
+    dotted: &str,
+    found: &mut Option<String>,
+) {
+    for (index, spec) in sections.iter().enumerate() {
+        let here = match at {
+            Some(at) => format!("{at}.children[{index}]"),
+            None => format!("sections[{index}]"),
+        };
+        let normalized = spec.key.trim().to_lowercase();
+        let path = match parent {
+            Some(p) => format!("{p}.{normalized}"),
+            None => normalized,
+        };
+        if path == dotted {
+            *found = Some(here.clone());
+        }
+        if spec.builtin.is_none() {
+            find_section(&spec.children, Some(&here), Some(&path), dotted, found);
+        }
     }
 }
 

@@ -241,7 +241,6 @@ fn convert_file(
     Converter {
         origin,
         base_dir,
-        json_paths: HashMap::new(),
         workspace: None,
         skills: Vec::new(),
         catalogs: Vec::new(),
