@@ -127,15 +127,12 @@ fn is_ident_continue(b: u8) -> bool {
 
 fn parse_segments(source: &str) -> Vec<Segment> {
     let bytes = source.as_bytes();
-    let dollars = bytes.iter().filter(|b| **b == b'$').count();
-    let mut segments = Vec::with_capacity(2 * dollars + 1);
+    let mut segments = Vec::with_capacity(4);
     let mut literal_start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'$' {
-            i += 1;
-            continue;
-        }
+    // Each `$` in turn (`find` skips the text between them a word at a time).
+    while let Some(found) = source.get(i..).and_then(|rest| rest.find('$')) {
+        i += found;
         let after = i + 1;
         if bytes.get(after) == Some(&b'$') {
             // `$$`: the literal goes on to the first `$`; the next one starts after the second.

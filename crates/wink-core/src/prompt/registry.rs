@@ -25,7 +25,6 @@ impl Registry {
     }
 
     pub(super) fn next_number(&mut self, depth: usize) -> String {
-        use std::fmt::Write as _;
         self.numbering.truncate(depth + 1);
         if self.numbering.len() <= depth {
             self.numbering.resize(depth + 1, 1);
@@ -37,7 +36,7 @@ impl Registry {
             if i > 0 {
                 number.push('.');
             }
-            let _ = write!(number, "{n}");
+            push_decimal(&mut number, *n);
         }
         number
     }
@@ -245,4 +244,36 @@ fn check_summary_suffix(section: &dyn Section, path: &SectionPath) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// Appends `n` in decimal (without the formatting machinery: one call per section).
+fn push_decimal(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = n;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[start..] {
+        out.push(char::from(digit));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_written_like_display() {
+        for n in [0, 7, 10, 99, 1234, usize::MAX] {
+            let mut out = String::from("x");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+    }
 }
