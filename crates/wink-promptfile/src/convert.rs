@@ -57,7 +57,7 @@ impl Converter<'_> {
         Ok(())
     }
 
-    pub(super) fn convert(mut self, file: PromptFile) -> Result<LoadedPrompt, PromptFileError> {
+    pub(super) fn convert(mut self, mut file: PromptFile) -> Result<LoadedPrompt, PromptFileError> {
         self.check_identity(&file)?;
         let mut types: HashMap<String, ParamsType> = HashMap::new();
         for (type_name, fields) in &file.params {
@@ -100,7 +100,7 @@ impl Converter<'_> {
             builder = builder.name(name.clone());
         }
         let mut roots = Vec::new();
-        for (index, spec) in file.sections.iter().enumerate() {
+        for (index, spec) in file.sections.iter_mut().enumerate() {
             let place = Place {
                 index,
                 parent: None,
@@ -167,9 +167,11 @@ impl Converter<'_> {
         })
     }
 
+    /// The section `spec` declares. Its title and tools are taken out of it, not copied (a large
+    /// file declares many); what stays (key, builtin, children) is what [`find_section`] reads.
     pub(super) fn section(
         &mut self,
-        spec: &SectionSpec,
+        spec: &mut SectionSpec,
         at: &Place<'_>,
         types: &HashMap<String, ParamsType>,
     ) -> Result<SectionRef, PromptFileError> {
@@ -178,7 +180,7 @@ impl Converter<'_> {
             return self.builtin(spec, builtin, &at.to_string(), parent.as_deref());
         }
         let mut section = MarkdownSection::new(
-            spec.title.clone(),
+            std::mem::take(&mut spec.title),
             spec.key.clone(),
             spec.template.as_deref().unwrap_or(""),
         );
@@ -255,11 +257,11 @@ impl Converter<'_> {
                 section = section.enabled_if_field(field.clone());
             }
         }
-        for (i, tool) in spec.tools.iter().enumerate() {
+        for (i, tool) in std::mem::take(&mut spec.tools).into_iter().enumerate() {
             let tool_at = format!("{at}.tools[{i}]");
             section = section.tool(self.tool(tool, &tool_at)?);
         }
-        for (index, child) in spec.children.iter().enumerate() {
+        for (index, child) in spec.children.iter_mut().enumerate() {
             let place = Place {
                 index,
                 parent: Some((at, &spec.key)),
@@ -283,7 +285,7 @@ impl Converter<'_> {
         )?;
         let mut tools = Vec::with_capacity(spec.tools.len());
         for (i, tool) in spec.tools.iter().enumerate() {
-            tools.push(self.tool(tool, &format!("{at}.tools[{i}]"))?);
+            tools.push(self.tool(tool.clone(), &format!("{at}.tools[{i}]"))?);
         }
         let file = match &spec.catalog {
             Some(file) => {
@@ -493,11 +495,16 @@ impl Converter<'_> {
         }
     }
 
-    pub(super) fn tool(&self, spec: &ToolDecl, at: &str) -> Result<ToolRef, PromptFileError> {
-        let parameters = spec
-            .parameters
-            .clone()
-            .unwrap_or_else(wink_core::empty_params_schema);
+    /// The tool `spec` declares (taken, not copied: a large file declares many).
+    pub(super) fn tool(&self, spec: ToolDecl, at: &str) -> Result<ToolRef, PromptFileError> {
+        let ToolDecl {
+            name,
+            description,
+            parameters,
+            examples,
+            handler,
+        } = spec;
+        let parameters = parameters.unwrap_or_else(wink_core::empty_params_schema);
         if !parameters.is_object() {
             return Err(self.invalid(
                 format!("{at}.parameters"),
@@ -506,20 +513,19 @@ impl Converter<'_> {
         }
         wink_schema::check_schema(&parameters)
             .map_err(|problem| self.invalid(format!("{at}.parameters"), problem))?;
-        if let Some(builtin) = RESERVED_TOOL_NAMES.iter().find(|n| **n == spec.name) {
+        if let Some(builtin) = RESERVED_TOOL_NAMES.iter().find(|n| **n == name) {
             return Err(self.invalid(
                 format!("{at}.name"),
                 format!("'{builtin}' is the name of a builtin tool; choose another name"),
             ));
         }
-        let handler = match &spec.handler {
+        let handler = match &handler {
             Some(h) => Some(self.command(h, &format!("{at}.handler"))?),
             None => None,
         };
-        let name = spec.name.clone();
         let mut builder = ToolBuilder::dynamic(
-            spec.name.clone(),
-            spec.description.clone(),
+            name.clone(),
+            description,
             parameters,
             move |args: Value, ctx: &mut ToolContext| match &handler {
                 Some(h) => {
@@ -534,12 +540,12 @@ impl Converter<'_> {
                 ))),
             },
         );
-        for example in &spec.examples {
-            let output = match &example.output {
-                Value::String(s) => s.clone(),
-                other => render_json_payload(other),
+        for example in examples {
+            let output = match example.output {
+                Value::String(s) => s,
+                other => render_json_payload(&other),
             };
-            builder = builder.example(example.description.clone(), example.input.clone(), output);
+            builder = builder.example(example.description, example.input, output);
         }
         builder.build().map_err(|e| self.invalid(at, e))
     }
