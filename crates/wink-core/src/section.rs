@@ -204,23 +204,16 @@ pub fn render_section(
     } else {
         String::new()
     };
-    let mut combined = body;
-    if !tools_block.is_empty() {
-        if combined.is_empty() {
-            combined = tools_block;
-        } else {
-            combined.push_str("\n\n");
-            combined.push_str(&tools_block);
+    // Heading, body and tools, each after a blank line when present, in one allocation.
+    let mut out = String::with_capacity(heading.len() + body.len() + tools_block.len() + 4);
+    out.push_str(&heading);
+    for part in [&body, &tools_block] {
+        if !part.is_empty() {
+            out.push_str("\n\n");
+            out.push_str(part);
         }
     }
-    if combined.is_empty() {
-        Ok(heading)
-    } else {
-        let mut out = heading;
-        out.push_str("\n\n");
-        out.push_str(&combined);
-        Ok(out)
-    }
+    Ok(out)
 }
 
 /// A section whose body is a `string.Template`-style template over its params.

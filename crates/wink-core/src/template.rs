@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use crate::error::PromptError;
 use crate::key::python_strip;
+use wink_schema::python::is_whitespace;
 
 /// One piece of a parsed template: literal text and placeholder names are ranges of the
 /// template's source (no allocation per piece; issue 22).
@@ -112,8 +113,12 @@ impl Template {
     where
         F: FnMut(&str) -> Option<Cow<'v, str>>,
     {
-        let out = self.substitute(lookup)?;
-        Ok(python_strip(&out).to_owned())
+        // Stripped in place (Python's `str.strip()`, as `python_strip`), not copied.
+        let mut out = self.substitute(lookup)?;
+        out.truncate(out.trim_end_matches(is_whitespace).len());
+        let start = out.len() - out.trim_start_matches(is_whitespace).len();
+        out.drain(..start);
+        Ok(out)
     }
 }
 
@@ -127,7 +132,9 @@ fn is_ident_continue(b: u8) -> bool {
 
 fn parse_segments(source: &str) -> Vec<Segment> {
     let bytes = source.as_bytes();
-    let mut segments = Vec::with_capacity(4);
+    // Room for two placeholders and the text around them (most templates) without growing:
+    // counting the `$` first costs more than the occasional growth.
+    let mut segments = Vec::with_capacity(6);
     let mut literal_start = 0;
     let mut i = 0;
     // Each `$` in turn (`find` skips the text between them a word at a time).
