@@ -221,16 +221,7 @@ impl Converter<'_> {
         match spec.visibility.as_deref() {
             None | Some("full") => {}
             Some("summary") if spec.summary.is_none() => {
-                // WINK reports this when rendering (wink-core's `effective_visibility`); a file's
-                // visibility is a constant, so the file is wrong whatever the params: say so now.
-                let normalized = spec.key.trim().to_lowercase();
-                let dotted = match at.parent_dotted() {
-                    Some(p) => format!("{p}.{normalized}"),
-                    None => normalized.clone(),
-                };
-                let path = SectionPath::new(dotted.split('.').map(str::to_owned).collect());
-                let error = PromptError::missing_summary(&normalized, &path);
-                return Err(self.invalid(format!("{at}.visibility"), error));
+                return Err(self.missing_summary(&spec.key, at));
             }
             Some("summary") => section = section.visibility(SectionVisibility::Summary),
             Some(other) => {
@@ -269,6 +260,20 @@ impl Converter<'_> {
             section = section.child_ref(self.section(child, &place, types)?);
         }
         Ok(Arc::new(section))
+    }
+
+    /// `visibility: summary` without a summary. WINK reports this when rendering (wink-core's
+    /// `effective_visibility`); a file's visibility is a constant, so the file is wrong whatever
+    /// the params: say so now.
+    fn missing_summary(&self, key: &str, at: &Place<'_>) -> PromptFileError {
+        let normalized = key.trim().to_lowercase();
+        let dotted = match at.parent_dotted() {
+            Some(p) => format!("{p}.{normalized}"),
+            None => normalized.clone(),
+        };
+        let path = SectionPath::new(dotted.split('.').map(str::to_owned).collect());
+        let error = PromptError::missing_summary(&normalized, &path);
+        self.invalid(format!("{at}.visibility"), error)
     }
 
     pub(super) fn catalog_section(
