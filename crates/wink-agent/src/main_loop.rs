@@ -273,6 +273,18 @@ impl ExpansionDecider for PolicyState {
             }
         }
     }
+
+    fn held(&self) -> Vec<SectionPath> {
+        self.pending.clone()
+    }
+
+    fn hold(&mut self, sections: Vec<SectionPath>) {
+        for path in sections {
+            if !self.pending.contains(&path) {
+                self.pending.push(path);
+            }
+        }
+    }
 }
 
 impl ExpansionPolicy {

@@ -10,20 +10,22 @@ mod durable;
 mod keys;
 mod mailbox;
 mod result;
+mod run_log;
 mod scripts;
 mod server;
 mod worker;
 
 pub use durable::{
-    DurableEnd, DurableError, DurableRun, RunCheckpoint, RunControl, checkpoint_stats,
-    load_checkpoint, with_retries,
+    DurableEnd, DurableError, DurableRun, RunCheckpoint, RunControl, StoredRun, checkpoint_stats,
+    load_run, with_retries,
 };
 pub use keys::{GROUP, QueueKeys};
 pub use mailbox::{
-    CHECKPOINTS_KEPT, Claim, Published, QueueConfig, QueueStats, RedisMailbox, RedisMailboxError,
-    RedisReceipt,
+    Claim, Published, QueueConfig, QueueStats, RedisMailbox, RedisMailboxError, RedisReceipt,
+    RunEntry,
 };
 pub use result::{RequestResult, RequestStatus};
+pub use run_log::BASE_EVERY;
 pub use server::{RedisServer, ServerError, redis_server_installed};
 pub use worker::{
     PreparedRun, RunFactory, RunRequest, WorkerConfig, WorkerStats, request_result, run_worker,

@@ -60,8 +60,20 @@ fn redis_error(operation: &'static str) -> impl FnOnce(redis::RedisError) -> Red
     move |source| RedisMailboxError::Redis { operation, source }
 }
 
-/// Checkpoints kept in a run's stream (the last is the one a takeover resumes from).
-pub const CHECKPOINTS_KEPT: u32 = 4;
+/// One entry of a run's stream: what one driver step changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunEntry {
+    /// The driver step it follows (counted over the whole run, from 1).
+    pub step: u64,
+    /// A base entry's `events` start from the session's whole state (a `wink.restored`
+    /// record, or none for a session still as prepared) rather than from the previous entry.
+    pub base: bool,
+    /// The session's log records since the previous entry, JSON Lines
+    /// (`{"seq":n,"type":...,"event":...}`, the session-log format).
+    pub events: String,
+    /// The run's checkpoint (loop state, spending, deadline) as JSON.
+    pub checkpoint: String,
+}
 
 /// Settings of a queue.
 #[derive(Debug, Clone)]
@@ -398,16 +410,18 @@ impl<T> RedisMailbox<T> {
         Ok(held == 1)
     }
 
-    /// Append a checkpoint of the run of `request_id` to its stream (the last
-    /// [`CHECKPOINTS_KEPT`] are kept), extending the lease by `ttl`. `false`, with nothing
-    /// written, when this worker no longer holds the lease (a checkpoint is fenced by it).
+    /// Append `entry` to the stream of the run of `request_id`, extending the lease by `ttl`.
+    /// A base entry trims the stream before it (a base holds everything a takeover needs). The
+    /// same step appended again by this worker (a retry after a lost reply) is written once.
+    /// `false`, with nothing written, when this worker no longer holds the lease (a checkpoint
+    /// is fenced by it).
     ///
     /// # Errors
     /// Redis errors.
     pub async fn checkpoint(
         &self,
         request_id: &str,
-        checkpoint: &str,
+        entry: &RunEntry,
         ttl: Duration,
     ) -> Result<bool, RedisMailboxError> {
         let mut conn = self.conn.clone();
@@ -416,33 +430,42 @@ impl<T> RedisMailbox<T> {
             .key(self.keys.run(request_id))
             .arg(&self.consumer)
             .arg(millis(ttl))
-            .arg(checkpoint)
-            .arg(CHECKPOINTS_KEPT)
+            .arg(entry.step)
+            .arg(u8::from(entry.base))
+            .arg(&entry.events)
+            .arg(&entry.checkpoint)
             .invoke_async(&mut conn)
             .await
             .map_err(redis_error("checkpoint"))?;
         Ok(held == 1)
     }
 
-    /// The last checkpoint of the run of `request_id`, if it has one.
+    /// Every entry of the stream of the run of `request_id`, oldest first (empty when the run
+    /// has none). Entries this version did not write (fields missing) are left out.
     ///
     /// # Errors
     /// Redis errors.
-    pub async fn last_checkpoint(
-        &self,
-        request_id: &str,
-    ) -> Result<Option<String>, RedisMailboxError> {
+    pub async fn run_entries(&self, request_id: &str) -> Result<Vec<RunEntry>, RedisMailboxError> {
         let mut conn = self.conn.clone();
-        let last: redis::streams::StreamRangeReply = redis::cmd("XREVRANGE")
+        let range: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
             .arg(self.keys.run(request_id))
-            .arg("+")
             .arg("-")
-            .arg("COUNT")
-            .arg(1)
+            .arg("+")
             .query_async(&mut conn)
             .await
-            .map_err(redis_error("XREVRANGE"))?;
-        Ok(last.ids.first().and_then(|e| e.get("checkpoint")))
+            .map_err(redis_error("XRANGE"))?;
+        Ok(range
+            .ids
+            .iter()
+            .filter_map(|e| {
+                Some(RunEntry {
+                    step: e.get("step")?,
+                    base: e.get::<u8>("base")? == 1,
+                    events: e.get("events")?,
+                    checkpoint: e.get("checkpoint")?,
+                })
+            })
+            .collect())
     }
 
     /// Give a lease up (a worker stopping before the run finished).

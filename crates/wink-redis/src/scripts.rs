@@ -95,14 +95,26 @@ return 1",
     )
 });
 
-/// KEYS: lease, run. ARGV: consumer, lease TTL (ms), checkpoint JSON, entries kept. Appends a
-/// checkpoint when this consumer holds the lease (and extends it); 0 when the lease was lost.
+/// KEYS: lease, run. ARGV: consumer, lease TTL (ms), step, base (0/1), events, checkpoint.
+/// Appends a run entry when this consumer holds the lease (and extends it); 0 when the lease
+/// was lost. The entry on top already being this consumer's for this step (a retry after a
+/// lost reply) writes nothing; a base entry trims everything before it.
 pub static CHECKPOINT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[4], '*', 'checkpoint', ARGV[3])
+local top = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
+if top then
+  local fields, step, worker = top[2], nil, nil
+  for i = 1, #fields, 2 do
+    if fields[i] == 'step' then step = fields[i + 1] end
+    if fields[i] == 'worker' then worker = fields[i + 1] end
+  end
+  if step == ARGV[3] and worker == ARGV[1] then return 1 end
+end
+local id = redis.call('XADD', KEYS[2], '*', 'step', ARGV[3], 'base', ARGV[4], 'worker', ARGV[1], 'events', ARGV[5], 'checkpoint', ARGV[6])
+if ARGV[4] == '1' then redis.call('XTRIM', KEYS[2], 'MINID', id) end
 return 1",
     )
 });

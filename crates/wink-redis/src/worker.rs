@@ -13,7 +13,7 @@ use wink_agent::{AsyncMailbox, LoopOutcome, MainLoopConfig, ProviderAdapter, Spe
 use wink_core::Prompt;
 use wink_session::Session;
 
-use crate::durable::{DurableEnd, DurableRun, RunControl, load_checkpoint, with_retries};
+use crate::durable::{DurableEnd, DurableRun, RunControl, load_run, with_retries};
 use crate::mailbox::{Claim, Published, QueueConfig, RedisMailbox, RedisReceipt};
 use crate::result::{RequestResult, RequestStatus};
 
@@ -307,13 +307,13 @@ impl Slot<'_> {
                     control.clone(),
                 ),
             );
-        let checkpoint = load_checkpoint(self.mailbox, id)
-            .await
-            .map_err(|e| error(&e))?;
-        if checkpoint.is_some() {
+        let stored = load_run(self.mailbox, id).await.map_err(|e| error(&e))?;
+        if stored.is_some() {
             self.stats.resumed.fetch_add(1, Ordering::Relaxed);
         }
-        let model_calls = checkpoint.as_ref().map_or(0, |c| c.spent.model_calls);
+        let model_calls = stored
+            .as_ref()
+            .map_or(0, |run| run.checkpoint.spent.model_calls);
         let end = match self.factory.prepare(id, request, model_calls) {
             Err(message) => DurableEnd::Finished {
                 outcome: LoopOutcome::Failed {
@@ -331,7 +331,7 @@ impl Slot<'_> {
                     timeout: run.timeout,
                 };
                 match durable
-                    .execute(self.mailbox, id, self.config.lease, checkpoint, &control)
+                    .execute(self.mailbox, id, self.config.lease, stored, &control)
                     .await
                 {
                     Ok(end) => end,

@@ -1,6 +1,8 @@
 //! Durable runs against a real `redis-server`: a run stopped after a checkpoint is resumed by
 //! another worker without repeating its model calls or tool calls, under the same budget and
-//! deadline.
+//! deadline; its stream holds the session's events step by step (a base every eight steps),
+//! a gap left by lost writes is resumed from before it, and a batched policy's held sections
+//! are carried over.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,10 +16,10 @@ use wink_agent::{
 };
 use wink_core::{MarkdownSection, Prompt, PromptTemplate, ToolBuilder, ToolContext, ToolResult};
 use wink_redis::{
-    Claim, DurableEnd, DurableRun, QueueConfig, RedisMailbox, RedisServer, RunControl, ServerError,
-    load_checkpoint,
+    Claim, DurableEnd, DurableRun, QueueConfig, RedisMailbox, RedisServer, RunControl, RunEntry,
+    ServerError, load_run,
 };
-use wink_session::Session;
+use wink_session::{Session, ToolInvoked};
 
 fn server() -> Option<RedisServer> {
     match RedisServer::start() {
@@ -88,6 +90,31 @@ fn prompt(executed: Arc<Mutex<Vec<String>>>) -> Prompt {
     Prompt::new(template)
 }
 
+/// An entry's step, whether it is a base, and the types of the session records it holds.
+fn entry_shape(entry: &RunEntry) -> (u64, bool, Vec<String>) {
+    let types = entry
+        .events
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    (entry.step, entry.base, types)
+}
+
+/// The call ids of the session's `ToolInvoked` records, in order.
+fn call_ids(session: &Session) -> Vec<String> {
+    session
+        .slice::<ToolInvoked>()
+        .all()
+        .iter()
+        .map(|t| t.call_id.clone().unwrap_or_default())
+        .collect()
+}
+
 #[test]
 fn a_run_taken_over_resumes_from_its_last_checkpoint() {
     let Some(server) = server() else { return };
@@ -129,7 +156,9 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
             .unwrap();
         assert_eq!(end, DurableEnd::Stopped);
         assert_eq!(*executed.lock().unwrap(), ["c1"]);
-        let checkpoint = load_checkpoint(&first, id).await.unwrap().unwrap();
+        let stored = load_run(&first, id).await.unwrap().unwrap();
+        assert!(!stored.gap);
+        let checkpoint = stored.checkpoint.clone();
         assert_eq!(checkpoint.steps, 3);
         assert_eq!(checkpoint.spent.model_calls, 2);
         assert_eq!(checkpoint.spent.tool_calls, 1);
@@ -141,7 +170,24 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
         first.release(id).await.unwrap();
         assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Acquired);
         // The first cannot write checkpoints any more (fenced by the lease).
-        assert!(!first.checkpoint(id, "{}", lease).await.unwrap());
+        let entry = RunEntry {
+            step: 4,
+            base: false,
+            events: String::new(),
+            checkpoint: "{}".into(),
+        };
+        assert!(!first.checkpoint(id, &entry, lease).await.unwrap());
+        // The stream: the first step is a base, the others hold their step's session events.
+        let entries = first.run_entries(id).await.unwrap();
+        let shape: Vec<(u64, bool, Vec<String>)> = entries.iter().map(entry_shape).collect();
+        assert_eq!(
+            shape,
+            [
+                (1, true, vec!["wink.restored".into()]),
+                (2, false, vec!["ToolInvoked".into()]),
+                (3, false, vec![]),
+            ]
+        );
 
         let resumed_model = script.replay_from(checkpoint.spent.model_calls as usize);
         let session = Session::new();
@@ -153,9 +199,12 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
             timeout: Some(Duration::from_secs(600)),
         };
         let end = run
-            .execute(&second, id, lease, Some(checkpoint), &RunControl::default())
+            .execute(&second, id, lease, Some(stored), &RunControl::default())
             .await
             .unwrap();
+        // The session was rebuilt from the stream's events: c1's record came from the first
+        // worker, c2's from this one.
+        assert_eq!(call_ids(&session), ["c1", "c2"]);
         let DurableEnd::Finished { outcome, spent } = end else {
             panic!("{end:?}")
         };
@@ -185,7 +234,7 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
             })
             .collect();
         assert_eq!(roles, ["system", "assistant", "tool", "assistant", "tool"]);
-        let last = load_checkpoint(&second, id).await.unwrap().unwrap();
+        let last = load_run(&second, id).await.unwrap().unwrap().checkpoint;
         assert_eq!(last.deadline_ms, Some(deadline));
         assert_eq!(last.steps, 5);
     });
@@ -230,7 +279,7 @@ fn the_deadline_survives_a_takeover() {
                 .unwrap(),
             DurableEnd::Stopped
         );
-        let checkpoint = load_checkpoint(&mailbox, id).await.unwrap().unwrap();
+        let stored = load_run(&mailbox, id).await.unwrap();
         // The takeover comes after the run's 300 ms: it ends on the deadline at once, although
         // the new worker's own timeout would allow 600 s.
         tokio::time::sleep(Duration::from_millis(400)).await;
@@ -244,13 +293,7 @@ fn the_deadline_survives_a_takeover() {
             timeout: Some(Duration::from_secs(600)),
         };
         let end = run
-            .execute(
-                &mailbox,
-                id,
-                lease,
-                Some(checkpoint),
-                &RunControl::default(),
-            )
+            .execute(&mailbox, id, lease, stored, &RunControl::default())
             .await
             .unwrap();
         let DurableEnd::Finished { outcome, .. } = end else {
@@ -263,5 +306,272 @@ fn the_deadline_survives_a_takeover() {
             }
         );
         assert!(resumed_model.requests().is_empty());
+    });
+}
+
+/// A script of `calls` tool calls, then the answer `done`.
+fn script_of(calls: usize) -> ScriptedProvider {
+    let mut turns: Vec<serde_json::Value> = (1..=calls)
+        .map(|n| json!({"tool_calls": [{"id": format!("c{n}"), "name": "work", "arguments": {"n": n}}]}))
+        .collect();
+    turns.push(json!({"text": "done"}));
+    ScriptedProvider::from_json(&serde_json::Value::Array(turns).to_string(), "script").unwrap()
+}
+
+async fn connect(server: &RedisServer, consumer: &str) -> RedisMailbox<String> {
+    RedisMailbox::connect(&server.url(), QueueConfig::new("d"))
+        .await
+        .unwrap()
+        .with_consumer(consumer)
+}
+
+/// Runs `prompt` on `model` as `mailbox`'s consumer (which must hold the lease), from `stored`.
+async fn execute(
+    mailbox: &RedisMailbox<String>,
+    id: &str,
+    prompt: &Prompt,
+    session: &Session,
+    model: &dyn ProviderAdapter,
+    config: MainLoopConfig,
+    control: &RunControl,
+) -> DurableEnd {
+    let stored = load_run(mailbox, id).await.unwrap();
+    DurableRun {
+        prompt,
+        session,
+        adapter: model,
+        config,
+        timeout: None,
+    }
+    .execute(mailbox, id, Duration::from_secs(30), stored, control)
+    .await
+    .unwrap()
+}
+
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_long_run_keeps_a_base_every_eight_steps_and_only_what_follows_it() {
+    let Some(server) = server() else { return };
+    current_thread().block_on(async {
+        let lease = Duration::from_secs(30);
+        let (first, second) = (
+            connect(&server, "first").await,
+            connect(&server, "second").await,
+        );
+        let id = "run-long";
+        let executed = Arc::new(Mutex::new(Vec::new()));
+        let the_prompt = prompt(executed.clone());
+        let script = script_of(6);
+        let control = RunControl::default();
+        // Stopped after the sixth model turn: step 11.
+        let model = StopAt {
+            inner: script.replay_from(0),
+            calls: Mutex::new(0),
+            at: 6,
+            stop: control.stop.clone(),
+        };
+        assert_eq!(first.claim(id, lease).await.unwrap(), Claim::Acquired);
+        let session = Session::new();
+        let config = MainLoopConfig::default();
+        let end = execute(
+            &first,
+            id,
+            &the_prompt,
+            &session,
+            &model,
+            config.clone(),
+            &control,
+        )
+        .await;
+        assert_eq!(end, DurableEnd::Stopped);
+        let shape: Vec<(u64, bool, Vec<String>)> = first
+            .run_entries(id)
+            .await
+            .unwrap()
+            .iter()
+            .map(entry_shape)
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                (8, true, vec!["wink.restored".into()]),
+                (9, false, vec![]),
+                (10, false, vec!["ToolInvoked".into()]),
+                (11, false, vec![]),
+            ]
+        );
+        first.release(id).await.unwrap();
+        assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Acquired);
+        let session = Session::new();
+        let resumed = script.replay_from(6);
+        let end = execute(
+            &second,
+            id,
+            &the_prompt,
+            &session,
+            &resumed,
+            config,
+            &RunControl::default(),
+        )
+        .await;
+        assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
+        // Every call ran once; the resumed session holds all six (five from the base and the
+        // entries after it, the sixth from this worker).
+        let ran: Vec<String> = (1..=6).map(|n| format!("c{n}")).collect();
+        assert_eq!(*executed.lock().unwrap(), ran);
+        assert_eq!(call_ids(&session), ran);
+    });
+}
+
+#[test]
+fn a_gap_left_by_lost_writes_is_resumed_from_before_it_and_a_base_written() {
+    let Some(server) = server() else { return };
+    current_thread().block_on(async {
+        let lease = Duration::from_secs(30);
+        let (first, second) = (
+            connect(&server, "first").await,
+            connect(&server, "second").await,
+        );
+        let id = "run-gap";
+        let executed = Arc::new(Mutex::new(Vec::new()));
+        let the_prompt = prompt(executed.clone());
+        let script = script_of(2);
+        let control = RunControl::default();
+        let model = StopAt {
+            inner: script.replay_from(0),
+            calls: Mutex::new(0),
+            at: 2,
+            stop: control.stop.clone(),
+        };
+        assert_eq!(first.claim(id, lease).await.unwrap(), Claim::Acquired);
+        let config = MainLoopConfig::default();
+        let end = execute(
+            &first,
+            id,
+            &the_prompt,
+            &Session::new(),
+            &model,
+            config.clone(),
+            &control,
+        )
+        .await;
+        assert_eq!(end, DurableEnd::Stopped);
+        // Step 2 (c1's outcome) is lost, as in a fail-over that lost writes while the worker
+        // went on to write step 3.
+        let client = redis::Client::open(server.url()).unwrap();
+        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+        let ids: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
+            .arg("wink:{d}:run:run-gap")
+            .arg("-")
+            .arg("+")
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(ids.len(), 3);
+        let _: u64 = redis::cmd("XDEL")
+            .arg("wink:{d}:run:run-gap")
+            .arg(&ids[1].0)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        let stored = load_run(&first, id).await.unwrap().unwrap();
+        assert!(stored.gap);
+        assert_eq!(stored.checkpoint.steps, 1);
+        assert_eq!(stored.checkpoint.spent.model_calls, 1);
+
+        first.release(id).await.unwrap();
+        assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Acquired);
+        let session = Session::new();
+        let resumed = script.replay_from(1);
+        let end = execute(
+            &second,
+            id,
+            &the_prompt,
+            &session,
+            &resumed,
+            config,
+            &RunControl::default(),
+        )
+        .await;
+        assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
+        // c1 ran again (its outcome was lost: inside the documented window), once in the
+        // session; the stream now starts with the second worker's base.
+        assert_eq!(*executed.lock().unwrap(), ["c1", "c1", "c2"]);
+        assert_eq!(call_ids(&session), ["c1", "c2"]);
+        let shape: Vec<(u64, bool, Vec<String>)> = second
+            .run_entries(id)
+            .await
+            .unwrap()
+            .iter()
+            .map(entry_shape)
+            .collect();
+        assert_eq!(shape[0], (2, true, vec!["wink.restored".into()]));
+        assert_eq!(shape.iter().map(|s| s.0).collect::<Vec<_>>(), [2, 3, 4, 5]);
+    });
+}
+
+#[test]
+fn the_sections_a_batched_policy_holds_back_survive_a_takeover() {
+    let Some(server) = server() else { return };
+    current_thread().block_on(async {
+        let lease = Duration::from_secs(30);
+        let (first, second) = (connect(&server, "first").await, connect(&server, "second").await);
+        let id = "run-held";
+        let template = PromptTemplate::builder("demo", "held")
+            .disclosure(wink_core::DisclosureMode::OpenSections)
+            .section(MarkdownSection::new("A", "a", "A body").summary("A sum").summarized())
+            .section(MarkdownSection::new("B", "b", "B body").summary("B sum").summarized())
+            .build()
+            .unwrap();
+        let the_prompt = Prompt::new(template);
+        let script = ScriptedProvider::from_json(
+            &json!([
+                {"tool_calls": [{"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["a"], "reason": "r"}}]},
+                {"tool_calls": [{"id": "c2", "name": "open_sections", "arguments": {"section_keys": ["b"], "reason": "r"}}]},
+                {"text": "ok"}
+            ])
+            .to_string(),
+            "script",
+        )
+        .unwrap();
+        let config = MainLoopConfig {
+            policy: wink_agent::ExpansionPolicy::Batched { size: 2 },
+            ..MainLoopConfig::default()
+        };
+        let control = RunControl::default();
+        let model = StopAt {
+            inner: script.replay_from(0),
+            calls: Mutex::new(0),
+            at: 2,
+            stop: control.stop.clone(),
+        };
+        assert_eq!(first.claim(id, lease).await.unwrap(), Claim::Acquired);
+        let end = execute(&first, id, &the_prompt, &Session::new(), &model, config.clone(), &control).await;
+        assert_eq!(end, DurableEnd::Stopped);
+        let stored = load_run(&first, id).await.unwrap().unwrap();
+        assert_eq!(stored.checkpoint.held, [wink_session::SectionPath::root("a")]);
+
+        first.release(id).await.unwrap();
+        assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Acquired);
+        let session = Session::new();
+        let resumed = script.replay_from(2);
+        let end = execute(&second, id, &the_prompt, &session, &resumed, config, &RunControl::default()).await;
+        assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
+        // The second request made the batch of two: both sections opened in one restart.
+        let overrides = session.visibility_overrides();
+        for key in ["a", "b"] {
+            assert_eq!(
+                overrides.get(&wink_session::SectionPath::root(key)),
+                Some(wink_session::SectionVisibility::Full),
+                "{key}"
+            );
+        }
+        assert_eq!(load_run(&second, id).await.unwrap().unwrap().checkpoint.restarts, 1);
     });
 }

@@ -92,6 +92,17 @@ pub trait ExpansionDecider: Send {
         let _ = tool;
         self.decide(request)
     }
+
+    /// The sections requested but held back so far (a batched policy's batch), in the order
+    /// asked: a durable run checkpoints them so a takeover goes on with the same batch.
+    fn held(&self) -> Vec<SectionPath> {
+        Vec::new()
+    }
+
+    /// Take `sections` as held back already (restoring a checkpoint); the default ignores them.
+    fn hold(&mut self, sections: Vec<SectionPath>) {
+        let _ = sections;
+    }
 }
 
 /// Options for one evaluation.

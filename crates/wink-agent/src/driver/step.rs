@@ -3,14 +3,15 @@
 use std::collections::HashMap;
 
 use wink_core::{
-    EvaluationPhase, PromptEvaluationError, RenderedPrompt, ToolCall, ToolExecutor, ToolRef,
+    EvaluationPhase, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall, ToolExecutor,
+    ToolRef,
 };
 use wink_session::{LoopIntervention, PromptExecuted, PromptRendered, Session};
 
 use super::failure::provider_failure;
 use super::injection::announce_injection;
 use super::tools::{RunCallsError, run_calls};
-use super::{EvaluateOptions, Evaluation, ModelCallRecord};
+use super::{EvaluateOptions, Evaluation, ExpansionDecider, ModelCallRecord};
 use crate::budget::{BudgetLimit, MeasuredRequest, estimate_request_tokens_after};
 use crate::guard::{Intervention, InterventionKind};
 use crate::inner::{InnerLoop, LoopOutcome, Step, TurnEffects};
@@ -125,6 +126,16 @@ impl<'a, 'o> Driver<'a, 'o> {
     /// The loop state: serialize it to save the run.
     pub fn state(&self) -> &InnerLoop {
         &self.state
+    }
+
+    /// The sections the run's expansion decider holds back (a batched policy's batch so far):
+    /// a checkpoint keeps them with [`Driver::state`].
+    pub fn held_sections(&self) -> Vec<SectionPath> {
+        self.options
+            .decider
+            .as_deref()
+            .map(ExpansionDecider::held)
+            .unwrap_or_default()
     }
 
     /// The model calls this driver made, with the messages and tools each was shown.

@@ -84,6 +84,7 @@ impl PromptArgs {
 
     /// As [`PromptArgs::prepare`], applying the overrides to an existing session.
     pub fn prepare_in(&self, session: Session) -> anyhow::Result<PreparedPrompt> {
+        register_run_events(&session);
         let defer = match &self.defer {
             None => None,
             Some(text) => Some(
@@ -437,6 +438,16 @@ mod preopen_default_tests {
     }
 }
 
+/// Registers the event types a run dispatches only once something happens (a catalog tool
+/// activated, a sub-agent run), so that a session log or a durable run's stream holding them
+/// replays into a fresh session.
+pub fn register_run_events(session: &Session) {
+    session.register_event::<wink_catalog::CatalogToolsActivated>();
+    session.register_event::<wink_catalog::CatalogNativeSearch>();
+    session.register_event::<wink_agent::SubagentRun>();
+    session.register_event::<wink_agent::SubagentEvent>();
+}
+
 #[cfg(test)]
 mod tests {
     use super::ModelFlags;
@@ -452,6 +463,32 @@ mod tests {
     fn local_options(args: &[&str]) -> Result<super::LocalOptions, clap::Error> {
         let flags = Flags::try_parse_from(std::iter::once("wink").chain(args.iter().copied()))?;
         Ok(flags.model.options(false, false).local)
+    }
+
+    #[test]
+    fn a_prepared_session_replays_the_events_a_run_dispatches_later() {
+        // A worker's takeover replays the run's stream into a freshly prepared session: the
+        // event types dispatched only once something happens must be known to it.
+        let args = super::PromptArgs {
+            file: std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/queue/prompt.json"),
+            params: Some(r#"{"Task": {"objective": "o"}}"#.into()),
+            expand: Vec::new(),
+            summarize: Vec::new(),
+            disclosure: None,
+            name_hidden_tools: None,
+            defer: None,
+        };
+        let prepared = args.prepare_in(wink_session::Session::new()).unwrap();
+        use wink_session::Event;
+        for name in [
+            wink_catalog::CatalogToolsActivated::type_name(),
+            wink_catalog::CatalogNativeSearch::type_name(),
+            wink_agent::SubagentRun::type_name(),
+            wink_agent::SubagentEvent::type_name(),
+        ] {
+            assert!(prepared.session.is_event_type_registered(name), "{name}");
+        }
     }
 
     #[test]

@@ -353,13 +353,9 @@ fn open(args: &RunArgs, settings: &Settings) -> anyhow::Result<Opened> {
     let fsync = wink_store::FsyncPolicy::EveryEvent;
     let (session, mut log) = match &args.session {
         Some(path) if path.exists() => {
-            let (session, log, _report) = wink_store::open_session(path, fsync, |s| {
-                s.register_event::<wink_catalog::CatalogToolsActivated>();
-                s.register_event::<wink_catalog::CatalogNativeSearch>();
-                s.register_event::<wink_agent::SubagentRun>();
-                s.register_event::<wink_agent::SubagentEvent>();
-            })
-            .map_err(|e| usage(format!("--session: {e}")))?;
+            let (session, log, _report) =
+                wink_store::open_session(path, fsync, super::common::register_run_events)
+                    .map_err(|e| usage(format!("--session: {e}")))?;
             (session, Some(log))
         }
         _ => (wink_session::Session::new(), None),
