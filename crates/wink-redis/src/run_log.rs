@@ -46,8 +46,10 @@ impl EventBuffer {
     /// The records buffered so far, as JSON Lines, leaving the buffer empty.
     pub fn take(&self) -> String {
         let lines = std::mem::take(&mut self.lock().lines);
-        // Only serde_json output and ASCII punctuation are written: always UTF-8.
-        String::from_utf8(lines).unwrap_or_default()
+        // Only serde_json output and ASCII punctuation are written: always UTF-8 (and were it
+        // not, the records are kept, not dropped).
+        String::from_utf8(lines)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Buffered> {

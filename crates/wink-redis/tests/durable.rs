@@ -575,3 +575,57 @@ fn the_sections_a_batched_policy_holds_back_survive_a_takeover() {
         assert_eq!(load_run(&second, id).await.unwrap().unwrap().checkpoint.restarts, 1);
     });
 }
+
+#[test]
+fn a_run_left_by_an_earlier_checkpoint_format_starts_again_from_its_first_step() {
+    let Some(server) = server() else { return };
+    current_thread().block_on(async {
+        let lease = Duration::from_secs(30);
+        let mailbox = connect(&server, "worker").await;
+        let id = "run-upgraded";
+        // What a wink before event streams wrote: the whole state under `checkpoint` alone.
+        let client = redis::Client::open(server.url()).unwrap();
+        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+        let _: String = redis::cmd("XADD")
+            .arg("wink:{d}:run:run-upgraded")
+            .arg("*")
+            .arg("checkpoint")
+            .arg(r#"{"steps": 3, "session": {}}"#)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(load_run(&mailbox, id).await.unwrap(), None);
+        assert_eq!(mailbox.claim(id, lease).await.unwrap(), Claim::Acquired);
+        let executed = Arc::new(Mutex::new(Vec::new()));
+        let the_prompt = prompt(executed.clone());
+        let model = script_of(1);
+        let session = Session::new();
+        let end = execute(
+            &mailbox,
+            id,
+            &the_prompt,
+            &session,
+            &model,
+            MainLoopConfig::default(),
+            &RunControl::default(),
+        )
+        .await;
+        assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
+        assert_eq!(*executed.lock().unwrap(), ["c1"]);
+        // The old entry was trimmed by the run's first base.
+        let steps: Vec<(u64, bool)> = mailbox
+            .run_entries(id)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| (e.step, e.base))
+            .collect();
+        assert_eq!(steps, [(1, true), (2, false), (3, false)]);
+        let len: u64 = redis::cmd("XLEN")
+            .arg("wink:{d}:run:run-upgraded")
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(len, 3);
+    });
+}
