@@ -118,11 +118,7 @@ fn call_ids(session: &Session) -> Vec<String> {
 #[test]
 fn a_run_taken_over_resumes_from_its_last_checkpoint() {
     let Some(server) = server() else { return };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    current_thread().block_on(async {
         let lease = Duration::from_secs(30);
         let first: RedisMailbox<String> =
             RedisMailbox::connect(&server.url(), QueueConfig::new("d"))
@@ -243,11 +239,7 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
 #[test]
 fn the_deadline_survives_a_takeover() {
     let Some(server) = server() else { return };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    current_thread().block_on(async {
         let lease = Duration::from_secs(30);
         let mailbox: RedisMailbox<String> =
             RedisMailbox::connect(&server.url(), QueueConfig::new("d"))
