@@ -70,7 +70,7 @@ pub use catalog::{
 pub use defer::{DEFAULT_DEFER_PERCENT, DeferDecision, DeferPolicy};
 pub use error::CatalogError;
 pub use footprint::{Footprint, LineStats, tool_specs_json};
-pub use mcp::{McpServer, ToolList, split_command_line};
+pub use mcp::{McpServer, ToolList, killed_with_this_process, resolve_program, split_command_line};
 pub use record::{
     CatalogFile, ToolRecord, empty_object_schema, load_catalog_file, namespace_key, parse_catalog,
 };

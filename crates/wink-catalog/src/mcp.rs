@@ -382,19 +382,41 @@ fn child_command(
     };
     let resolved = resolve_program(program, cwd)
         .ok_or_else(|| format!("cannot start: `{program}` is not an executable file or on PATH"))?;
-    let mut child = match find_on_path("setpriv") {
-        Some(setpriv) if cfg!(target_os = "linux") => {
-            let mut child = tokio::process::Command::new(setpriv);
-            child.args(["--pdeathsig", "KILL", "--"]).arg(&resolved);
+    let mut child = match killed_with_this_process(&resolved) {
+        Some((wrapper, wrapper_args)) => {
+            let mut child = tokio::process::Command::new(wrapper);
+            child.args(wrapper_args);
             child
         }
-        _ => tokio::process::Command::new(&resolved),
+        None => tokio::process::Command::new(&resolved),
     };
     child.args(args);
     Ok(child)
 }
 
-fn resolve_program(program: &str, cwd: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
+/// How to start `program` (a resolved path) so that it is killed when this process dies, even by
+/// SIGKILL: on Linux, through `setpriv --pdeathsig KILL -- program` (util-linux) when `setpriv`
+/// is on `PATH`; `None` elsewhere (start `program` itself). The signal is sent when the thread
+/// that started it ends, so start it from a thread that waits for it (a command tool's call, an
+/// MCP server's runtime).
+pub fn killed_with_this_process(
+    program: &std::path::Path,
+) -> Option<(std::path::PathBuf, Vec<std::ffi::OsString>)> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let setpriv = find_on_path("setpriv")?;
+    let args = ["--pdeathsig", "KILL", "--"]
+        .into_iter()
+        .map(std::ffi::OsString::from)
+        .chain(std::iter::once(program.as_os_str().to_owned()))
+        .collect();
+    Some((setpriv, args))
+}
+
+/// `program` as the path that would run: found on `PATH` when it has no `/`, else taken
+/// relative to `cwd`; `None` when that is not an executable file.
+pub fn resolve_program(program: &str, cwd: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
     if program.contains('/') {
         let path = std::path::PathBuf::from(program);
         let path = match cwd {

@@ -358,6 +358,36 @@ fn an_interrupted_run_kills_its_running_command_tool() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_command_tool_dies_with_a_killed_run() {
+    // SIGKILL runs no handler: the tool is started through `setpriv --pdeathsig KILL` so that it
+    // does not go on running (and finish unseen) after wink is gone, as under a killed worker.
+    if !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .any(|dir| dir.join("setpriv").is_file())
+    {
+        println!("SKIPPED: setpriv (util-linux) is not installed");
+        return;
+    }
+    let dir = scratch("sigkill");
+    let prompt = acting_prompt(&dir, "echo $$ > tool.pid; exec sleep 60");
+    let model = acting_script(&dir, "never");
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_wink"))
+        .args(["run", &prompt, "--model", &model])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let tool = wait_for_pid(&dir.join("tool.pid"));
+    run.kill().unwrap();
+    let status = run.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
+    assert!(!alive(&tool), "the tool ({tool}) outlived the killed run");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn wait_for_pid(path: &Path) -> String {
     let started = std::time::Instant::now();
     loop {

@@ -100,6 +100,24 @@ enum Ending {
 }
 
 impl CommandHandler {
+    /// The process to start: the program, through `setpriv --pdeathsig KILL` on Linux when both
+    /// can be found, so that a tool still running when wink is killed (SIGKILL, where no handler
+    /// runs) dies with it instead of finishing unseen; else the program itself (whose spawn error
+    /// is then reported as before).
+    fn command(&self) -> Command {
+        let program = self.program.to_string_lossy();
+        let wrapped = wink_catalog::resolve_program(&program, Some(&self.cwd))
+            .and_then(|resolved| wink_catalog::killed_with_this_process(&resolved));
+        match wrapped {
+            Some((wrapper, args)) => {
+                let mut command = Command::new(wrapper);
+                command.args(args);
+                command
+            }
+            None => Command::new(&self.program),
+        }
+    }
+
     /// Run with `params` on stdin. Failures (spawn error, non-zero exit, signal, timeout,
     /// oversized output) come back as failed results whose message says what happened.
     pub fn run(&self, params: &Value) -> ToolResult<Value> {
@@ -111,7 +129,7 @@ impl CommandHandler {
     pub fn run_with_env(&self, params: &Value, extra: &[(&str, String)]) -> ToolResult<Value> {
         wait_while_stopping();
         let marker = next_marker();
-        let mut command = Command::new(&self.program);
+        let mut command = self.command();
         command
             .args(&self.args)
             .current_dir(&self.cwd)
