@@ -119,7 +119,6 @@ fn call_ids(session: &Session) -> Vec<String> {
 fn a_run_taken_over_resumes_from_its_last_checkpoint() {
     let Some(server) = server() else { return };
     current_thread().block_on(async {
-        let lease = Duration::from_secs(30);
         let first: RedisMailbox<String> =
             RedisMailbox::connect(&server.url(), QueueConfig::new("d"))
                 .await
@@ -135,7 +134,7 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
             at: 2,
             stop: control.stop.clone(),
         };
-        assert_eq!(first.claim(id, lease).await.unwrap(), Claim::Acquired);
+        assert_eq!(first.claim(id, LEASE).await.unwrap(), Claim::Acquired);
         let the_prompt = prompt(executed.clone());
         let session = Session::new();
         let run = DurableRun {
@@ -147,7 +146,7 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
         };
         // Stopped after the second model turn was checkpointed.
         let end = run
-            .execute(&first, id, lease, None, &control)
+            .execute(&first, id, LEASE, None, &control)
             .await
             .unwrap();
         assert_eq!(end, DurableEnd::Stopped);
@@ -162,9 +161,9 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
         let deadline = checkpoint.deadline_ms.unwrap();
 
         // The lease is still the first worker's: the second sees it and stops.
-        assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Held);
+        assert_eq!(second.claim(id, LEASE).await.unwrap(), Claim::Held);
         first.release(id).await.unwrap();
-        assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Acquired);
+        assert_eq!(second.claim(id, LEASE).await.unwrap(), Claim::Acquired);
         // The first cannot write checkpoints any more (fenced by the lease).
         let entry = RunEntry {
             step: 4,
@@ -172,12 +171,10 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
             events: String::new(),
             checkpoint: "{}".into(),
         };
-        assert!(!first.checkpoint(id, &entry, lease).await.unwrap());
+        assert!(!first.checkpoint(id, &entry, LEASE).await.unwrap());
         // The stream: the first step is a base, the others hold their step's session events.
-        let entries = first.run_entries(id).await.unwrap();
-        let shape: Vec<(u64, bool, Vec<String>)> = entries.iter().map(entry_shape).collect();
         assert_eq!(
-            shape,
+            stream_shape(&first, id).await,
             [
                 (1, true, vec!["wink.restored".into()]),
                 (2, false, vec!["ToolInvoked".into()]),
@@ -195,7 +192,7 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
             timeout: Some(Duration::from_secs(600)),
         };
         let end = run
-            .execute(&second, id, lease, Some(stored), &RunControl::default())
+            .execute(&second, id, LEASE, Some(stored), &RunControl::default())
             .await
             .unwrap();
         // The session was rebuilt from the stream's events: c1's record came from the first
@@ -240,13 +237,12 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
 fn the_deadline_survives_a_takeover() {
     let Some(server) = server() else { return };
     current_thread().block_on(async {
-        let lease = Duration::from_secs(30);
         let mailbox: RedisMailbox<String> =
             RedisMailbox::connect(&server.url(), QueueConfig::new("d"))
                 .await
                 .unwrap();
         let id = "run-2";
-        assert_eq!(mailbox.claim(id, lease).await.unwrap(), Claim::Acquired);
+        assert_eq!(mailbox.claim(id, LEASE).await.unwrap(), Claim::Acquired);
         let executed = Arc::new(Mutex::new(Vec::new()));
         let the_prompt = prompt(executed);
         let script = ScriptedProvider::from_json(SCRIPT, "script").unwrap();
@@ -266,7 +262,7 @@ fn the_deadline_survives_a_takeover() {
             timeout: Some(Duration::from_millis(300)),
         };
         assert_eq!(
-            run.execute(&mailbox, id, lease, None, &control)
+            run.execute(&mailbox, id, LEASE, None, &control)
                 .await
                 .unwrap(),
             DurableEnd::Stopped
@@ -285,7 +281,7 @@ fn the_deadline_survives_a_takeover() {
             timeout: Some(Duration::from_secs(600)),
         };
         let end = run
-            .execute(&mailbox, id, lease, stored, &RunControl::default())
+            .execute(&mailbox, id, LEASE, stored, &RunControl::default())
             .await
             .unwrap();
         let DurableEnd::Finished { outcome, .. } = end else {
@@ -310,6 +306,9 @@ fn script_of(calls: usize) -> ScriptedProvider {
     ScriptedProvider::from_json(&serde_json::Value::Array(turns).to_string(), "script").unwrap()
 }
 
+/// The lease of every run here.
+const LEASE: Duration = Duration::from_secs(30);
+
 async fn connect(server: &RedisServer, consumer: &str) -> RedisMailbox<String> {
     RedisMailbox::connect(&server.url(), QueueConfig::new("d"))
         .await
@@ -317,7 +316,22 @@ async fn connect(server: &RedisServer, consumer: &str) -> RedisMailbox<String> {
         .with_consumer(consumer)
 }
 
-/// Runs `prompt` on `model` as `mailbox`'s consumer (which must hold the lease), from `stored`.
+/// A plain connection to the server, to change a run's stream behind the workers' backs.
+async fn raw(server: &RedisServer) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(server.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap()
+}
+
+/// The stream key of the run of `id`.
+fn run_key(id: &str) -> String {
+    wink_redis::QueueKeys::new("d").run(id)
+}
+
+/// Runs `prompt` on `model` as `mailbox`'s consumer (which must hold the lease), from what the
+/// run has stored.
 async fn execute(
     mailbox: &RedisMailbox<String>,
     id: &str,
@@ -335,9 +349,82 @@ async fn execute(
         config,
         timeout: None,
     }
-    .execute(mailbox, id, Duration::from_secs(30), stored, control)
+    .execute(mailbox, id, LEASE, stored, control)
     .await
     .unwrap()
+}
+
+/// Claims `id` for `mailbox` and runs `prompt` on `script` from its start, stopping once the
+/// step of the model's `at`-th call is checkpointed.
+async fn run_until_call(
+    mailbox: &RedisMailbox<String>,
+    id: &str,
+    prompt: &Prompt,
+    script: &ScriptedProvider,
+    at: u32,
+    config: MainLoopConfig,
+) {
+    let control = RunControl::default();
+    let model = StopAt {
+        inner: script.replay_from(0),
+        calls: Mutex::new(0),
+        at,
+        stop: control.stop.clone(),
+    };
+    assert_eq!(mailbox.claim(id, LEASE).await.unwrap(), Claim::Acquired);
+    let end = execute(
+        mailbox,
+        id,
+        prompt,
+        &Session::new(),
+        &model,
+        config,
+        &control,
+    )
+    .await;
+    assert_eq!(end, DurableEnd::Stopped);
+}
+
+/// `from` gives the lease of `id` up and `to` takes it.
+async fn hand_over(from: &RedisMailbox<String>, to: &RedisMailbox<String>, id: &str) {
+    from.release(id).await.unwrap();
+    assert_eq!(to.claim(id, LEASE).await.unwrap(), Claim::Acquired);
+}
+
+/// Resumes the run of `id` as `mailbox` into `session`, its model `script` from turn `turn`,
+/// and runs it to the end.
+async fn finish(
+    mailbox: &RedisMailbox<String>,
+    id: &str,
+    prompt: &Prompt,
+    session: &Session,
+    script: &ScriptedProvider,
+    turn: usize,
+    config: MainLoopConfig,
+) {
+    let model = script.replay_from(turn);
+    let end = execute(
+        mailbox,
+        id,
+        prompt,
+        session,
+        &model,
+        config,
+        &RunControl::default(),
+    )
+    .await;
+    assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
+}
+
+/// [`entry_shape`] of every entry of the run of `id`.
+async fn stream_shape(mailbox: &RedisMailbox<String>, id: &str) -> Vec<(u64, bool, Vec<String>)> {
+    mailbox
+        .run_entries(id)
+        .await
+        .unwrap()
+        .iter()
+        .map(entry_shape)
+        .collect()
 }
 
 fn current_thread() -> tokio::runtime::Runtime {
@@ -351,7 +438,6 @@ fn current_thread() -> tokio::runtime::Runtime {
 fn a_long_run_keeps_a_base_every_eight_steps_and_only_what_follows_it() {
     let Some(server) = server() else { return };
     current_thread().block_on(async {
-        let lease = Duration::from_secs(30);
         let (first, second) = (
             connect(&server, "first").await,
             connect(&server, "second").await,
@@ -360,37 +446,11 @@ fn a_long_run_keeps_a_base_every_eight_steps_and_only_what_follows_it() {
         let executed = Arc::new(Mutex::new(Vec::new()));
         let the_prompt = prompt(executed.clone());
         let script = script_of(6);
-        let control = RunControl::default();
-        // Stopped after the sixth model turn: step 11.
-        let model = StopAt {
-            inner: script.replay_from(0),
-            calls: Mutex::new(0),
-            at: 6,
-            stop: control.stop.clone(),
-        };
-        assert_eq!(first.claim(id, lease).await.unwrap(), Claim::Acquired);
-        let session = Session::new();
         let config = MainLoopConfig::default();
-        let end = execute(
-            &first,
-            id,
-            &the_prompt,
-            &session,
-            &model,
-            config.clone(),
-            &control,
-        )
-        .await;
-        assert_eq!(end, DurableEnd::Stopped);
-        let shape: Vec<(u64, bool, Vec<String>)> = first
-            .run_entries(id)
-            .await
-            .unwrap()
-            .iter()
-            .map(entry_shape)
-            .collect();
+        // Stopped after the sixth model turn: step 11.
+        run_until_call(&first, id, &the_prompt, &script, 6, config.clone()).await;
         assert_eq!(
-            shape,
+            stream_shape(&first, id).await,
             [
                 (8, true, vec!["wink.restored".into()]),
                 (9, false, vec![]),
@@ -398,21 +458,9 @@ fn a_long_run_keeps_a_base_every_eight_steps_and_only_what_follows_it() {
                 (11, false, vec![]),
             ]
         );
-        first.release(id).await.unwrap();
-        assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Acquired);
+        hand_over(&first, &second, id).await;
         let session = Session::new();
-        let resumed = script.replay_from(6);
-        let end = execute(
-            &second,
-            id,
-            &the_prompt,
-            &session,
-            &resumed,
-            config,
-            &RunControl::default(),
-        )
-        .await;
-        assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
+        finish(&second, id, &the_prompt, &session, &script, 6, config).await;
         // Every call ran once; the resumed session holds all six (five from the base and the
         // entries after it, the sixth from this worker).
         let ran: Vec<String> = (1..=6).map(|n| format!("c{n}")).collect();
@@ -425,7 +473,6 @@ fn a_long_run_keeps_a_base_every_eight_steps_and_only_what_follows_it() {
 fn a_gap_left_by_lost_writes_is_resumed_from_before_it_and_a_base_written() {
     let Some(server) = server() else { return };
     current_thread().block_on(async {
-        let lease = Duration::from_secs(30);
         let (first, second) = (
             connect(&server, "first").await,
             connect(&server, "second").await,
@@ -434,32 +481,13 @@ fn a_gap_left_by_lost_writes_is_resumed_from_before_it_and_a_base_written() {
         let executed = Arc::new(Mutex::new(Vec::new()));
         let the_prompt = prompt(executed.clone());
         let script = script_of(2);
-        let control = RunControl::default();
-        let model = StopAt {
-            inner: script.replay_from(0),
-            calls: Mutex::new(0),
-            at: 2,
-            stop: control.stop.clone(),
-        };
-        assert_eq!(first.claim(id, lease).await.unwrap(), Claim::Acquired);
         let config = MainLoopConfig::default();
-        let end = execute(
-            &first,
-            id,
-            &the_prompt,
-            &Session::new(),
-            &model,
-            config.clone(),
-            &control,
-        )
-        .await;
-        assert_eq!(end, DurableEnd::Stopped);
+        run_until_call(&first, id, &the_prompt, &script, 2, config.clone()).await;
         // Step 2 (c1's outcome) is lost, as in a fail-over that lost writes while the worker
         // went on to write step 3.
-        let client = redis::Client::open(server.url()).unwrap();
-        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+        let mut conn = raw(&server).await;
         let ids: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
-            .arg("wink:{d}:run:run-gap")
+            .arg(run_key(id))
             .arg("-")
             .arg("+")
             .query_async(&mut conn)
@@ -467,7 +495,7 @@ fn a_gap_left_by_lost_writes_is_resumed_from_before_it_and_a_base_written() {
             .unwrap();
         assert_eq!(ids.len(), 3);
         let _: u64 = redis::cmd("XDEL")
-            .arg("wink:{d}:run:run-gap")
+            .arg(run_key(id))
             .arg(&ids[1].0)
             .query_async(&mut conn)
             .await
@@ -477,32 +505,14 @@ fn a_gap_left_by_lost_writes_is_resumed_from_before_it_and_a_base_written() {
         assert_eq!(stored.checkpoint.steps, 1);
         assert_eq!(stored.checkpoint.spent.model_calls, 1);
 
-        first.release(id).await.unwrap();
-        assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Acquired);
+        hand_over(&first, &second, id).await;
         let session = Session::new();
-        let resumed = script.replay_from(1);
-        let end = execute(
-            &second,
-            id,
-            &the_prompt,
-            &session,
-            &resumed,
-            config,
-            &RunControl::default(),
-        )
-        .await;
-        assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
+        finish(&second, id, &the_prompt, &session, &script, 1, config).await;
         // c1 ran again (its outcome was lost: inside the documented window), once in the
         // session; the stream now starts with the second worker's base.
         assert_eq!(*executed.lock().unwrap(), ["c1", "c1", "c2"]);
         assert_eq!(call_ids(&session), ["c1", "c2"]);
-        let shape: Vec<(u64, bool, Vec<String>)> = second
-            .run_entries(id)
-            .await
-            .unwrap()
-            .iter()
-            .map(entry_shape)
-            .collect();
+        let shape = stream_shape(&second, id).await;
         assert_eq!(shape[0], (2, true, vec!["wink.restored".into()]));
         assert_eq!(shape.iter().map(|s| s.0).collect::<Vec<_>>(), [2, 3, 4, 5]);
     });
@@ -512,7 +522,6 @@ fn a_gap_left_by_lost_writes_is_resumed_from_before_it_and_a_base_written() {
 fn the_sections_a_batched_policy_holds_back_survive_a_takeover() {
     let Some(server) = server() else { return };
     current_thread().block_on(async {
-        let lease = Duration::from_secs(30);
         let (first, second) = (connect(&server, "first").await, connect(&server, "second").await);
         let id = "run-held";
         let template = PromptTemplate::builder("demo", "held")
@@ -522,39 +531,22 @@ fn the_sections_a_batched_policy_holds_back_survive_a_takeover() {
             .build()
             .unwrap();
         let the_prompt = Prompt::new(template);
-        let script = ScriptedProvider::from_json(
-            &json!([
-                {"tool_calls": [{"id": "c1", "name": "open_sections", "arguments": {"section_keys": ["a"], "reason": "r"}}]},
-                {"tool_calls": [{"id": "c2", "name": "open_sections", "arguments": {"section_keys": ["b"], "reason": "r"}}]},
-                {"text": "ok"}
-            ])
-            .to_string(),
-            "script",
-        )
-        .unwrap();
+        let open = |id: &str, key: &str| {
+            json!({"tool_calls": [{"id": id, "name": "open_sections", "arguments": {"section_keys": [key], "reason": "r"}}]})
+        };
+        let turns = json!([open("c1", "a"), open("c2", "b"), {"text": "ok"}]);
+        let script = ScriptedProvider::from_json(&turns.to_string(), "script").unwrap();
         let config = MainLoopConfig {
             policy: wink_agent::ExpansionPolicy::Batched { size: 2 },
             ..MainLoopConfig::default()
         };
-        let control = RunControl::default();
-        let model = StopAt {
-            inner: script.replay_from(0),
-            calls: Mutex::new(0),
-            at: 2,
-            stop: control.stop.clone(),
-        };
-        assert_eq!(first.claim(id, lease).await.unwrap(), Claim::Acquired);
-        let end = execute(&first, id, &the_prompt, &Session::new(), &model, config.clone(), &control).await;
-        assert_eq!(end, DurableEnd::Stopped);
+        run_until_call(&first, id, &the_prompt, &script, 2, config.clone()).await;
         let stored = load_run(&first, id).await.unwrap().unwrap();
         assert_eq!(stored.checkpoint.held, [wink_session::SectionPath::root("a")]);
 
-        first.release(id).await.unwrap();
-        assert_eq!(second.claim(id, lease).await.unwrap(), Claim::Acquired);
+        hand_over(&first, &second, id).await;
         let session = Session::new();
-        let resumed = script.replay_from(2);
-        let end = execute(&second, id, &the_prompt, &session, &resumed, config, &RunControl::default()).await;
-        assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
+        finish(&second, id, &the_prompt, &session, &script, 2, config).await;
         // The second request made the batch of two: both sections opened in one restart.
         let overrides = session.visibility_overrides();
         for key in ["a", "b"] {
@@ -564,7 +556,8 @@ fn the_sections_a_batched_policy_holds_back_survive_a_takeover() {
                 "{key}"
             );
         }
-        assert_eq!(load_run(&second, id).await.unwrap().unwrap().checkpoint.restarts, 1);
+        let last = load_run(&second, id).await.unwrap().unwrap();
+        assert_eq!(last.checkpoint.restarts, 1);
     });
 }
 
@@ -572,14 +565,12 @@ fn the_sections_a_batched_policy_holds_back_survive_a_takeover() {
 fn a_run_left_by_an_earlier_checkpoint_format_starts_again_from_its_first_step() {
     let Some(server) = server() else { return };
     current_thread().block_on(async {
-        let lease = Duration::from_secs(30);
         let mailbox = connect(&server, "worker").await;
         let id = "run-upgraded";
         // What a wink before event streams wrote: the whole state under `checkpoint` alone.
-        let client = redis::Client::open(server.url()).unwrap();
-        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+        let mut conn = raw(&server).await;
         let _: String = redis::cmd("XADD")
-            .arg("wink:{d}:run:run-upgraded")
+            .arg(run_key(id))
             .arg("*")
             .arg("checkpoint")
             .arg(r#"{"steps": 3, "session": {}}"#)
@@ -587,22 +578,20 @@ fn a_run_left_by_an_earlier_checkpoint_format_starts_again_from_its_first_step()
             .await
             .unwrap();
         assert_eq!(load_run(&mailbox, id).await.unwrap(), None);
-        assert_eq!(mailbox.claim(id, lease).await.unwrap(), Claim::Acquired);
+        assert_eq!(mailbox.claim(id, LEASE).await.unwrap(), Claim::Acquired);
         let executed = Arc::new(Mutex::new(Vec::new()));
         let the_prompt = prompt(executed.clone());
-        let model = script_of(1);
-        let session = Session::new();
-        let end = execute(
+        let config = MainLoopConfig::default();
+        finish(
             &mailbox,
             id,
             &the_prompt,
-            &session,
-            &model,
-            MainLoopConfig::default(),
-            &RunControl::default(),
+            &Session::new(),
+            &script_of(1),
+            0,
+            config,
         )
         .await;
-        assert!(matches!(end, DurableEnd::Finished { .. }), "{end:?}");
         assert_eq!(*executed.lock().unwrap(), ["c1"]);
         // The old entry was trimmed by the run's first base.
         let steps: Vec<(u64, bool)> = mailbox
@@ -614,7 +603,7 @@ fn a_run_left_by_an_earlier_checkpoint_format_starts_again_from_its_first_step()
             .collect();
         assert_eq!(steps, [(1, true), (2, false), (3, false)]);
         let len: u64 = redis::cmd("XLEN")
-            .arg("wink:{d}:run:run-upgraded")
+            .arg(run_key(id))
             .query_async(&mut conn)
             .await
             .unwrap();
