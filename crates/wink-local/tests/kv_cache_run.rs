@@ -1,8 +1,10 @@
 //! A disclosure run on the real Qwen2.5-Coder-0.5B model through [`LocalAdapter`]: the conversation grows
 //! as the agent loop grows it (a `read_section` call, its result disclosing `add`, the `add` call, its
 //! result, the answer), and every call takes from the KV cache everything the previous call prefilled and
-//! decoded, but at most 16 tokens at the turn boundary, when tool calls are written back verbatim
-//! ([`CallWriteBack::Verbatim`]); written canonically (the default), the previous prompt.
+//! decoded, but at most 16 tokens at the turn boundary: by default, because calls are decoded in the chat
+//! template's own form ([`CallForm::Template`]), so the canonical write-back is what was generated; and when
+//! tool calls are written back verbatim ([`CallWriteBack::Verbatim`]). Calls decoded in any form
+//! ([`CallForm::Any`]) and written back canonically take only the previous prompt.
 //!
 //! Like `real_model.rs`, the model is found at `$WINK_TEST_MODEL` or in the default cache, and
 //! `WINK_SKIP_REAL_MODEL=1` skips the test.
@@ -13,7 +15,8 @@ use std::path::PathBuf;
 use serde_json::json;
 use wink_core::{ToolArguments, block_on};
 use wink_local::{
-    CallWriteBack, LocalAdapter, LocalModelConfig, ModelChoice, default_cache_dir, model_path,
+    CallForm, CallWriteBack, LocalAdapter, LocalModelConfig, ModelChoice, default_cache_dir,
+    model_path,
 };
 use wink_model::{
     DeferredTool, Message, ModelRequest, ModelTurn, ProviderAdapter, ToolAddition, ToolChoice,
@@ -104,12 +107,13 @@ fn assert_cached(previous: TokenUsage, next: TokenUsage, output_counts: bool) {
 
 /// The three calls of a disclosure run (read_section, add, the answer) and their usage, then one
 /// more call after the cache was forgotten.
-fn disclosure_run(write_back: CallWriteBack) -> Option<[TokenUsage; 4]> {
+fn disclosure_run(write_back: CallWriteBack, call_form: CallForm) -> Option<[TokenUsage; 4]> {
     let path = model_file()?;
     let config = LocalModelConfig {
         context_size: 4096,
         max_tokens: 48,
         call_write_back: write_back,
+        call_form,
         ..LocalModelConfig::default()
     };
     let adapter = LocalAdapter::load(&path, config).unwrap();
@@ -160,12 +164,25 @@ fn disclosure_run(write_back: CallWriteBack) -> Option<[TokenUsage; 4]> {
     Some([first_usage, second_usage, third_usage, cold])
 }
 
-/// Canonical write-back (the default): the tool-call turn is written in the template's form, so
-/// the previous prompt comes from the cache and the call the model wrote differently (a fenced
-/// block) is evaluated again.
+/// The defaults: calls decoded in the template's form and written back canonically, so each call
+/// takes everything the previous call prefilled and decoded from the cache, but at most 16 tokens.
 #[test]
-fn each_call_takes_the_previous_prompt_from_the_kv_cache() {
-    let Some([first, second, third, _]) = disclosure_run(CallWriteBack::Canonical) else {
+fn each_call_takes_the_previous_prompt_and_output_from_the_kv_cache() {
+    let Some([first, second, third, _]) =
+        disclosure_run(CallWriteBack::Canonical, CallForm::Template)
+    else {
+        return;
+    };
+    assert_cached(first, second, true);
+    assert_cached(second, third, true);
+}
+
+/// Calls decoded in any form and written back canonically: the previous prompt comes from the
+/// cache, and the call the model wrote differently (a fenced block) is evaluated again.
+#[test]
+fn calls_in_any_form_take_the_previous_prompt_from_the_kv_cache() {
+    let Some([first, second, third, _]) = disclosure_run(CallWriteBack::Canonical, CallForm::Any)
+    else {
         return;
     };
     assert_cached(first, second, false);
@@ -176,7 +193,8 @@ fn each_call_takes_the_previous_prompt_from_the_kv_cache() {
 /// the previous call prefilled and decoded from the cache, but at most 16 tokens at the boundary.
 #[test]
 fn verbatim_calls_take_the_previous_prompt_and_output_from_the_kv_cache() {
-    let Some([first, second, third, _]) = disclosure_run(CallWriteBack::Verbatim) else {
+    let Some([first, second, third, _]) = disclosure_run(CallWriteBack::Verbatim, CallForm::Any)
+    else {
         return;
     };
     assert_cached(first, second, true);

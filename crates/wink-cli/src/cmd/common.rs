@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::{Map, Value};
 use wink_core::{DisclosureMode, Prompt, PromptTemplate, SectionPath, SectionVisibility};
-use wink_local::CallWriteBack;
+use wink_local::{CallForm, CallWriteBack};
 use wink_promptfile::LoadedPrompt;
 use wink_session::{Session, SetVisibilityOverride};
 
@@ -214,6 +214,12 @@ pub struct ModelFlags {
     /// verbatim (exactly as generated, so every call continues the KV cache).
     #[arg(long, value_name = "FORM", default_value = "canonical", value_parser = ["canonical", "verbatim"])]
     pub call_write_back: String,
+    /// Local model: how it may write a tool call: template (exactly the chat template's
+    /// `<tool_call>` form, a fenced or bare call steered into it; the default, so a call
+    /// written back needs no evaluating again) or any (a `<tool_call>` block, a ```json fence
+    /// or a bare object, any JSON spacing).
+    #[arg(long, value_name = "FORM", default_value = "template", value_parser = ["template", "any"])]
+    pub call_form: String,
     /// Threads for the local model (default: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -262,6 +268,10 @@ impl ModelFlags {
                 call_write_back: match self.call_write_back.as_str() {
                     "verbatim" => CallWriteBack::Verbatim,
                     _ => CallWriteBack::Canonical,
+                },
+                call_form: match self.call_form.as_str() {
+                    "any" => CallForm::Any,
+                    _ => CallForm::Template,
                 },
                 context_size: self.context_size.map(local_context_size),
             },
@@ -452,7 +462,7 @@ pub fn register_run_events(session: &Session) {
 mod tests {
     use super::ModelFlags;
     use clap::Parser;
-    use wink_local::CallWriteBack;
+    use wink_local::{CallForm, CallWriteBack};
 
     #[derive(Debug, Parser)]
     struct Flags {
@@ -508,6 +518,22 @@ mod tests {
         assert!(
             text.contains("invalid value 'raw' for '--call-write-back <FORM>'")
                 && text.contains("[possible values: canonical, verbatim]"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn tool_calls_take_the_template_form_unless_asked_for_any() {
+        let form = |args: &[&str]| local_options(args).unwrap().call_form;
+        assert_eq!(form(&[]), CallForm::Template);
+        assert_eq!(form(&["--call-form", "template"]), CallForm::Template);
+        assert_eq!(form(&["--call-form", "any"]), CallForm::Any);
+        let text = local_options(&["--call-form", "fenced"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("invalid value 'fenced' for '--call-form <FORM>'")
+                && text.contains("[possible values: template, any]"),
             "{text}"
         );
     }

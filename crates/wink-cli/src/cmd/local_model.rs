@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use wink_agent::ProviderAdapter;
-use wink_local::{CallWriteBack, FetchProgress, LocalAdapter, LocalModelConfig, ModelChoice};
+use wink_local::{
+    CallForm, CallWriteBack, FetchProgress, LocalAdapter, LocalModelConfig, ModelChoice,
+};
 
 use crate::exit::usage;
 
@@ -125,6 +127,8 @@ pub struct LocalOptions {
     pub no_call_repair: bool,
     /// How the model's tool calls are written into later prompts (`--call-write-back`).
     pub call_write_back: CallWriteBack,
+    /// How the model may write a tool call (`--call-form`).
+    pub call_form: CallForm,
     /// Context window in tokens (`None`: the adapter's default).
     pub context_size: Option<u32>,
 }
@@ -148,6 +152,7 @@ pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn Prov
     }
     config.reuse_prefix = !options.no_prefix_cache;
     config.call_write_back = options.call_write_back;
+    config.call_form = options.call_form;
     if let Some(size) = options.context_size {
         config.context_size = size;
     }

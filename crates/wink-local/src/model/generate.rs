@@ -9,7 +9,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
-use super::sampler::TokenPicker;
+use super::sampler::{CallSteer, TokenPicker};
 use super::stream::TextStreamer;
 use super::{GenerationControl, to_i32};
 use crate::completion::{LocalTimings, LocalUsage};
@@ -21,7 +21,18 @@ pub(super) struct GenerationSettings {
     pub(super) temperature: f32,
     pub(super) seed: u32,
     pub(super) reuse_prefix: bool,
+    /// Keep the tokens the model generated where their text continues the prompt, even when tokenizing
+    /// that text afresh splits it differently (verbatim write-back); otherwise the prompt is tokenized
+    /// afresh and only the common token prefix is reused.
+    pub(super) keep_generated_tokens: bool,
     pub(super) batch_size: u32,
+}
+
+/// What constrains the generated tokens: the turn's grammar, and the steering of its first token.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Decoding<'a> {
+    pub(super) grammar: Option<&'a str>,
+    pub(super) steer: Option<CallSteer<'a>>,
 }
 
 #[derive(Debug)]
@@ -45,11 +56,11 @@ pub(super) fn generate(
     context: &mut LlamaContext<'_>,
     cached: &mut Vec<LlamaToken>,
     prompt: &str,
-    grammar: Option<&str>,
+    decoding: Decoding<'_>,
     settings: &GenerationSettings,
     control: &mut GenerationControl<'_>,
 ) -> Result<Generation, LocalError> {
-    let prompt_tokens = if settings.reuse_prefix {
+    let prompt_tokens = if settings.reuse_prefix && settings.keep_generated_tokens {
         tokens_continuing_cache(model, cached, prompt)
     } else {
         model.vocab().tokenize(prompt.as_bytes(), true, true)
@@ -66,7 +77,7 @@ pub(super) fn generate(
         .unwrap_or(usize::MAX)
         .min(context_len - prompt_tokens.len());
 
-    let mut picker = TokenPicker::new(model, grammar, settings)?;
+    let mut picker = TokenPicker::new(model, decoding.grammar, decoding.steer, settings)?;
 
     // Keep the longest common prefix (always re-evaluating at least the last prompt token, whose logits
     // start the generation) and drop the rest of the cache.

@@ -15,7 +15,7 @@ mod written;
 
 use crate::completion::{DecodingConstraint, LocalCompletion, callable_tools};
 use crate::error::LocalError;
-use crate::grammar::turn_grammar;
+use crate::grammar::{CallForm, turn_grammar_in};
 use crate::parse::parse_tool_calls;
 use crate::template::{ChatTemplate, PromptTurn, TemplateFamily, prompt_turns};
 use llama_cpp_2::context::LlamaContext;
@@ -31,7 +31,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use wink_core::ToolCall;
 use wink_model::{Message, ModelRequest, ToolSpec};
 
-use generate::{Generation, GenerationSettings, generate};
+use generate::{Decoding, Generation, GenerationSettings, generate};
+use sampler::{CallSteer, other_call_openings};
 use weights::{backend, check_gguf, shared_weights};
 use written::WrittenTurns;
 
@@ -59,11 +60,17 @@ pub struct LocalModelConfig {
     /// How the model's own tool-call turns are written into later prompts (default
     /// [`CallWriteBack::Canonical`]).
     pub call_write_back: CallWriteBack,
+    /// How constrained decoding lets the model write a tool call (default [`CallForm::Template`]: in the
+    /// chat template's own form, so the call needs no evaluating again when it is written back).
+    pub call_form: CallForm,
 }
 
 /// How a tool-call turn the model generated is written into the prompts of later calls.
 ///
-/// Measured on Qwen2.5-Coder-1.5B (`bench/eval` calc and shop files, greedy): the model writes
+/// Under the default [`CallForm::Template`] the model generates exactly the canonical text, and
+/// the two differ only in the cache: canonical tokenizes the prompt afresh (a few tokens at the turn
+/// boundary are evaluated again), verbatim keeps the generated tokens. With [`CallForm::Any`],
+/// measured on Qwen2.5-Coder-1.5B (`bench/eval` calc and shop files, greedy): the model writes
 /// most calls as a pretty-printed object in a ```json fence. Written back canonically, every call
 /// after a tool call evaluates that call's tokens again (12–50); written back verbatim, none, but
 /// the model, seeing its fenced calls above the results, repeats calls more often and passes fewer
@@ -91,6 +98,7 @@ impl Default for LocalModelConfig {
             constrained_decoding: true,
             batch_size: 512,
             call_write_back: CallWriteBack::Canonical,
+            call_form: CallForm::Template,
         }
     }
 }
@@ -159,6 +167,9 @@ pub struct LocalModel {
     next_call_id: u64,
     /// Recent tool-call turns as generated, written back so the next prompt continues the cache.
     written: WrittenTurns,
+    /// What steers a call into the template's form ([`CallForm::Template`]): the first token of
+    /// `<tool_call>` and the tokens that open a call otherwise, found on first use.
+    call_openings: Option<(LlamaToken, Vec<LlamaToken>)>,
 }
 
 impl fmt::Debug for LocalModel {
@@ -251,6 +262,7 @@ impl LocalModel {
             cached: Vec::new(),
             next_call_id: 0,
             written: WrittenTurns::default(),
+            call_openings: None,
         })
     }
 
@@ -377,10 +389,32 @@ impl LocalModel {
             _ => {}
         }
         let grammar = if self.config.constrained_decoding {
-            turn_grammar(constraint, &callable)?
+            turn_grammar_in(constraint, &callable, self.config.call_form)?
         } else {
             None
         };
+        let may_call = grammar.is_some()
+            && self.config.call_form == CallForm::Template
+            && !matches!(
+                constraint,
+                DecodingConstraint::FinalAnswer | DecodingConstraint::JsonSchema(_)
+            );
+        if may_call && self.call_openings.is_none() {
+            let model = self.engine.borrow_owner();
+            self.call_openings = model
+                .vocab()
+                .tokenize(b"<tool_call>", false, true)
+                .first()
+                .map(|opening| (*opening, other_call_openings(model)));
+        }
+        let steer = self
+            .call_openings
+            .as_ref()
+            .filter(|_| may_call)
+            .map(|(opening, others)| CallSteer {
+                opening: *opening,
+                other_openings: others,
+            });
         let prompt = match self.written_back(request) {
             Some(as_written) => self.render_prompt(&as_written)?,
             None => self.render_prompt(request)?,
@@ -391,6 +425,7 @@ impl LocalModel {
             temperature: self.config.temperature,
             seed: self.config.seed,
             reuse_prefix: self.config.reuse_prefix,
+            keep_generated_tokens: self.config.call_write_back == CallWriteBack::Verbatim,
             batch_size: self.config.batch_size.max(1),
         };
         let cached = &mut self.cached;
@@ -400,7 +435,10 @@ impl LocalModel {
                 context,
                 cached,
                 &prompt,
-                grammar.as_deref(),
+                Decoding {
+                    grammar: grammar.as_deref(),
+                    steer,
+                },
                 &settings,
                 &mut control,
             )

@@ -10,6 +10,36 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use super::generate::{GenerationSettings, decode_error};
 use crate::error::LocalError;
 
+/// Steers the first token of a turn whose grammar admits only the `<tool_call>` opening
+/// ([`crate::CallForm::Template`]): when the model would open a call another way (a ```json fence, a bare
+/// object), the turn opens with `<tool_call>` instead. Whether the turn is a call stays the model's choice.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CallSteer<'a> {
+    /// The first token of `<tool_call>`.
+    pub(super) opening: LlamaToken,
+    /// Tokens that open a call in another form, sorted.
+    pub(super) other_openings: &'a [LlamaToken],
+}
+
+/// The tokens whose text opens a tool call other than with `<tool_call>`: a prefix of "```json\n" (or
+/// "```json" followed by whitespace), or text starting with `{`. Sorted.
+pub(super) fn other_call_openings(model: &LlamaModel) -> Vec<LlamaToken> {
+    const FENCE: &[u8] = b"```json\n";
+    let vocab = model.vocab();
+    (0..vocab.n_tokens())
+        .map(LlamaToken)
+        .filter(|token| {
+            let piece = vocab.token_to_piece(*token, true, None);
+            let fence = !piece.is_empty()
+                && (FENCE.starts_with(&piece)
+                    || piece
+                        .strip_prefix(b"```json".as_slice())
+                        .is_some_and(|rest| rest.iter().all(u8::is_ascii_whitespace)));
+            fence || piece.first() == Some(&b'{')
+        })
+        .collect()
+}
+
 /// Chooses each next token: greedy or sampled, filtered by the grammar when there is one.
 ///
 /// The grammar is checked against the proposed token first and applied to the whole vocabulary only when
@@ -18,12 +48,15 @@ pub(super) struct TokenPicker<'model> {
     model: &'model LlamaModel,
     grammar: Option<LlamaSampler>,
     random: Option<LlamaSampler>,
+    /// Applied to the first token only, then dropped.
+    steer: Option<CallSteer<'model>>,
 }
 
 impl<'model> TokenPicker<'model> {
     pub(super) fn new(
         model: &'model LlamaModel,
         grammar: Option<&str>,
+        steer: Option<CallSteer<'model>>,
         settings: &GenerationSettings,
     ) -> Result<Self, LocalError> {
         let grammar = grammar
@@ -42,6 +75,7 @@ impl<'model> TokenPicker<'model> {
         });
         Ok(Self {
             model,
+            steer: steer.filter(|_| grammar.is_some()),
             grammar,
             random,
         })
@@ -107,14 +141,28 @@ impl<'model> TokenPicker<'model> {
             .data
             .first()
             .is_some_and(|candidate| candidate.logit().is_finite());
+        let steer = self.steer.take();
         let token = if accepted {
             proposal.id()
+        } else if let Some(steer) = steer.filter(|steer| opens_a_call(steer, proposal.id())) {
+            steer.opening
         } else {
             let mut allowed = context.token_data_array_ith(logits_index);
             grammar.apply(&mut allowed);
-            self.choose(&mut allowed)
-                .ok_or_else(|| decode_error("generating", "the grammar allows no next token"))?
-                .id()
+            let best = self
+                .choose(&mut allowed)
+                .ok_or_else(|| decode_error("generating", "the grammar allows no next token"))?;
+            // Greedy: a rejected proposal that opens nothing (a newline, a space) hands the choice to the
+            // best allowed token, unless a call opening the grammar rejects scores higher.
+            match steer.filter(|_| self.random.is_none()) {
+                Some(steer)
+                    if best_logit(context, logits_index, steer.other_openings)
+                        .is_some_and(|logit| logit > best.logit()) =>
+                {
+                    steer.opening
+                }
+                _ => best.id(),
+            }
         };
         // End-of-generation tokens are never accepted: generation stops there, and llama.cpp's grammar
         // aborts the process if an end token is accepted while the grammar is incomplete.
@@ -127,4 +175,19 @@ impl<'model> TokenPicker<'model> {
         }
         Ok(token)
     }
+}
+
+fn opens_a_call(steer: &CallSteer<'_>, token: LlamaToken) -> bool {
+    steer.other_openings.binary_search(&token).is_ok()
+}
+
+/// The highest finite logit among `tokens`.
+fn best_logit(context: &LlamaContext<'_>, logits_index: i32, tokens: &[LlamaToken]) -> Option<f32> {
+    let logits = context.get_logits_ith(logits_index);
+    tokens
+        .iter()
+        .filter_map(|token| usize::try_from(token.0).ok().and_then(|i| logits.get(i)))
+        .copied()
+        .filter(|logit| logit.is_finite())
+        .max_by(f32::total_cmp)
 }
