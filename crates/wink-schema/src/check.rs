@@ -10,6 +10,7 @@
 //! assert!(wink_schema::check_schema(&json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string", "pattern": "^[a-z]+$"}}})).is_ok());
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -65,7 +66,22 @@ const MAPS: [&str; 5] = [
     "dependentSchemas",
 ];
 
-fn check(root: &Value, node: &Value, path: &mut Vec<String>) -> Result<(), SchemaProblem> {
+/// The key path to the node being checked: the schema's own keys, borrowed (issue 22: every
+/// tool's schema is checked when a prompt file is loaded).
+type KeyPath<'s> = Vec<Cow<'s, str>>;
+
+/// `map[name]`: small maps (most schema objects) are scanned rather than hashed.
+fn keyword<'s>(map: &'s Map<String, Value>, name: &str) -> Option<&'s Value> {
+    if map.len() <= 8 {
+        map.iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value)
+    } else {
+        map.get(name)
+    }
+}
+
+fn check<'s>(root: &Value, node: &'s Value, path: &mut KeyPath<'s>) -> Result<(), SchemaProblem> {
     let map = match node {
         Value::Bool(_) => return Ok(()),
         Value::Object(map) => map,
@@ -73,14 +89,14 @@ fn check(root: &Value, node: &Value, path: &mut Vec<String>) -> Result<(), Schem
     };
     check_keywords(root, map, path)?;
     for (key, value) in map {
-        path.push(key.clone());
+        path.push(Cow::Borrowed(key));
         let result = match (key.as_str(), value) {
             (k, Value::Object(_) | Value::Bool(_)) if SINGLE.contains(&k) => {
                 check(root, value, path)
             }
             (k, Value::Array(items)) if LISTS.contains(&k) => {
                 items.iter().enumerate().try_for_each(|(index, item)| {
-                    path.push(index.to_string());
+                    path.push(Cow::Owned(index.to_string()));
                     let result = check(root, item, path);
                     path.pop();
                     result
@@ -91,7 +107,7 @@ fn check(root: &Value, node: &Value, path: &mut Vec<String>) -> Result<(), Schem
                     if k == "patternProperties" {
                         check_regex(name).map_err(|m| problem(path, &m))?;
                     }
-                    path.push(name.clone());
+                    path.push(Cow::Borrowed(name));
                     let result = check(root, member, path);
                     path.pop();
                     result
@@ -105,18 +121,18 @@ fn check(root: &Value, node: &Value, path: &mut Vec<String>) -> Result<(), Schem
     Ok(())
 }
 
-fn check_keywords(
+fn check_keywords<'s>(
     root: &Value,
     map: &Map<String, Value>,
-    path: &mut Vec<String>,
+    path: &mut KeyPath<'s>,
 ) -> Result<(), SchemaProblem> {
-    let mut at = |key: &str, message: String| {
-        path.push(key.to_owned());
+    let mut at = |key: &'static str, message: String| {
+        path.push(Cow::Borrowed(key));
         let found = problem(path, &message);
         path.pop();
         found
     };
-    if let Some(declared) = map.get("type") {
+    if let Some(declared) = keyword(map, "type") {
         let names: Vec<&Value> = match declared {
             Value::Array(names) => names.iter().collect(),
             other => vec![other],
@@ -141,7 +157,7 @@ fn check_keywords(
             }
         }
     }
-    if let Some(reference) = map.get("$ref") {
+    if let Some(reference) = keyword(map, "$ref") {
         match reference.as_str() {
             Some(text) if resolve_ref(root, text).is_some() => {}
             Some(text) => {
@@ -153,13 +169,13 @@ fn check_keywords(
             None => return Err(at("$ref", "$ref must be a string".to_owned())),
         }
     }
-    if let Some(pattern) = map.get("pattern") {
+    if let Some(pattern) = keyword(map, "pattern") {
         match pattern.as_str() {
             Some(text) => check_regex(text).map_err(|message| at("pattern", message))?,
             None => return Err(at("pattern", "pattern must be a string".to_owned())),
         }
     }
-    if let Some(Value::Array(values)) = map.get("enum")
+    if let Some(Value::Array(values)) = keyword(map, "enum")
         && values.is_empty()
     {
         return Err(at(
@@ -167,11 +183,11 @@ fn check_keywords(
             "enum has no values, so no value can satisfy the schema".to_owned(),
         ));
     }
-    if map.get("additionalProperties") == Some(&Value::Bool(false))
-        && !map.contains_key("patternProperties")
-        && let Some(Value::Array(required)) = map.get("required")
+    if keyword(map, "additionalProperties") == Some(&Value::Bool(false))
+        && keyword(map, "patternProperties").is_none()
+        && let Some(Value::Array(required)) = keyword(map, "required")
     {
-        let declared = map.get("properties").and_then(Value::as_object);
+        let declared = keyword(map, "properties").and_then(Value::as_object);
         if let Some(name) = required
             .iter()
             .filter_map(Value::as_str)
@@ -209,7 +225,7 @@ fn check_regex(pattern: &str) -> Result<(), String> {
     }
 }
 
-fn problem(path: &[String], message: &str) -> SchemaProblem {
+fn problem(path: &[Cow<'_, str>], message: &str) -> SchemaProblem {
     SchemaProblem {
         path: path.join("."),
         message: message.to_owned(),

@@ -17,19 +17,36 @@ pub(crate) enum TypeName {
 /// and the aliases found in hand-written and BFCL schemas (`dict`, `float`,
 /// `tuple`, `any`, plus Python's `str`, `int`, `bool`, `list`), case-insensitively.
 pub(crate) fn type_name(name: &str) -> Option<TypeName> {
-    let lowered = name.trim().to_ascii_lowercase();
-    let canonical = match lowered.as_str() {
-        "null" | "none" => "null",
-        "boolean" | "bool" => "boolean",
-        "object" | "dict" | "map" | "mapping" => "object",
-        "array" | "tuple" | "list" | "set" => "array",
-        "number" | "float" | "double" => "number",
-        "string" | "str" => "string",
-        "integer" | "int" => "integer",
-        "any" => return Some(TypeName::Any),
-        _ => return None,
-    };
-    Some(TypeName::Json(canonical))
+    // Compared without lowercasing a copy (issue 22: every tool schema's types are checked).
+    const ALIASES: [(&str, &str); 19] = [
+        ("null", "null"),
+        ("none", "null"),
+        ("boolean", "boolean"),
+        ("bool", "boolean"),
+        ("object", "object"),
+        ("dict", "object"),
+        ("map", "object"),
+        ("mapping", "object"),
+        ("array", "array"),
+        ("tuple", "array"),
+        ("list", "array"),
+        ("set", "array"),
+        ("number", "number"),
+        ("float", "number"),
+        ("double", "number"),
+        ("string", "string"),
+        ("str", "string"),
+        ("integer", "integer"),
+        ("int", "integer"),
+    ];
+    let name = name.trim();
+    if name.eq_ignore_ascii_case("any") {
+        return Some(TypeName::Any);
+    }
+    ALIASES
+        .iter()
+        .find(|(alias, _)| name.eq_ignore_ascii_case(alias))
+        .map(|(_, canonical)| TypeName::Json(canonical))
 }
 
 /// The JSON type of a value (`"integer"` for integral numbers).
