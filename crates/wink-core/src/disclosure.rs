@@ -97,8 +97,17 @@ pub fn build_summary_suffix(
     child_keys: &[String],
     has_tools: bool,
 ) -> String {
-    let children = child_keys.join(", ");
-    let base = match (mode, has_tools, child_keys.is_empty()) {
+    summary_suffix(mode, section_key, &child_keys.join(", "), has_tools)
+}
+
+/// [`build_summary_suffix`] with the child keys already joined by `, ` (empty: no children).
+pub(crate) fn summary_suffix(
+    mode: DisclosureMode,
+    section_key: &str,
+    children: &str,
+    has_tools: bool,
+) -> String {
+    let base = match (mode, has_tools, children.is_empty()) {
         (DisclosureMode::Wink, true, true) | (DisclosureMode::OpenSections, _, true) => {
             format!(
                 "[This section is summarized. To view full content, call `open_sections` with key \"{section_key}\".]"
@@ -150,7 +159,17 @@ pub fn build_summary_suffix_naming_tools(
     child_keys: &[String],
     tool_names: &[String],
 ) -> String {
-    let plain = build_summary_suffix(mode, section_key, child_keys, !tool_names.is_empty());
+    summary_suffix_naming_tools(mode, section_key, &child_keys.join(", "), tool_names)
+}
+
+/// [`build_summary_suffix_naming_tools`] with the child keys already joined by `, `.
+pub(crate) fn summary_suffix_naming_tools(
+    mode: DisclosureMode,
+    section_key: &str,
+    children: &str,
+    tool_names: &[String],
+) -> String {
+    let plain = summary_suffix(mode, section_key, children, !tool_names.is_empty());
     if tool_names.is_empty() || mode == DisclosureMode::Wink {
         return plain;
     }
@@ -175,12 +194,21 @@ pub fn build_custom_suffix(
     child_keys: &[String],
     tool_names: &[String],
 ) -> Result<String, PromptError> {
+    custom_suffix(custom, section_key, &child_keys.join(", "), tool_names)
+}
+
+/// [`build_custom_suffix`] with the child keys already joined by `, `.
+pub(crate) fn custom_suffix(
+    custom: &str,
+    section_key: &str,
+    children: &str,
+    tool_names: &[String],
+) -> Result<String, PromptError> {
     let template = Template::parse_section(custom);
-    let children = child_keys.join(", ");
     let tools = tool_names.join(", ");
     let text = template.render(|name| match name {
         "section_key" => Some(section_key.into()),
-        "child_keys" => Some(children.clone().into()),
+        "child_keys" => Some(children.into()),
         "tools" => Some(tools.clone().into()),
         _ => None,
     })?;

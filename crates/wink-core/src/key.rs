@@ -1,5 +1,7 @@
 //! Section key normalisation and validation.
 
+use std::borrow::Cow;
+
 use crate::error::PromptError;
 
 /// The pattern every normalised section key must match (WINK's `COMPONENT_KEY_PATTERN`).
@@ -16,7 +18,21 @@ pub const SECTION_KEY_PATTERN: &str = "^[a-z0-9][a-z0-9._-]{0,63}$";
 /// );
 /// ```
 pub fn normalize_section_key(key: &str) -> Result<String, PromptError> {
-    let normalized = python_strip(key).to_lowercase();
+    normalized_section_key(key).map(Cow::into_owned)
+}
+
+/// [`normalize_section_key`], borrowing `key` when it is normalised already (issue 22: the usual
+/// case, and one allocation fewer per section).
+pub(crate) fn normalized_section_key(key: &str) -> Result<Cow<'_, str>, PromptError> {
+    let stripped = python_strip(key);
+    let normalized = if stripped
+        .bytes()
+        .any(|b| !b.is_ascii() || b.is_ascii_uppercase())
+    {
+        Cow::Owned(stripped.to_lowercase())
+    } else {
+        Cow::Borrowed(stripped)
+    };
     if normalized.is_empty() {
         return Err(PromptError::validation(
             "Section key must be a non-empty string.",
@@ -26,7 +42,7 @@ pub fn normalize_section_key(key: &str) -> Result<String, PromptError> {
         return Err(PromptError::validation(format!(
             "Section key must match {SECTION_KEY_PATTERN}."
         ))
-        .with_placeholder(normalized));
+        .with_placeholder(normalized.into_owned()));
     }
     Ok(normalized)
 }

@@ -75,6 +75,7 @@ mod params;
 mod policy;
 mod prompt;
 mod pyjson;
+mod quick_hash;
 mod render;
 mod section;
 mod template;

@@ -139,6 +139,17 @@ pub trait Section: Send + Sync + fmt::Debug {
         params: Option<&ParamsValue>,
         visibility: SectionVisibility,
     ) -> Result<String, PromptError>;
+    /// [`Section::render_body`], appended to `out` (what a whole prompt's render uses).
+    /// Implementations may override it to write without a String of their own.
+    fn render_body_into(
+        &self,
+        out: &mut String,
+        params: Option<&ParamsValue>,
+        visibility: SectionVisibility,
+    ) -> Result<(), PromptError> {
+        out.push_str(&self.render_body(params, visibility)?);
+        Ok(())
+    }
     /// Whether prompt overrides may replace this section's body.
     fn accepts_overrides(&self) -> bool {
         true
@@ -167,6 +178,18 @@ pub fn format_heading(
     path: Option<&SectionPath>,
 ) -> String {
     let mut out = String::with_capacity(title.len() + number.len() + 16);
+    push_heading(&mut out, title, depth, number, path);
+    out
+}
+
+/// [`format_heading`], appended to `out`.
+fn push_heading(
+    out: &mut String,
+    title: &str,
+    depth: usize,
+    number: &str,
+    path: Option<&SectionPath>,
+) {
     for _ in 0..depth + 2 {
         out.push('#');
     }
@@ -180,10 +203,14 @@ pub fn format_heading(
     out.push_str(crate::key::python_strip(title));
     if let Some(path) = path.filter(|p| !p.segments().is_empty()) {
         out.push_str(" (");
-        out.push_str(&path.dotted());
+        for (index, segment) in path.segments().iter().enumerate() {
+            if index > 0 {
+                out.push('.');
+            }
+            out.push_str(segment);
+        }
         out.push(')');
     }
-    out
 }
 
 /// Render a section the way WINK's `Section.render` does: heading, body, and the `Tools:` block
@@ -197,23 +224,63 @@ pub fn render_section(
     visibility: SectionVisibility,
     with_tool_examples: bool,
 ) -> Result<String, PromptError> {
-    let heading = format_heading(section.title(), depth, number, path);
-    let body = section.render_body(params, visibility)?;
-    let tools_block = if with_tool_examples {
-        crate::tool::render_tool_examples_block(section.tools())
-    } else {
-        String::new()
+    let mut out = String::new();
+    let heading = Heading {
+        depth,
+        number,
+        path,
     };
-    // Heading, body and tools, each after a blank line when present, in one allocation.
-    let mut out = String::with_capacity(heading.len() + body.len() + tools_block.len() + 4);
-    out.push_str(&heading);
-    for part in [&body, &tools_block] {
-        if !part.is_empty() {
+    render_section_into(
+        &mut out,
+        section,
+        params,
+        &heading,
+        visibility,
+        with_tool_examples,
+    )?;
+    Ok(out)
+}
+
+/// Where a section's heading puts it: depth, number and path (see [`format_heading`]).
+pub(crate) struct Heading<'a> {
+    pub(crate) depth: usize,
+    pub(crate) number: &'a str,
+    pub(crate) path: Option<&'a SectionPath>,
+}
+
+/// [`render_section`], appended to `out` (issue 22: a whole prompt's render writes every section
+/// straight into its text).
+pub(crate) fn render_section_into(
+    out: &mut String,
+    section: &dyn Section,
+    params: Option<&ParamsValue>,
+    heading: &Heading<'_>,
+    visibility: SectionVisibility,
+    with_tool_examples: bool,
+) -> Result<(), PromptError> {
+    push_heading(
+        out,
+        section.title(),
+        heading.depth,
+        heading.number,
+        heading.path,
+    );
+    // Body and tools, each after a blank line when present.
+    let before_body = out.len();
+    out.push_str("\n\n");
+    let body_start = out.len();
+    section.render_body_into(out, params, visibility)?;
+    if out.len() == body_start {
+        out.truncate(before_body);
+    }
+    if with_tool_examples {
+        let tools_block = crate::tool::render_tool_examples_block(section.tools());
+        if !tools_block.is_empty() {
             out.push_str("\n\n");
-            out.push_str(part);
+            out.push_str(&tools_block);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A section whose body is a `string.Template`-style template over its params.
@@ -238,7 +305,9 @@ pub struct MarkdownSection {
     title: String,
     key: String,
     template: Template,
-    summary: Option<(String, Template)>,
+    /// The summary template, and its text as given when that is not the template's source
+    /// (dedented or stripped).
+    summary: Option<(Option<String>, Template)>,
     summary_suffix: Option<String>,
     params_type: Option<ParamsType>,
     default_params: Option<ParamsValue>,
@@ -270,10 +339,20 @@ impl MarkdownSection {
         template: impl AsRef<str>,
     ) -> Self {
         let template = Template::parse_section(template.as_ref());
+        Self::with_template(title.into(), key.into(), template)
+    }
+
+    /// [`MarkdownSection::new`] from owned texts: the template is kept rather than copied when
+    /// it needs no dedent or strip (prompt files: issue 22).
+    pub fn from_owned(title: String, key: String, template: String) -> Self {
+        Self::with_template(title, key, Template::parse_section_owned(template))
+    }
+
+    fn with_template(title: String, key: String, template: Template) -> Self {
         let error = invalid_placeholder_error(&template);
         Self {
-            title: title.into(),
-            key: key.into(),
+            title,
+            key,
             template,
             summary: None,
             summary_suffix: None,
@@ -349,8 +428,9 @@ impl MarkdownSection {
     /// The summary shown while the section is summarized (`${}` placeholders allowed).
     #[must_use]
     pub fn summary(mut self, summary: impl AsRef<str>) -> Self {
-        let text = summary.as_ref().to_owned();
-        let parsed = Template::parse_section(&text);
+        let text = summary.as_ref();
+        let parsed = Template::parse_section(text);
+        let text = (parsed.source() != text).then(|| text.to_owned());
         if let Some(e) = invalid_placeholder_error(&parsed) {
             self.record(e.with_placeholder("summary"));
         }
@@ -485,13 +565,6 @@ impl MarkdownSection {
     pub fn template_text(&self) -> &str {
         self.template.source()
     }
-
-    fn render_template(
-        template: &Template,
-        params: Option<&ParamsValue>,
-    ) -> Result<String, PromptError> {
-        template.render(|name| params.and_then(|p| p.placeholder_text(name)))
-    }
 }
 
 fn invalid_placeholder_error(template: &Template) -> Option<PromptError> {
@@ -540,7 +613,9 @@ impl Section for MarkdownSection {
         self.default_params.as_ref()
     }
     fn summary(&self) -> Option<&str> {
-        self.summary.as_ref().map(|(text, _)| text.as_str())
+        self.summary
+            .as_ref()
+            .map(|(text, parsed)| text.as_deref().unwrap_or(parsed.source()))
     }
     fn summary_suffix(&self) -> Option<&str> {
         self.summary_suffix.as_deref()
@@ -591,12 +666,21 @@ impl Section for MarkdownSection {
         params: Option<&ParamsValue>,
         visibility: SectionVisibility,
     ) -> Result<String, PromptError> {
-        match (&self.summary, visibility) {
-            (Some((_, summary)), SectionVisibility::Summary) => {
-                Self::render_template(summary, params)
-            }
-            _ => Self::render_template(&self.template, params),
-        }
+        let mut out = String::new();
+        self.render_body_into(&mut out, params, visibility)?;
+        Ok(out)
+    }
+    fn render_body_into(
+        &self,
+        out: &mut String,
+        params: Option<&ParamsValue>,
+        visibility: SectionVisibility,
+    ) -> Result<(), PromptError> {
+        let template = match (&self.summary, visibility) {
+            (Some((_, summary)), SectionVisibility::Summary) => summary,
+            _ => &self.template,
+        };
+        template.render_into(out, |name| params.and_then(|p| p.placeholder_text(name)))
     }
     fn accepts_overrides(&self) -> bool {
         self.accepts_overrides

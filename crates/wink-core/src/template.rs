@@ -50,6 +50,20 @@ impl Template {
         Self::parse(python_strip(&dedent_cow(source)))
     }
 
+    /// [`Template::parse_section`], keeping `source` itself when dedenting and stripping leave it
+    /// as it is (issue 22: no copy of the usual template).
+    pub(crate) fn parse_section_owned(source: String) -> Self {
+        let unchanged = match dedent_cow(&source) {
+            Cow::Borrowed(text) => python_strip(text).len() == text.len(),
+            Cow::Owned(_) => false,
+        };
+        if !unchanged {
+            return Self::parse_section(&source);
+        }
+        let segments = parse_segments(&source);
+        Self { source, segments }
+    }
+
     /// The text that was parsed.
     pub fn source(&self) -> &str {
         &self.source
@@ -80,11 +94,20 @@ impl Template {
     ///
     /// Errors: a placeholder `lookup` has no value for → `Missing placeholder during render.`
     /// (placeholder attached); an invalid `$` → `Invalid placeholder in string: line L, col C`.
-    pub fn substitute<'v, F>(&self, mut lookup: F) -> Result<String, PromptError>
+    pub fn substitute<'v, F>(&self, lookup: F) -> Result<String, PromptError>
     where
         F: FnMut(&str) -> Option<Cow<'v, str>>,
     {
         let mut out = String::with_capacity(self.source.len());
+        self.substitute_into(&mut out, lookup)?;
+        Ok(out)
+    }
+
+    /// [`Template::substitute`], appended to `out` (left partly written on an error).
+    fn substitute_into<'v, F>(&self, out: &mut String, mut lookup: F) -> Result<(), PromptError>
+    where
+        F: FnMut(&str) -> Option<Cow<'v, str>>,
+    {
         for segment in &self.segments {
             match segment {
                 Segment::Literal(text) => out.push_str(self.source.get(text.clone()).unwrap_or("")),
@@ -105,7 +128,7 @@ impl Template {
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Substitute and strip the result (what section rendering does).
@@ -113,12 +136,24 @@ impl Template {
     where
         F: FnMut(&str) -> Option<Cow<'v, str>>,
     {
-        // Stripped in place (Python's `str.strip()`, as `python_strip`), not copied.
-        let mut out = self.substitute(lookup)?;
-        out.truncate(out.trim_end_matches(is_whitespace).len());
-        let start = out.len() - out.trim_start_matches(is_whitespace).len();
-        out.drain(..start);
+        let mut out = String::with_capacity(self.source.len());
+        self.render_into(&mut out, lookup)?;
         Ok(out)
+    }
+
+    /// [`Template::render`], appended to `out` (left partly written on an error).
+    pub(crate) fn render_into<'v, F>(&self, out: &mut String, lookup: F) -> Result<(), PromptError>
+    where
+        F: FnMut(&str) -> Option<Cow<'v, str>>,
+    {
+        let start = out.len();
+        self.substitute_into(out, lookup)?;
+        // Stripped in place (Python's `str.strip()`, as `python_strip`), not copied.
+        let kept = out[start..].trim_end_matches(is_whitespace).len();
+        out.truncate(start + kept);
+        let leading = kept - out[start..].trim_start_matches(is_whitespace).len();
+        out.drain(start..start + leading);
+        Ok(())
     }
 }
 

@@ -10,6 +10,9 @@ pub(super) struct Converter<'a> {
     pub(super) workspace: Option<(PathBuf, Arc<dyn wink_fs::Filesystem>)>,
     pub(super) skills: Vec<Arc<wink_skills::Skill>>,
     pub(super) catalogs: Vec<Arc<wink_catalog::ToolCatalogSection>>,
+    /// The params type the last section named: the next one usually names it too (issue 22:
+    /// one hash lookup fewer per section).
+    pub(super) last_params_type: Option<ParamsType>,
 }
 
 impl Converter<'_> {
@@ -179,14 +182,18 @@ impl Converter<'_> {
             let parent = at.parent_dotted();
             return self.builtin(spec, builtin, &at.to_string(), parent.as_deref());
         }
-        let mut section = MarkdownSection::new(
+        let mut section = MarkdownSection::from_owned(
             std::mem::take(&mut spec.title),
             spec.key.clone(),
-            spec.template.as_deref().unwrap_or(""),
+            spec.template.take().unwrap_or_default(),
         );
         let params_type = match &spec.params {
             Some(name) => {
-                let ty = types.get(name).cloned().ok_or_else(|| {
+                let cached = self
+                    .last_params_type
+                    .as_ref()
+                    .filter(|ty| ty.name() == name.as_str());
+                let ty = cached.or_else(|| types.get(name)).cloned().ok_or_else(|| {
                     let mut known: Vec<&str> = types.keys().map(String::as_str).collect();
                     known.sort_unstable();
                     self.invalid(
@@ -202,6 +209,7 @@ impl Converter<'_> {
                     )
                 })?;
                 section = section.params_type(ty.clone());
+                self.last_params_type = Some(ty.clone());
                 Some(ty)
             }
             None => None,

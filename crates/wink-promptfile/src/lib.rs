@@ -244,6 +244,7 @@ fn convert_file(
         workspace: None,
         skills: Vec::new(),
         catalogs: Vec::new(),
+        last_params_type: None,
     }
     .convert(file)
 }

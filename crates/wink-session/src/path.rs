@@ -1,33 +1,34 @@
 //! Section paths and section visibility: the vocabulary shared by sessions and prompt rendering.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 /// The position of a section in a prompt's section tree: the keys from the root section down to the section.
 ///
 /// Serializes as a JSON array of strings (`["reference", "details"]`) and displays dotted (`reference.details`).
+/// The segments are shared: a clone is a reference count (issue 22: a rendered prompt keeps a path
+/// per section, and a template one per node and per tool).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct SectionPath(Vec<String>);
+pub struct SectionPath(Arc<[String]>);
 
 impl SectionPath {
     /// A path from its segments, root first.
     pub fn new(segments: Vec<String>) -> Self {
-        Self(segments)
+        Self(segments.into())
     }
 
     /// The path of a root (top-level) section.
     pub fn root(key: impl Into<String>) -> Self {
-        Self(vec![key.into()])
+        Self(Arc::from([key.into()]))
     }
 
     /// The path of the child `key` of this section.
     pub fn child(&self, key: impl Into<String>) -> Self {
-        let mut segments = Vec::with_capacity(self.0.len() + 1);
-        segments.extend(self.0.iter().cloned());
-        segments.push(key.into());
-        Self(segments)
+        let key = key.into();
+        Self(self.0.iter().cloned().chain(std::iter::once(key)).collect())
     }
 
     /// The section keys, root first.
@@ -70,7 +71,7 @@ impl fmt::Display for SectionPath {
 
 impl From<Vec<String>> for SectionPath {
     fn from(segments: Vec<String>) -> Self {
-        Self(segments)
+        Self(segments.into())
     }
 }
 

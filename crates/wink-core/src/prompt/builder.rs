@@ -180,9 +180,8 @@ impl<O> PromptTemplateBuilder<O> {
         let mut registry = Registry::default();
         registry.reserve(self.sections.iter().map(subtree_size).sum());
         for section in &self.sections {
-            registry.register(section.clone(), None, 0)?;
+            registry.register(section, None, 0)?;
         }
-        registry.finish();
         Ok(PromptTemplate {
             data: Arc::new(TemplateData {
                 ns: python_strip(&self.ns).to_owned(),

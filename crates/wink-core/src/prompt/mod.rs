@@ -12,7 +12,7 @@ use wink_session::{SectionPath, Session};
 
 use crate::disclosure::{DisclosureMode, SUFFIX_PLACEHOLDERS};
 use crate::error::{OutputError, PromptError};
-use crate::key::{normalize_section_key, python_strip};
+use crate::key::python_strip;
 use crate::params::{ParamsType, ParamsTypeId, ParamsValue, SectionParams};
 use crate::render::{RenderedPrompt, render_prompt};
 use crate::section::{Section, SectionRef};
@@ -38,12 +38,12 @@ pub struct SectionNode {
     pub depth: usize,
     /// `1`, `1.2`, ... (assigned at registration: disabled sections leave gaps).
     pub number: String,
+    /// Index in the flattened order.
+    pub(crate) index: usize,
     /// Index one past the last descendant in the flattened order.
     pub(crate) subtree_end: usize,
     /// Whether the section or any descendant holds tools.
     pub(crate) subtree_has_tools: bool,
-    /// Keys of the direct children.
-    pub(crate) child_keys: Vec<String>,
 }
 
 /// Structured output declared by a prompt.
@@ -210,6 +210,22 @@ impl<O> PromptTemplate<O> {
     /// The node at `path`.
     pub fn node(&self, path: &SectionPath) -> Option<&SectionNode> {
         self.data.nodes.iter().find(|n| &n.path == path)
+    }
+
+    /// The keys of `node`'s children joined by `, ` (empty: it has none), as summary suffixes
+    /// name them.
+    pub(crate) fn child_keys_joined(&self, node: &SectionNode) -> String {
+        let mut joined = String::new();
+        let subtree = self.data.nodes.get(node.index + 1..node.subtree_end);
+        for child in subtree.unwrap_or_default() {
+            if child.depth == node.depth + 1 {
+                if !joined.is_empty() {
+                    joined.push_str(", ");
+                }
+                joined.push_str(&child.key);
+            }
+        }
+        joined
     }
 
     /// The node whose dotted path is `dotted`.

@@ -1,23 +1,30 @@
 //! The registry that validates a section tree while flattening it: keys and paths,
 //! parameter types and defaults, tool names, placeholders, numbering.
 
-use super::*;
+use std::borrow::Cow;
 
+use super::*;
+use crate::key::normalized_section_key;
+use crate::quick_hash::QuickHashBuilder;
+
+/// The registry of one build. `'a` is the borrow of the template's sections: the sets of keys and
+/// tool names borrow them rather than copy them (issue 22).
 #[derive(Default)]
-pub(super) struct Registry {
+pub(super) struct Registry<'a> {
     pub(super) nodes: Vec<SectionNode>,
     pub(super) params_types: Vec<ParamsType>,
     pub(super) defaults_by_type: HashMap<ParamsTypeId, ParamsValue>,
-    pub(super) tool_names: HashMap<String, SectionPath>,
+    /// Every registered tool name: a name may appear once per prompt.
+    pub(super) tool_names: HashSet<&'a str, QuickHashBuilder>,
     pub(super) numbering: Vec<usize>,
-    /// Every registered path, as (index of the parent node or `usize::MAX` for a root, key):
-    /// duplicate keys are found in O(1), so loading stays linear.
-    pub(super) paths: HashSet<(usize, String)>,
+    /// Every registered path, as (index of the parent node or `usize::MAX` for a root, normalised
+    /// key): duplicate keys are found in O(1), so loading stays linear.
+    pub(super) paths: HashSet<(usize, Cow<'a, str>), QuickHashBuilder>,
     /// Name → id of every registered params type.
     pub(super) params_type_names: HashMap<String, ParamsTypeId>,
 }
 
-impl Registry {
+impl<'a> Registry<'a> {
     /// Room for `sections` sections.
     pub(super) fn reserve(&mut self, sections: usize) {
         self.nodes.reserve(sections);
@@ -44,7 +51,7 @@ impl Registry {
     /// Registers `section` (and its subtree) under the node at index `parent` (`None`: a root).
     pub(super) fn register(
         &mut self,
-        section: SectionRef,
+        section: &'a SectionRef,
         parent: Option<usize>,
         depth: usize,
     ) -> Result<(), PromptError> {
@@ -52,10 +59,10 @@ impl Registry {
         if let Some(error) = section.construction_error() {
             return Err(error.clone().with_section_path(&path));
         }
-        let params_type = section.params_type().cloned();
-        self.check_placeholders(section.as_ref(), &path, params_type.as_ref())?;
-        self.register_default(section.as_ref(), &path, params_type.as_ref())?;
-        if let Some(ty) = &params_type {
+        let params_type = section.params_type();
+        self.check_placeholders(section.as_ref(), &path, params_type)?;
+        self.register_default(section.as_ref(), &path, params_type)?;
+        if let Some(ty) = params_type {
             self.register_params_type(ty, &path)?;
         }
         self.register_tools(section.as_ref(), &path)?;
@@ -64,30 +71,24 @@ impl Registry {
         let index = self.nodes.len();
         let has_tools = !section.tools().is_empty();
         self.nodes.push(SectionNode {
-            section: section.clone(),
+            section: Arc::clone(section),
             key,
             path,
             depth,
             number,
+            index,
             subtree_end: index + 1,
             subtree_has_tools: has_tools,
-            child_keys: Vec::new(),
         });
+        let mut descendants_have_tools = false;
         for child in section.children() {
-            self.register(child.clone(), Some(index), depth + 1)?;
+            let child_index = self.nodes.len();
+            self.register(child, Some(index), depth + 1)?;
+            descendants_have_tools |= self.nodes[child_index].subtree_has_tools;
         }
         let end = self.nodes.len();
-        let child_keys: Vec<String> = self.nodes[index + 1..end]
-            .iter()
-            .filter(|n| n.depth == depth + 1)
-            .map(|n| n.key.clone())
-            .collect();
-        let descendants_have_tools = self.nodes[index + 1..end]
-            .iter()
-            .any(|n| !n.section.tools().is_empty());
         let node = &mut self.nodes[index];
         node.subtree_end = end;
-        node.child_keys = child_keys;
         node.subtree_has_tools = has_tools || descendants_have_tools;
         Ok(())
     }
@@ -95,31 +96,29 @@ impl Registry {
     /// The section's normalised key and its path under `parent`; a path seen before is an error.
     fn new_path(
         &mut self,
-        section: &dyn Section,
+        section: &'a dyn Section,
         parent: Option<usize>,
     ) -> Result<(String, SectionPath), PromptError> {
         let parent_path = parent.and_then(|i| self.nodes.get(i)).map(|n| &n.path);
-        let key = normalize_section_key(section.key()).map_err(|e| {
+        let key = normalized_section_key(section.key()).map_err(|e| {
             let raw = python_strip(section.key()).to_lowercase();
             match parent_path {
                 Some(p) => e.with_section_path(&p.child(raw)),
                 None => e.with_section_path(&SectionPath::root(raw)),
             }
         })?;
+        let owned = key.clone().into_owned();
         let path = match parent_path {
-            Some(p) => p.child(key.clone()),
-            None => SectionPath::root(key.clone()),
+            Some(p) => p.child(owned.clone()),
+            None => SectionPath::root(owned.clone()),
         };
-        if !self
-            .paths
-            .insert((parent.unwrap_or(usize::MAX), key.clone()))
-        {
+        if !self.paths.insert((parent.unwrap_or(usize::MAX), key)) {
             return Err(
-                PromptError::validation(format!("Duplicate section key '{key}'."))
+                PromptError::validation(format!("Duplicate section key '{owned}'."))
                     .with_section_path(&path),
             );
         }
-        Ok((key, path))
+        Ok((owned, path))
     }
 
     /// Records the section's default parameters, which must be of its own parameters type.
@@ -178,18 +177,17 @@ impl Registry {
     /// Records the section's tools; a tool name may appear once per prompt.
     fn register_tools(
         &mut self,
-        section: &dyn Section,
+        section: &'a dyn Section,
         path: &SectionPath,
     ) -> Result<(), PromptError> {
         for tool in section.tools() {
-            if self.tool_names.contains_key(tool.name()) {
+            if !self.tool_names.insert(tool.name()) {
                 return Err(
                     PromptError::validation("Duplicate tool name registered for prompt.")
                         .with_section_path(path)
                         .with_placeholder(tool.name()),
                 );
             }
-            self.tool_names.insert(tool.name().to_owned(), path.clone());
         }
         Ok(())
     }
@@ -216,8 +214,6 @@ impl Registry {
                 .with_placeholder(unknown),
         })
     }
-
-    pub(super) fn finish(&mut self) {}
 }
 
 /// A summary suffix may use only the suffix placeholders.

@@ -20,10 +20,12 @@ pub(crate) fn render_prompt(
         render_visibility: Vec::new(),
     };
     let mut walk = Walk::with_capacity(template.nodes().len());
-    walk.sections(&state, session)?;
+    let overrides = session.map(Session::visibility_overrides);
+    walk.sections(&state, session, overrides.as_ref())?;
     let any_summarized = walk.summarized_with_tools || walk.summarized_without_tools;
     if any_summarized {
-        state.render_visibility = render_visibility(&state, session);
+        let seen = std::mem::take(&mut walk.visibility);
+        state.render_visibility = render_visibility(&state, session, overrides.as_ref(), seen);
     }
     let state = Arc::new(state);
     if any_summarized {
@@ -55,15 +57,22 @@ fn check_unique_names(tools: &[ToolRef]) -> Result<(), PromptError> {
 }
 
 /// Visibility of every node as of this render (WINK's `current_visibility`), for the builtin
-/// tools.
+/// tools: what the walk found (`seen`), the rest worked out here.
 fn render_visibility(
     state: &RenderState,
     session: Option<&Session>,
+    overrides: Option<&VisibilityOverrides>,
+    seen: Vec<Option<SectionVisibility>>,
 ) -> Vec<Option<SectionVisibility>> {
-    (0..state.nodes().len())
-        .map(|i| {
-            let params = state.resolve_params(i).ok().flatten();
-            state.effective_visibility(i, params.as_ref(), session).ok()
+    seen.into_iter()
+        .enumerate()
+        .map(|(i, found)| {
+            found.or_else(|| {
+                let params = state.resolve_params(i).ok().flatten();
+                state
+                    .visibility_under(i, params.as_ref(), session, overrides)
+                    .ok()
+            })
         })
         .collect()
 }
@@ -89,6 +98,8 @@ struct Walk {
     hidden_tools: Vec<(SectionPath, ToolRef)>,
     summarized_with_tools: bool,
     summarized_without_tools: bool,
+    /// The visibility of each node the walk worked out (`None`: skipped before it).
+    visibility: Vec<Option<SectionVisibility>>,
 }
 
 impl Walk {
@@ -100,6 +111,7 @@ impl Walk {
             hidden_tools: Vec::new(),
             summarized_with_tools: false,
             summarized_without_tools: false,
+            visibility: vec![None; nodes],
         }
     }
 
@@ -109,6 +121,7 @@ impl Walk {
         &mut self,
         state: &RenderState,
         session: Option<&Session>,
+        overrides: Option<&VisibilityOverrides>,
     ) -> Result<(), PromptError> {
         let mut disabled_skip: Option<usize> = None;
         let mut summary_skip: Option<usize> = None;
@@ -124,18 +137,28 @@ impl Walk {
             if inside(&mut summary_skip, node.depth) {
                 continue;
             }
-            let visibility = state.effective_visibility(index, params.as_ref(), session)?;
+            let visibility = state.visibility_under(index, params.as_ref(), session, overrides)?;
+            self.visibility[index] = Some(visibility);
             if visibility == SectionVisibility::Summary {
                 summary_skip = Some(node.depth);
             }
-            let rendered = self.section(state, index, params.as_ref(), visibility, session)?;
-            self.push_text(&node.path, visibility, &rendered);
+            if !self.text.is_empty() {
+                self.text.push_str("\n\n");
+            }
+            let start = self.text.len();
+            self.section(state, index, params.as_ref(), visibility, session)?;
+            self.sections.push(RenderedSection {
+                path: node.path.clone(),
+                visibility,
+                range: start..self.text.len(),
+            });
         }
         Ok(())
     }
 
-    /// The text of one shown section. A summarized section hides its subtree's tools and names
-    /// them in its suffix; any other section adds its tools (and its session's, once each).
+    /// The text of one shown section, appended to the prompt's. A summarized section hides its
+    /// subtree's tools and names them in its suffix; any other section adds its tools (and its
+    /// session's, once each).
     fn section(
         &mut self,
         state: &RenderState,
@@ -143,7 +166,7 @@ impl Walk {
         params: Option<&ParamsValue>,
         visibility: SectionVisibility,
         session: Option<&Session>,
-    ) -> Result<String, PromptError> {
+    ) -> Result<(), PromptError> {
         let node = &state.nodes()[index];
         let summarized = visibility == SectionVisibility::Summary;
         let hidden_before = self.hidden_tools.len();
@@ -156,13 +179,14 @@ impl Walk {
             }
         }
         let examples = !summarized || state.examples_when_summarized();
-        let mut rendered = state.render_node(index, params, visibility, examples)?;
+        state.render_node_into(&mut self.text, index, params, visibility, examples)?;
         if summarized {
             let hidden: Vec<String> = self.hidden_tools[hidden_before..]
                 .iter()
                 .map(|(_, t)| t.name().to_owned())
                 .collect();
-            rendered.push_str(&state.suffix_naming(node, node.subtree_has_tools, &hidden)?);
+            let suffix = state.suffix_naming(node, node.subtree_has_tools, &hidden)?;
+            self.text.push_str(&suffix);
         } else {
             self.tools.extend(node.section.tools().iter().cloned());
             for tool in node.section.session_tools(session) {
@@ -171,21 +195,7 @@ impl Walk {
                 }
             }
         }
-        Ok(rendered)
-    }
-
-    /// Appends a section's text (blank line between sections) and records its range.
-    fn push_text(&mut self, path: &SectionPath, visibility: SectionVisibility, rendered: &str) {
-        if !self.text.is_empty() {
-            self.text.push_str("\n\n");
-        }
-        let start = self.text.len();
-        self.text.push_str(rendered);
-        self.sections.push(RenderedSection {
-            path: path.clone(),
-            visibility,
-            range: start..self.text.len(),
-        });
+        Ok(())
     }
 
     /// The builtin tools the disclosure mode offers for summarized sections. A section tool

@@ -7,17 +7,19 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use wink_session::{DisclosureTelemetry, SectionPath, SectionVisibility, Session};
+use wink_session::{
+    DisclosureTelemetry, SectionPath, SectionVisibility, Session, VisibilityOverrides,
+};
 
 use crate::disclosure::{
     CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, OpenSectionsTool, READ_SECTION, ReadSectionTool,
-    build_custom_suffix, build_summary_suffix, build_summary_suffix_naming_tools,
-    disclosure_telemetry, with_valid_keys,
+    custom_suffix, disclosure_telemetry, summary_suffix, summary_suffix_naming_tools,
+    with_valid_keys,
 };
 use crate::error::PromptError;
 use crate::params::ParamsValue;
 use crate::prompt::{OutputSpec, ParamLookup, PromptTemplate, SectionNode};
-use crate::section::{SelectorInput, render_section};
+use crate::section::{Heading, SelectorInput, render_section, render_section_into};
 use crate::tool::{SectionExpansion, ToolPayload, ToolRef, ToolResponse, ToolResult};
 
 mod assemble;

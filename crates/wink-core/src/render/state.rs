@@ -76,8 +76,21 @@ impl RenderState {
         params: Option<&ParamsValue>,
         session: Option<&Session>,
     ) -> Result<SectionVisibility, PromptError> {
+        let overrides = session.map(Session::visibility_overrides);
+        self.visibility_under(index, params, session, overrides.as_ref())
+    }
+
+    /// [`RenderState::effective_visibility`] with the session's overrides read already (once
+    /// per render rather than once per section: issue 22).
+    pub(crate) fn visibility_under(
+        &self,
+        index: usize,
+        params: Option<&ParamsValue>,
+        session: Option<&Session>,
+        overrides: Option<&VisibilityOverrides>,
+    ) -> Result<SectionVisibility, PromptError> {
         let node = &self.nodes()[index];
-        let from_session = session.and_then(|s| s.visibility_overrides().get(&node.path));
+        let from_session = overrides.and_then(|o| o.get(&node.path));
         let visibility = match from_session {
             Some(v) => v,
             None => node
@@ -120,21 +133,15 @@ impl RenderState {
         hidden: &[String],
     ) -> Result<String, PromptError> {
         let key = node.path.dotted();
+        let children = self.template.child_keys_joined(node);
         match node.section.summary_suffix() {
-            Some(custom) => build_custom_suffix(custom, &key, &node.child_keys, hidden)
-                .map_err(|e| with_context(e, node)),
-            None if self.template.names_hidden_tools() => Ok(build_summary_suffix_naming_tools(
-                self.mode,
-                &key,
-                &node.child_keys,
-                hidden,
+            Some(custom) => {
+                custom_suffix(custom, &key, &children, hidden).map_err(|e| with_context(e, node))
+            }
+            None if self.template.names_hidden_tools() => Ok(summary_suffix_naming_tools(
+                self.mode, &key, &children, hidden,
             )),
-            None => Ok(build_summary_suffix(
-                self.mode,
-                &key,
-                &node.child_keys,
-                has_tools,
-            )),
+            None => Ok(summary_suffix(self.mode, &key, &children, has_tools)),
         }
     }
 
@@ -157,13 +164,31 @@ impl RenderState {
         visibility: SectionVisibility,
         tool_examples: bool,
     ) -> Result<String, PromptError> {
+        let mut out = String::new();
+        self.render_node_into(&mut out, index, params, visibility, tool_examples)?;
+        Ok(out)
+    }
+
+    /// [`RenderState::render_node`], appended to `out`.
+    pub(super) fn render_node_into(
+        &self,
+        out: &mut String,
+        index: usize,
+        params: Option<&ParamsValue>,
+        visibility: SectionVisibility,
+        tool_examples: bool,
+    ) -> Result<(), PromptError> {
         let node = &self.nodes()[index];
-        render_section(
+        let heading = Heading {
+            depth: node.depth,
+            number: &node.number,
+            path: Some(&node.path),
+        };
+        render_section_into(
+            out,
             node.section.as_ref(),
             params,
-            node.depth,
-            &node.number,
-            Some(&node.path),
+            &heading,
             visibility,
             tool_examples,
         )
