@@ -50,10 +50,44 @@ enum Command {
     Queue(cmd::queue::QueueArgs),
 }
 
+/// [`Cli`] with the `render` subcommand alone: what `wink render ...` is parsed with, so that
+/// clap builds the arguments of one subcommand rather than of all of them (issue 22: that was
+/// about 0.5 M instructions of a render's start). A test checks that `render` reads alike in
+/// both: help, arguments and errors.
+#[derive(Debug, Parser)]
+#[command(name = "wink", version, about, long_about = None)]
+struct RenderOnly {
+    #[command(subcommand)]
+    command: RenderCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum RenderCommand {
+    /// Render a prompt file to its prompt text (or JSON with tools and token counts).
+    Render(cmd::render::RenderArgs),
+}
+
+/// The command line parsed by [`RenderOnly`] when its first argument is `render`, else `None`.
+/// Errors and `--help` are reported (and the process exits) as [`Cli::parse`] does.
+fn parse_render_only() -> Option<Cli> {
+    if std::env::args_os()
+        .nth(1)
+        .is_none_or(|first| first != "render")
+    {
+        return None;
+    }
+    let RenderOnly {
+        command: RenderCommand::Render(args),
+    } = RenderOnly::parse();
+    Some(Cli {
+        command: Command::Render(args),
+    })
+}
+
 fn main() -> ExitCode {
     init_tracing();
     wink_providers::install_crypto_provider();
-    let cli = Cli::parse();
+    let cli = parse_render_only().unwrap_or_else(Cli::parse);
     if matches!(
         cli.command,
         Command::Call(_) | Command::Run(_) | Command::Eval(_)
@@ -178,5 +212,70 @@ fn stop_command_tools_on_signals() {
                 note!("wink: stopped by a signal; the running command tools were killed");
                 std::process::exit(code);
             });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cli, Command, RenderCommand, RenderOnly};
+
+    fn render_help(mut command: clap::Command) -> (String, String) {
+        command.build();
+        let render = command.find_subcommand_mut("render").unwrap();
+        (
+            render.render_help().to_string(),
+            render.render_long_help().to_string(),
+        )
+    }
+
+    #[test]
+    fn render_only_describes_render_as_the_whole_cli_does() {
+        assert_eq!(
+            render_help(RenderOnly::command()),
+            render_help(Cli::command())
+        );
+    }
+
+    #[test]
+    fn render_only_parses_and_refuses_as_the_whole_cli_does() {
+        for line in [
+            "wink render p.json",
+            "wink render p.json --format json --context-size 4096 --preopen 2 --input x",
+            "wink render p.json --params {} --expand a --expand b --summarize c --disclosure wink",
+            "wink render p.json --name-hidden-tools --defer always",
+            "wink render p.json --name-hidden-tools false",
+            "wink render",
+            "wink render p.json --format xml",
+            "wink render p.json --context-size many",
+            "wink render p.json --expnd a",
+            "wink render p.json extra",
+            "wink render --help",
+            "wink render -h",
+            "wink render --version",
+        ] {
+            let words: Vec<&str> = line.split(' ').collect();
+            let whole = Cli::try_parse_from(&words);
+            let alone = RenderOnly::try_parse_from(&words);
+            match (whole, alone) {
+                (
+                    Ok(Cli {
+                        command: Command::Render(expected),
+                    }),
+                    Ok(RenderOnly {
+                        command: RenderCommand::Render(args),
+                    }),
+                ) => assert_eq!(format!("{args:?}"), format!("{expected:?}"), "{line}"),
+                (Err(expected), Err(error)) => {
+                    assert_eq!(error.kind(), expected.kind(), "{line}");
+                    assert_eq!(error.to_string(), expected.to_string(), "{line}");
+                    assert_eq!(error.exit_code(), expected.exit_code(), "{line}");
+                }
+                (whole, alone) => panic!("{line}: {whole:?} / {alone:?}"),
+            }
+        }
     }
 }
