@@ -397,7 +397,16 @@ impl ParamsValue {
 
     /// One field.
     pub fn field(&self, name: &str) -> Option<&Value> {
-        self.fields.get(name)
+        // Params have a few fields: a scan is cheaper than hashing the name (issue 22: every
+        // placeholder of every rendered section is looked up here).
+        if self.fields.len() <= 8 {
+            self.fields
+                .iter()
+                .find(|(field, _)| *field == name)
+                .map(|(_, value)| value)
+        } else {
+            self.fields.get(name)
+        }
     }
 
     /// The typed value, when this instance is of Rust type `P`.
@@ -423,7 +432,7 @@ impl ParamsValue {
     /// The text a placeholder for `name` substitutes: strings verbatim, numbers as JSON,
     /// booleans `true`/`false`, null as the empty string, arrays and objects as compact JSON.
     pub fn placeholder_text(&self, name: &str) -> Option<Cow<'_, str>> {
-        self.fields.get(name).map(value_text)
+        self.field(name).map(value_text)
     }
 }
 

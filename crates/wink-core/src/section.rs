@@ -540,6 +540,17 @@ impl MarkdownSection {
         self
     }
 
+    /// Add shared child sections (a prompt file's: one allocation for them all).
+    #[must_use]
+    pub fn child_refs(mut self, children: Vec<SectionRef>) -> Self {
+        if self.children.is_empty() {
+            self.children = children;
+        } else {
+            self.children.extend(children);
+        }
+        self
+    }
+
     /// Add a tool.
     #[must_use]
     pub fn tool(mut self, tool: ToolRef) -> Self {

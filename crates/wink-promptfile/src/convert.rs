@@ -60,7 +60,10 @@ impl Converter<'_> {
         Ok(())
     }
 
-    pub(super) fn convert(mut self, mut file: PromptFile) -> Result<LoadedPrompt, PromptFileError> {
+    pub(super) fn convert(
+        mut self,
+        mut file: PromptFile<'_>,
+    ) -> Result<LoadedPrompt, PromptFileError> {
         self.check_identity(&file)?;
         let mut types: HashMap<String, ParamsType> = HashMap::new();
         for (type_name, fields) in &file.params {
@@ -183,31 +186,34 @@ impl Converter<'_> {
             return self.builtin(spec, builtin, &at.to_string(), parent.as_deref());
         }
         let mut section = MarkdownSection::from_owned(
-            std::mem::take(&mut spec.title),
-            spec.key.clone(),
-            spec.template.take().unwrap_or_default(),
+            std::mem::take(&mut spec.title).into_owned(),
+            spec.key.clone().into_owned(),
+            spec.template.take().unwrap_or_default().into_owned(),
         );
         let params_type = match &spec.params {
             Some(name) => {
                 let cached = self
                     .last_params_type
                     .as_ref()
-                    .filter(|ty| ty.name() == name.as_str());
-                let ty = cached.or_else(|| types.get(name)).cloned().ok_or_else(|| {
-                    let mut known: Vec<&str> = types.keys().map(String::as_str).collect();
-                    known.sort_unstable();
-                    self.invalid(
-                        format!("{at}.params"),
-                        format!(
-                            "unknown params type '{name}' (declared: {})",
-                            if known.is_empty() {
-                                "none".to_owned()
-                            } else {
-                                known.join(", ")
-                            }
-                        ),
-                    )
-                })?;
+                    .filter(|ty| ty.name() == name);
+                let ty = cached
+                    .or_else(|| types.get(name.as_ref()))
+                    .cloned()
+                    .ok_or_else(|| {
+                        let mut known: Vec<&str> = types.keys().map(String::as_str).collect();
+                        known.sort_unstable();
+                        self.invalid(
+                            format!("{at}.params"),
+                            format!(
+                                "unknown params type '{name}' (declared: {})",
+                                if known.is_empty() {
+                                    "none".to_owned()
+                                } else {
+                                    known.join(", ")
+                                }
+                            ),
+                        )
+                    })?;
                 section = section.params_type(ty.clone());
                 self.last_params_type = Some(ty.clone());
                 Some(ty)
@@ -260,14 +266,15 @@ impl Converter<'_> {
             let tool_at = format!("{at}.tools[{i}]");
             section = section.tool(self.tool(tool, &tool_at)?);
         }
+        let mut children = Vec::with_capacity(spec.children.len());
         for (index, child) in spec.children.iter_mut().enumerate() {
             let place = Place {
                 index,
                 parent: Some((at, &spec.key)),
             };
-            section = section.child_ref(self.section(child, &place, types)?);
+            children.push(self.section(child, &place, types)?);
         }
-        Ok(Arc::new(section))
+        Ok(Arc::new(section.child_refs(children)))
     }
 
     /// `visibility: summary` without a summary. WINK reports this when rendering (wink-core's

@@ -194,7 +194,11 @@ pub fn load_str(
 }
 
 /// Parse and check the shape of a prompt file (nothing is built yet).
-fn parse_file(text: &str, format: FileFormat, origin: &str) -> Result<PromptFile, PromptFileError> {
+fn parse_file<'t>(
+    text: &'t str,
+    format: FileFormat,
+    origin: &str,
+) -> Result<PromptFile<'t>, PromptFileError> {
     if format == FileFormat::Json
         && let Some(file) = parse_json_once(text)
     {
@@ -208,11 +212,12 @@ fn parse_in_two_passes(
     text: &str,
     format: FileFormat,
     origin: &str,
-) -> Result<PromptFile, PromptFileError> {
+) -> Result<PromptFile<'static>, PromptFileError> {
     let value = document::parse_document(text, format, origin)?;
     // Fast path without key-path tracking; a file that does not fit is read again with it, for
-    // the error's key path (issue 22: the tracking was a sixth of loading a large file).
-    if let Ok(file) = PromptFile::deserialize(&value) {
+    // the error's key path (issue 22: the tracking was a sixth of loading a large file). The
+    // model takes the value's texts (it cannot borrow from a value that goes away here).
+    if let Ok(file) = PromptFile::deserialize(value.clone()) {
         return Ok(file);
     }
     serde_path_to_error::deserialize(value).map_err(|e| PromptFileError::Invalid {
@@ -226,7 +231,7 @@ fn parse_in_two_passes(
 /// first, then the model from it, was a third of loading a large file). `None` for any problem,
 /// which the two passes of [`parse_file`] then report with its place (line and column, key path):
 /// they accept exactly the texts this accepts, and build the same model (`strict`).
-fn parse_json_once(text: &str) -> Option<PromptFile> {
+fn parse_json_once(text: &str) -> Option<PromptFile<'_>> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let file = PromptFile::deserialize(&mut deserializer).ok()?;
     deserializer.end().ok()?;
@@ -234,7 +239,7 @@ fn parse_json_once(text: &str) -> Option<PromptFile> {
 }
 
 fn convert_file(
-    file: PromptFile,
+    file: PromptFile<'_>,
     base_dir: &Path,
     origin: &str,
 ) -> Result<LoadedPrompt, PromptFileError> {

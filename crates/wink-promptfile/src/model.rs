@@ -1,5 +1,9 @@
 //! The prompt-file schema (JSON, TOML or YAML): plain serde types, validated strictly (no
-//! unknown field, no key given twice: see `strict`).
+//! unknown field, no key given twice: see `strict`). The texts every section has (key, title,
+//! params type, template, summary) borrow the file's text where they can (issue 22: most need no
+//! copy, and a large file has thousands).
+
+use std::borrow::Cow;
 
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -10,7 +14,7 @@ use crate::strict;
 /// A whole prompt file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PromptFile {
+pub struct PromptFile<'a> {
     /// Editor hint (`docs/prompt-file.schema.json`); ignored.
     #[serde(default, rename = "$schema")]
     pub schema: Option<String>,
@@ -36,8 +40,8 @@ pub struct PromptFile {
     #[serde(default, deserialize_with = "strict::map_of_maps")]
     pub params: IndexMap<String, IndexMap<String, FieldSpec>>,
     /// Root sections.
-    #[serde(default)]
-    pub sections: Vec<SectionSpec>,
+    #[serde(default, borrow)]
+    pub sections: Vec<SectionSpec<'a>>,
     /// Structured output: a JSON schema for an object, or `{"type": "array", "items": {...}}`.
     #[serde(default, deserialize_with = "strict::option_value")]
     pub output: Option<Value>,
@@ -78,23 +82,25 @@ pub enum EnabledSpec {
 /// One section.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SectionSpec {
+pub struct SectionSpec<'a> {
     /// Key.
-    pub key: String,
+    #[serde(borrow)]
+    pub key: Cow<'a, str>,
     /// Heading title.
-    pub title: String,
+    #[serde(borrow)]
+    pub title: Cow<'a, str>,
     /// Params type name.
-    #[serde(default)]
-    pub params: Option<String>,
+    #[serde(default, borrow, deserialize_with = "strict::option_text")]
+    pub params: Option<Cow<'a, str>>,
     /// Body template.
-    #[serde(default)]
-    pub template: Option<String>,
+    #[serde(default, borrow, deserialize_with = "strict::option_text")]
+    pub template: Option<Cow<'a, str>>,
     /// Default params values.
     #[serde(default, deserialize_with = "strict::option_value")]
     pub defaults: Option<Value>,
     /// Summary template.
-    #[serde(default)]
-    pub summary: Option<String>,
+    #[serde(default, borrow, deserialize_with = "strict::option_text")]
+    pub summary: Option<Cow<'a, str>>,
     /// `full` (default) or `summary`.
     #[serde(default)]
     pub visibility: Option<String>,
@@ -108,8 +114,8 @@ pub struct SectionSpec {
     #[serde(default)]
     pub tools: Vec<ToolDecl>,
     /// Children.
-    #[serde(default)]
-    pub children: Vec<SectionSpec>,
+    #[serde(default, borrow)]
+    pub children: Vec<SectionSpec<'a>>,
     /// A builtin section kind instead of a template (`workspace`).
     #[serde(default)]
     pub builtin: Option<String>,

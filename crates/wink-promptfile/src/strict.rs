@@ -7,6 +7,7 @@
 //! the one pass refuses), they build what serde's own implementations build: such a value has no
 //! key twice, and a wrong type is reported with the same expectation ("a map").
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -73,6 +74,60 @@ where
 {
     let StrictMap(outer) = StrictMap::<StrictMap<V>>::deserialize(deserializer)?;
     Ok(outer.into_iter().map(|(k, v)| (k, v.0)).collect())
+}
+
+/// An optional text (`null` is none), borrowed from the document when it has no escapes.
+pub(crate) fn option_text<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    deserializer.deserialize_option(OptionTextVisitor(PhantomData))
+}
+
+struct OptionTextVisitor<'a>(PhantomData<&'a str>);
+
+impl<'de: 'a, 'a> Visitor<'de> for OptionTextVisitor<'a> {
+    type Value = Option<Cow<'a, str>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // What `Option<String>` expects: a wrong type reads as it did.
+        f.write_str("option")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer
+            .deserialize_string(TextVisitor(PhantomData))
+            .map(Some)
+    }
+}
+
+struct TextVisitor<'a>(PhantomData<&'a str>);
+
+impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
+    type Value = Cow<'a, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(text))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(text.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(text))
+    }
 }
 
 /// A JSON value, refusing a key given twice in any of its objects.

@@ -105,11 +105,19 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                return Err(de::Error::custom(format!("{DUPLICATE_KEY} '{key}'")));
+            // One lookup per key (issue 22: every tool schema of a prompt file is read here).
+            match object.entry(key) {
+                serde_json::map::Entry::Occupied(entry) => {
+                    return Err(de::Error::custom(format!(
+                        "{DUPLICATE_KEY} '{}'",
+                        entry.key()
+                    )));
+                }
+                serde_json::map::Entry::Vacant(entry) => {
+                    let StrictValue(value) = map.next_value()?;
+                    entry.insert(value);
+                }
             }
-            let StrictValue(value) = map.next_value()?;
-            object.insert(key, value);
         }
         Ok(Value::Object(object))
     }
