@@ -26,7 +26,12 @@ use std::fmt::Write as _;
 /// ```
 #[must_use]
 pub fn strip(text: &str) -> &str {
-    text.trim_matches(is_whitespace)
+    // Most texts start and end with a visible ASCII character, none of which is whitespace:
+    // nothing to trim, and no need to decode characters from both ends (issue 22).
+    match (text.as_bytes().first(), text.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim_matches(is_whitespace),
+    }
 }
 
 /// Whether Python's `str.isspace()` holds for `c`.
