@@ -39,6 +39,9 @@
 //!
 //! let grammar = turn_grammar(&DecodingConstraint::Auto, &request.tools).unwrap().unwrap();
 //! assert!(grammar.starts_with("root ::= tool-call | final-answer\n"));
+//! // A call is decoded exactly as the template writes it back (`CallForm::Template`).
+//! assert!(grammar.contains(r#"tool-call ::= "<tool_call>\n" call "\n</tool_call>""#));
+//! assert!(grammar.contains(r#"call-add ::= "{\"name\": \"add\", \"arguments\": " add-arguments "}""#));
 //! ```
 //!
 //! Running a model (needs a GGUF file, e.g. from `scripts/fetch-model.sh 0.5b`):

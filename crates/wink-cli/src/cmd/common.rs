@@ -210,8 +210,9 @@ pub struct ModelFlags {
     #[arg(long)]
     pub no_call_repair: bool,
     /// Local model: how its own tool calls are written into later prompts: canonical (the chat
-    /// template's form; the default, the small Qwen models choose tools better with it) or
-    /// verbatim (exactly as generated, so every call continues the KV cache).
+    /// template's form, the prompt tokenized afresh; the default) or verbatim (exactly as
+    /// generated, the generated tokens kept in the KV cache). With the default `--call-form
+    /// template` the model generates the canonical form, so both continue the cache.
     #[arg(long, value_name = "FORM", default_value = "canonical", value_parser = ["canonical", "verbatim"])]
     pub call_write_back: String,
     /// Local model: how it may write a tool call: template (exactly the chat template's
