@@ -10,6 +10,8 @@ if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then SUDO="sudo"; fi
 
 need=()
 command -v cmake >/dev/null || need+=(cmake)
+# llama.cpp is C++; wink links libstdc++ statically (libstdc++.a comes with g++'s libstdc++-N-dev).
+command -v g++ >/dev/null || need+=(g++)
 dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 command -v python3 >/dev/null || need+=(python3 python3-pip)
 # Debian's Redis server: the wink-redis tests and the fault benchmark start their own on a free port.
