@@ -164,41 +164,35 @@ fn disclosure_run(write_back: CallWriteBack, call_form: CallForm) -> Option<[Tok
     Some([first_usage, second_usage, third_usage, cold])
 }
 
+/// A disclosure run in `write_back` and `call_form` whose second and third calls each take from the
+/// cache what the call before prefilled (and, when `output_counts`, decoded), but at most 16 tokens.
+fn assert_each_call_cached(write_back: CallWriteBack, call_form: CallForm, output_counts: bool) {
+    let Some([first, second, third, _]) = disclosure_run(write_back, call_form) else {
+        return;
+    };
+    assert_cached(first, second, output_counts);
+    assert_cached(second, third, output_counts);
+}
+
 /// The defaults: calls decoded in the template's form and written back canonically, so each call
 /// takes everything the previous call prefilled and decoded from the cache, but at most 16 tokens.
 #[test]
 fn each_call_takes_the_previous_prompt_and_output_from_the_kv_cache() {
-    let Some([first, second, third, _]) =
-        disclosure_run(CallWriteBack::Canonical, CallForm::Template)
-    else {
-        return;
-    };
-    assert_cached(first, second, true);
-    assert_cached(second, third, true);
+    assert_each_call_cached(CallWriteBack::Canonical, CallForm::Template, true);
 }
 
 /// Calls decoded in any form and written back canonically: the previous prompt comes from the
 /// cache, and the call the model wrote differently (a fenced block) is evaluated again.
 #[test]
 fn calls_in_any_form_take_the_previous_prompt_from_the_kv_cache() {
-    let Some([first, second, third, _]) = disclosure_run(CallWriteBack::Canonical, CallForm::Any)
-    else {
-        return;
-    };
-    assert_cached(first, second, false);
-    assert_cached(second, third, false);
+    assert_each_call_cached(CallWriteBack::Canonical, CallForm::Any, false);
 }
 
 /// Verbatim write-back: the tool-call turn is written as generated, so each call takes everything
 /// the previous call prefilled and decoded from the cache, but at most 16 tokens at the boundary.
 #[test]
 fn verbatim_calls_take_the_previous_prompt_and_output_from_the_kv_cache() {
-    let Some([first, second, third, _]) = disclosure_run(CallWriteBack::Verbatim, CallForm::Any)
-    else {
-        return;
-    };
-    assert_cached(first, second, true);
-    assert_cached(second, third, true);
+    assert_each_call_cached(CallWriteBack::Verbatim, CallForm::Any, true);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
-use super::sampler::{CallSteer, TokenPicker};
+use super::sampler::{CallOpenings, TokenPicker};
 use super::stream::TextStreamer;
 use super::{GenerationControl, to_i32};
 use crate::completion::{LocalTimings, LocalUsage};
@@ -32,7 +32,7 @@ pub(super) struct GenerationSettings {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Decoding<'a> {
     pub(super) grammar: Option<&'a str>,
-    pub(super) steer: Option<CallSteer<'a>>,
+    pub(super) steer: Option<&'a CallOpenings>,
 }
 
 #[derive(Debug)]

@@ -32,7 +32,7 @@ use wink_core::ToolCall;
 use wink_model::{Message, ModelRequest, ToolSpec};
 
 use generate::{Decoding, Generation, GenerationSettings, generate};
-use sampler::{CallSteer, other_call_openings};
+use sampler::CallOpenings;
 use weights::{backend, check_gguf, shared_weights};
 use written::WrittenTurns;
 
@@ -169,7 +169,7 @@ pub struct LocalModel {
     written: WrittenTurns,
     /// What steers a call into the template's form ([`CallForm::Template`]): the first token of
     /// `<tool_call>` and the tokens that open a call otherwise, found on first use.
-    call_openings: Option<(LlamaToken, Vec<LlamaToken>)>,
+    call_openings: Option<CallOpenings>,
 }
 
 impl fmt::Debug for LocalModel {
@@ -400,21 +400,9 @@ impl LocalModel {
                 DecodingConstraint::FinalAnswer | DecodingConstraint::JsonSchema(_)
             );
         if may_call && self.call_openings.is_none() {
-            let model = self.engine.borrow_owner();
-            self.call_openings = model
-                .vocab()
-                .tokenize(b"<tool_call>", false, true)
-                .first()
-                .map(|opening| (*opening, other_call_openings(model)));
+            self.call_openings = CallOpenings::of(self.engine.borrow_owner());
         }
-        let steer = self
-            .call_openings
-            .as_ref()
-            .filter(|_| may_call)
-            .map(|(opening, others)| CallSteer {
-                opening: *opening,
-                other_openings: others,
-            });
+        let steer = self.call_openings.as_ref().filter(|_| may_call);
         let prompt = match self.written_back(request) {
             Some(as_written) => self.render_prompt(&as_written)?,
             None => self.render_prompt(request)?,

@@ -13,31 +13,39 @@ use crate::error::LocalError;
 /// Steers the first token of a turn whose grammar admits only the `<tool_call>` opening
 /// ([`crate::CallForm::Template`]): when the model would open a call another way (a ```json fence, a bare
 /// object), the turn opens with `<tool_call>` instead. Whether the turn is a call stays the model's choice.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct CallSteer<'a> {
+#[derive(Debug)]
+pub(super) struct CallOpenings {
     /// The first token of `<tool_call>`.
-    pub(super) opening: LlamaToken,
-    /// Tokens that open a call in another form, sorted.
-    pub(super) other_openings: &'a [LlamaToken],
+    opening: LlamaToken,
+    /// Tokens that open a call in another form, sorted: a prefix of "```json\n" (or "```json"
+    /// followed by whitespace), or text starting with `{`.
+    others: Vec<LlamaToken>,
 }
 
-/// The tokens whose text opens a tool call other than with `<tool_call>`: a prefix of "```json\n" (or
-/// "```json" followed by whitespace), or text starting with `{`. Sorted.
-pub(super) fn other_call_openings(model: &LlamaModel) -> Vec<LlamaToken> {
-    const FENCE: &[u8] = b"```json\n";
-    let vocab = model.vocab();
-    (0..vocab.n_tokens())
-        .map(LlamaToken)
-        .filter(|token| {
-            let piece = vocab.token_to_piece(*token, true, None);
-            let fence = !piece.is_empty()
-                && (FENCE.starts_with(&piece)
-                    || piece
-                        .strip_prefix(b"```json".as_slice())
-                        .is_some_and(|rest| rest.iter().all(u8::is_ascii_whitespace)));
-            fence || piece.first() == Some(&b'{')
-        })
-        .collect()
+impl CallOpenings {
+    /// The openings of `model`'s vocabulary, or `None` when `<tool_call>` tokenizes to nothing.
+    pub(super) fn of(model: &LlamaModel) -> Option<Self> {
+        const FENCE: &[u8] = b"```json\n";
+        let vocab = model.vocab();
+        let opening = *vocab.tokenize(b"<tool_call>", false, true).first()?;
+        let others = (0..vocab.n_tokens())
+            .map(LlamaToken)
+            .filter(|token| {
+                let piece = vocab.token_to_piece(*token, true, None);
+                let fence = !piece.is_empty()
+                    && (FENCE.starts_with(&piece)
+                        || piece
+                            .strip_prefix(b"```json".as_slice())
+                            .is_some_and(|rest| rest.iter().all(u8::is_ascii_whitespace)));
+                fence || piece.first() == Some(&b'{')
+            })
+            .collect();
+        Some(Self { opening, others })
+    }
+
+    fn opens_a_call(&self, token: LlamaToken) -> bool {
+        self.others.binary_search(&token).is_ok()
+    }
 }
 
 /// Chooses each next token: greedy or sampled, filtered by the grammar when there is one.
@@ -49,14 +57,14 @@ pub(super) struct TokenPicker<'model> {
     grammar: Option<LlamaSampler>,
     random: Option<LlamaSampler>,
     /// Applied to the first token only, then dropped.
-    steer: Option<CallSteer<'model>>,
+    steer: Option<&'model CallOpenings>,
 }
 
 impl<'model> TokenPicker<'model> {
     pub(super) fn new(
         model: &'model LlamaModel,
         grammar: Option<&str>,
-        steer: Option<CallSteer<'model>>,
+        steer: Option<&'model CallOpenings>,
         settings: &GenerationSettings,
     ) -> Result<Self, LocalError> {
         let grammar = grammar
@@ -75,7 +83,7 @@ impl<'model> TokenPicker<'model> {
         });
         Ok(Self {
             model,
-            steer: steer.filter(|_| grammar.is_some()),
+            steer,
             grammar,
             random,
         })
@@ -144,7 +152,7 @@ impl<'model> TokenPicker<'model> {
         let steer = self.steer.take();
         let token = if accepted {
             proposal.id()
-        } else if let Some(steer) = steer.filter(|steer| opens_a_call(steer, proposal.id())) {
+        } else if let Some(steer) = steer.filter(|steer| steer.opens_a_call(proposal.id())) {
             steer.opening
         } else {
             let mut allowed = context.token_data_array_ith(logits_index);
@@ -156,7 +164,7 @@ impl<'model> TokenPicker<'model> {
             // best allowed token, unless a call opening the grammar rejects scores higher.
             match steer.filter(|_| self.random.is_none()) {
                 Some(steer)
-                    if best_logit(context, logits_index, steer.other_openings)
+                    if best_logit(context, logits_index, &steer.others)
                         .is_some_and(|logit| logit > best.logit()) =>
                 {
                     steer.opening
@@ -175,10 +183,6 @@ impl<'model> TokenPicker<'model> {
         }
         Ok(token)
     }
-}
-
-fn opens_a_call(steer: &CallSteer<'_>, token: LlamaToken) -> bool {
-    steer.other_openings.binary_search(&token).is_ok()
 }
 
 /// The highest finite logit among `tokens`.
