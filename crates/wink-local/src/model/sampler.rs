@@ -157,6 +157,13 @@ impl<'model> TokenPicker<'model> {
         } else {
             let mut allowed = context.token_data_array_ith(logits_index);
             grammar.apply(&mut allowed);
+            // The model would end its turn before a word: it is not calling a tool. Its turn is an answer, opened
+            // by its best token that opens one. Probed on Qwen2.5-Coder-1.5B after the last step of a skill's
+            // procedure (the end token first, 50%): turned into a call instead, it called a tool nothing asked for.
+            let ends = steer.is_some() && self.model.vocab().is_eog(proposal.id());
+            if let Some(token) = ends.then(|| self.answer_opening(&allowed)).flatten() {
+                return Ok(self.accepted(token));
+            }
             let best = self
                 .choose(&mut allowed)
                 .ok_or_else(|| decode_error("generating", "the grammar allows no next token"))?;
@@ -172,8 +179,13 @@ impl<'model> TokenPicker<'model> {
                 _ => best.id(),
             }
         };
-        // End-of-generation tokens are never accepted: generation stops there, and llama.cpp's grammar
-        // aborts the process if an end token is accepted while the grammar is incomplete.
+        Ok(self.accepted(token))
+    }
+
+    /// `token`, fed to the grammar. End-of-generation tokens are never fed: generation stops there,
+    /// and llama.cpp's grammar aborts the process if an end token is accepted while the grammar is
+    /// incomplete.
+    fn accepted(&mut self, token: LlamaToken) -> LlamaToken {
         if let Some(grammar) = self
             .grammar
             .as_mut()
@@ -181,8 +193,44 @@ impl<'model> TokenPicker<'model> {
         {
             grammar.accept(token);
         }
-        Ok(token)
+        token
     }
+
+    /// The best token of `allowed` (the grammar applied) that opens an answer rather than a call
+    /// ([`opens_an_answer`]), chosen as any token is (greedy or sampled); `None` when the grammar
+    /// allows no answer.
+    fn answer_opening(&mut self, allowed: &LlamaTokenDataArray) -> Option<LlamaToken> {
+        const TRIES: usize = 16;
+        let mut refused: Vec<LlamaToken> = Vec::new();
+        for _ in 0..TRIES {
+            let mut candidates = allowed.clone();
+            for candidate in candidates
+                .data
+                .iter_mut()
+                .filter(|candidate| refused.contains(&candidate.id()))
+            {
+                candidate.set_logit(f32::NEG_INFINITY);
+            }
+            let best = self.choose(&mut candidates)?;
+            if !best.logit().is_finite() {
+                return None;
+            }
+            if opens_an_answer(&self.piece(best.id())) {
+                return Some(best.id());
+            }
+            refused.push(best.id());
+        }
+        None
+    }
+}
+
+/// Whether text starting with `piece` can be an answer rather than a call: its first byte is
+/// one a final answer may start with ([`crate::grammar`]'s `final-answer`: a letter, a digit, `*`,
+/// `#` or a non-ASCII character).
+fn opens_an_answer(piece: &[u8]) -> bool {
+    piece.first().is_some_and(|&byte| {
+        byte.is_ascii_alphanumeric() || byte == b'*' || byte == b'#' || !byte.is_ascii()
+    })
 }
 
 /// The highest finite logit among `tokens`.
@@ -194,4 +242,19 @@ fn best_logit(context: &LlamaContext<'_>, logits_index: i32, tokens: &[LlamaToke
         .copied()
         .filter(|logit| logit.is_finite())
         .max_by(f32::total_cmp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::opens_an_answer;
+
+    #[test]
+    fn an_answer_opens_as_the_final_answer_rule_allows() {
+        for piece in ["The", "42", "*", "#", "É"] {
+            assert!(opens_an_answer(piece.as_bytes()), "{piece}");
+        }
+        for piece in ["<tool_call>", "<", "{\"", "```", " The", "\n", ""] {
+            assert!(!opens_an_answer(piece.as_bytes()), "{piece:?}");
+        }
+    }
 }
