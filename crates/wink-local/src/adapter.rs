@@ -26,6 +26,10 @@
 //!   fits, is generated again under the tool-call grammar; after domain tool results, an answer that
 //!   only names disclosure tools or shares nothing with the results is generated again as text after
 //!   a one-generation reminder (see [`crate::repair`]).
+//! * **The answer tool** (on by default, [`crate::LocalModelConfig::answer_tool`]): once a tool has
+//!   returned, a `final_answer` tool is announced after its result; its call comes back as the
+//!   turn's answer, and a text describing that call is read as the answer (see
+//!   [`crate::answer_tool`]).
 //! * **Structured output.** When the prompt declares structured output and the model gives a final
 //!   answer, the answer is regenerated under the output's JSON-Schema grammar (appended to the same
 //!   prompt, so the cache keeps it).
@@ -47,6 +51,7 @@ use wink_model::{
 };
 use wink_session::TokenUsage;
 
+use crate::answer_tool::described_answer;
 use crate::repair::{Repair, answer_request, follow_up_request, repair};
 use crate::{DecodingConstraint, GenerationControl, LocalCompletion, LocalModel, LocalModelConfig};
 
@@ -203,6 +208,12 @@ impl Runner {
             stream: answers_only,
         };
         let mut turn = self.complete(&mut model, &local, &constraint, &mut usage, &first, call)?;
+        if turn.tool_calls.is_empty()
+            && model.offers_answer_tool(&local)
+            && let Some(answer) = turn.text.as_deref().and_then(described_answer)
+        {
+            turn.text = Some(answer);
+        }
         if self.call_repair && turn.tool_calls.is_empty() {
             let answer = turn.text.as_deref().unwrap_or_default();
             let retry = repair(&local, &constraint, answer).map(|kind| {

@@ -62,6 +62,7 @@
 //! ```
 
 mod adapter;
+pub mod answer_tool;
 mod completion;
 mod error;
 mod fetch;

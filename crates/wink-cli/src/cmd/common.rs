@@ -209,6 +209,10 @@ pub struct ModelFlags {
     /// generating that turn again as a call of the tool (call-intent repair, on by default).
     #[arg(long)]
     pub no_call_repair: bool,
+    /// Local model: do not list a `final_answer` tool whose call gives the answer (listed after
+    /// the prompt's tools by default: small models end a task more often by a call than by text).
+    #[arg(long)]
+    pub no_answer_tool: bool,
     /// Local model: how its own tool calls are written into later prompts: canonical (the chat
     /// template's form, the prompt tokenized afresh; the default) or verbatim (exactly as
     /// generated, the generated tokens kept in the KV cache). With the default `--call-form
@@ -266,6 +270,7 @@ impl ModelFlags {
                 threads: self.threads,
                 no_prefix_cache: self.no_prefix_cache,
                 no_call_repair: self.no_call_repair,
+                no_answer_tool: self.no_answer_tool,
                 call_write_back: match self.call_write_back.as_str() {
                     "verbatim" => CallWriteBack::Verbatim,
                     _ => CallWriteBack::Canonical,
@@ -537,5 +542,12 @@ mod tests {
                 && text.contains("[possible values: template, any]"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_answer_tool_is_on_unless_asked_not_to() {
+        let off = |args: &[&str]| local_options(args).unwrap().no_answer_tool;
+        assert!(!off(&[]));
+        assert!(off(&["--no-answer-tool"]));
     }
 }

@@ -125,6 +125,8 @@ pub struct LocalOptions {
     pub no_prefix_cache: bool,
     /// Keep answers that name an uncalled tool (`--no-call-repair`).
     pub no_call_repair: bool,
+    /// List no `final_answer` tool (`--no-answer-tool`).
+    pub no_answer_tool: bool,
     /// How the model's tool calls are written into later prompts (`--call-write-back`).
     pub call_write_back: CallWriteBack,
     /// How the model may write a tool call (`--call-form`).
@@ -153,6 +155,7 @@ pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn Prov
     config.reuse_prefix = !options.no_prefix_cache;
     config.call_write_back = options.call_write_back;
     config.call_form = options.call_form;
+    config.answer_tool = !options.no_answer_tool;
     if let Some(size) = options.context_size {
         config.context_size = size;
     }

@@ -13,6 +13,7 @@ mod stream;
 mod weights;
 mod written;
 
+use crate::answer_tool;
 use crate::completion::{DecodingConstraint, LocalCompletion, callable_tools};
 use crate::error::LocalError;
 use crate::grammar::{CallForm, turn_grammar_in};
@@ -63,6 +64,9 @@ pub struct LocalModelConfig {
     /// How constrained decoding lets the model write a tool call (default [`CallForm::Template`]: in the
     /// chat template's own form, so the call needs no evaluating again when it is written back).
     pub call_form: CallForm,
+    /// Announce a `final_answer` tool, whose call is the turn's answer, once a tool has returned
+    /// (default true; see [`crate::answer_tool`]).
+    pub answer_tool: bool,
 }
 
 /// How a tool-call turn the model generated is written into the prompts of later calls.
@@ -99,6 +103,7 @@ impl Default for LocalModelConfig {
             batch_size: 512,
             call_write_back: CallWriteBack::Canonical,
             call_form: CallForm::Template,
+            answer_tool: true,
         }
     }
 }
@@ -377,6 +382,11 @@ impl LocalModel {
             control.on_text = None;
         }
         let callable = callable_tools(request);
+        let answer_after =
+            answer_tool::joins_after(request, &callable).filter(|_| self.config.answer_tool);
+        let offers_answer = answer_after.is_some();
+        let request = answer_tool::listed(request, answer_after);
+        let request = request.as_ref();
         match constraint {
             DecodingConstraint::RequireTool if callable.is_empty() => {
                 return Err(LocalError::NoToolsOffered);
@@ -388,6 +398,7 @@ impl LocalModel {
             }
             _ => {}
         }
+        let callable = answer_tool::callable_in_turn(&callable, constraint, offers_answer);
         let grammar = if self.config.constrained_decoding {
             turn_grammar_in(constraint, &callable, self.config.call_form)?
         } else {
@@ -440,13 +451,23 @@ impl LocalModel {
             text = %generation.text,
             "local completion"
         );
-        self.turn_from(
+        let mut turn = self.turn_from(
             constraint,
             &callable,
             generation,
             grammar.is_some(),
             max_tokens,
-        )
+        )?;
+        if offers_answer && answer_tool::take_answer(&mut turn) {
+            tracing::debug!(answer = ?turn.text, "local answer tool called");
+        }
+        Ok(turn)
+    }
+
+    /// Whether the answer tool joins `request` on this model ([`crate::answer_tool`]).
+    pub fn offers_answer_tool(&self, request: &ModelRequest) -> bool {
+        self.config.answer_tool
+            && answer_tool::joins_after(request, &callable_tools(request)).is_some()
     }
 
     /// `request` with this model's tool-call turns as it generated them, under
