@@ -34,7 +34,7 @@ use wink_core::ToolArguments;
 use wink_model::{Message, ModelRequest, ToolAddition, ToolSpec};
 
 use crate::completion::{DecodingConstraint, LocalCompletion};
-use crate::repair::{ANSWER_REMINDER, DISCLOSURE_TOOLS};
+use crate::repair::{ANSWER_REMINDER, DISCLOSURE_TOOLS, json_objects};
 
 /// The answer tool's name.
 pub const ANSWER_TOOL: &str = "final_answer";
@@ -104,15 +104,14 @@ pub(crate) fn listed(request: &ModelRequest, after: Option<usize>) -> Cow<'_, Mo
 /// The tools a turn under `constraint` may call: `callable`, and the answer tool when `on` and the
 /// turn is free.
 pub(crate) fn callable_in_turn(
-    callable: &[ToolSpec],
+    mut callable: Vec<ToolSpec>,
     constraint: &DecodingConstraint,
     on: bool,
 ) -> Vec<ToolSpec> {
-    let mut tools = callable.to_vec();
     if on && *constraint == DecodingConstraint::Auto {
-        tools.push(answer_tool_spec());
+        callable.push(answer_tool_spec());
     }
-    tools
+    callable
 }
 
 /// Takes the answer tool's calls out of `turn`: a turn whose only call is one becomes its answer
@@ -149,12 +148,8 @@ pub fn described_answer(text: &str) -> Option<String> {
     if !text.contains(ANSWER_TOOL) {
         return None;
     }
-    text.match_indices('{').find_map(|(start, _)| {
-        let value = serde_json::Deserializer::from_str(&text[start..])
-            .into_iter::<Value>()
-            .next()?
-            .ok()?;
-        let answer = value.get("answer")?.as_str()?.trim();
+    json_objects(text).find_map(|object| {
+        let answer = object.get("answer")?.as_str()?.trim();
         (!answer.is_empty()).then(|| answer.to_owned())
     })
 }
@@ -247,7 +242,7 @@ mod tests {
     fn is_callable_only_in_a_free_turn() {
         let callable = [tool("add")];
         let names = |constraint: DecodingConstraint, on: bool| {
-            callable_in_turn(&callable, &constraint, on)
+            callable_in_turn(callable.to_vec(), &constraint, on)
                 .into_iter()
                 .map(|t| t.name)
                 .collect::<Vec<_>>()

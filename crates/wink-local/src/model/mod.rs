@@ -398,7 +398,7 @@ impl LocalModel {
             }
             _ => {}
         }
-        let callable = answer_tool::callable_in_turn(&callable, constraint, offers_answer);
+        let callable = answer_tool::callable_in_turn(callable, constraint, offers_answer);
         let grammar = if self.config.constrained_decoding {
             turn_grammar_in(constraint, &callable, self.config.call_form)?
         } else {

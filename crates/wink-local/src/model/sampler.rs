@@ -160,7 +160,7 @@ impl<'model> TokenPicker<'model> {
             // The model would end its turn before a word: it is not calling a tool. Its turn is an answer, opened
             // by its best token that opens one. Probed on Qwen2.5-Coder-1.5B after the last step of a skill's
             // procedure (the end token first, 50%): turned into a call instead, it called a tool nothing asked for.
-            let ends = steer.is_some() && self.model.vocab().is_eog(proposal.id());
+            let ends = steer.is_some() && self.is_end(proposal.id());
             if let Some(token) = ends.then(|| self.answer_opening(&allowed)).flatten() {
                 return Ok(self.accepted(token));
             }
@@ -186,11 +186,8 @@ impl<'model> TokenPicker<'model> {
     /// and llama.cpp's grammar aborts the process if an end token is accepted while the grammar is
     /// incomplete.
     fn accepted(&mut self, token: LlamaToken) -> LlamaToken {
-        if let Some(grammar) = self
-            .grammar
-            .as_mut()
-            .filter(|_| !self.model.vocab().is_eog(token))
-        {
+        let end = self.is_end(token);
+        if let Some(grammar) = self.grammar.as_mut().filter(|_| !end) {
             grammar.accept(token);
         }
         token

@@ -481,6 +481,19 @@ fn required_parameters(schema: &serde_json::Value) -> Vec<String> {
     }
 }
 
+/// The JSON objects in `text`, in order of their opening braces (an object nested in one that
+/// parses comes after it too).
+pub(crate) fn json_objects(
+    text: &str,
+) -> impl Iterator<Item = serde_json::Map<String, serde_json::Value>> + '_ {
+    text.match_indices('{').filter_map(|(start, _)| {
+        serde_json::Deserializer::from_str(&text[start..])
+            .into_iter::<serde_json::Map<String, serde_json::Value>>()
+            .next()?
+            .ok()
+    })
+}
+
 /// What a tool result supplies: the fields of the first JSON object in it whose values are not
 /// null or empty (WINK's tool message is the message, then the value as JSON), or, when it holds
 /// none, the words of its text.
@@ -492,13 +505,7 @@ enum Supplied {
 
 impl Supplied {
     fn of(result: &str) -> Self {
-        let object = result.match_indices('{').find_map(|(start, _)| {
-            serde_json::Deserializer::from_str(&result[start..])
-                .into_iter::<serde_json::Map<String, serde_json::Value>>()
-                .next()?
-                .ok()
-        });
-        match object {
+        match json_objects(result).next() {
             Some(object) => Self::Fields(
                 object
                     .into_iter()
