@@ -31,7 +31,7 @@ cargo fetch --locked
 if [ "${WINK_SKIP_REAL_MODEL:-0}" != "1" ]; then
   bash scripts/fetch-model.sh 0.5b
   # The 1.5B model: the llama.cpp-server integration test (the 0.5B never answers through it) and
-  # example 07 on the embedded model (crates/wink-cli/tests/skills_local.rs).
+  # example 07 on the embedded model (crates/wink-cli/tests/skills.rs).
   bash scripts/fetch-model.sh 1.5b
   bash scripts/fetch-embeddings.sh
 fi

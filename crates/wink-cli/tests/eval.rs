@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{fixture, stdout, usage_error, wink};
+use common::{embedded_model, fixture, stdout, usage_error, wink};
 use serde_json::{Value, json};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -417,23 +417,13 @@ fn bad_cases_and_bad_usage_exit_2_naming_the_file_line_and_key() {
 /// reports the full JSON shape (the pass rate is not asserted).
 #[test]
 fn eval_runs_a_few_cases_on_the_small_local_model() {
-    if std::env::var("WINK_SKIP_REAL_MODEL").is_ok_and(|v| v == "1") {
-        eprintln!("skipped: WINK_SKIP_REAL_MODEL=1");
+    let Some(model) = embedded_model(
+        "WINK_TEST_MODEL",
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        "0.5b",
+    ) else {
         return;
-    }
-    let model = std::env::var_os("WINK_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_default()
-                .join(".cache/wink/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
-        });
-    assert!(
-        model.is_file(),
-        "this test needs {} (scripts/fetch-model.sh 0.5b), or WINK_SKIP_REAL_MODEL=1 to skip it",
-        model.display()
-    );
+    };
     let bench = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/eval");
     let out = wink(&[
         "eval",

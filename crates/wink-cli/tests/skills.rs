@@ -8,8 +8,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{stdout, wink};
-use serde_json::Value;
+use common::{embedded_model, stdout, wink};
+use serde_json::{Value, json};
 
 fn data(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -276,6 +276,64 @@ fn a_scripted_model_reads_a_skill_and_follows_it() {
             (REFUSAL, true),
             ("Ticket T-7 labelled billing.", false),
         ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Example 07 on the embedded Qwen2.5-Coder-1.5B model, as its README shows: the model reads the
+/// skill's bundled label list, labels the ticket and answers, in three model calls. Greedy
+/// decoding makes the run deterministic for one build of llama.cpp.
+#[test]
+fn the_embedded_model_reads_the_skill_labels_the_ticket_and_answers() {
+    let Some(model) = embedded_model(
+        "WINK_TEST_MODEL_1_5B",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "1.5b",
+    ) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("wink-skills-local-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("transcript.json");
+    let out = wink(&[
+        "run",
+        &example("prompt.json"),
+        "--model",
+        &format!("local:{}", model.display()),
+        "--transcript",
+        transcript.to_str().unwrap(),
+        "--max-model-calls",
+        "8",
+    ]);
+    assert_eq!(stdout(&out), "Ticket T-7 labelled billing.\n");
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    assert_eq!(t["status"]["status"], "finished");
+    assert_eq!(t["model_call_count"], 3);
+    let calls = t["model_calls"].as_array().unwrap();
+    let last = calls.last().unwrap()["messages"].as_array().unwrap();
+    let made: Vec<(&str, Value)> = last
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .map(|c| (c["name"].as_str().unwrap(), c["arguments"].clone()))
+        .collect();
+    assert_eq!(
+        made,
+        [
+            (
+                "read_skill_file",
+                json!({"skill": "ticket-triage", "path": "references/labels.md"})
+            ),
+            (
+                "label_ticket",
+                json!({"ticket_id": "T-7", "label": "billing"})
+            ),
+        ]
+    );
+    // The answer tool is the local adapter's own: the loop offers the prompt's tools only.
+    assert_eq!(
+        calls[0]["tools"],
+        json!(["read_skill_file", "label_ticket", "close_ticket"])
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

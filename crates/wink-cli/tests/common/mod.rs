@@ -104,3 +104,28 @@ pub fn npm_servers() -> Option<PathBuf> {
     );
     Some(bin)
 }
+
+/// An embedded model file for a real-model test: `$ENV_VAR` when set, else `file` in the cache
+/// `scripts/setup.sh` fills (`~/.cache/wink/models`). `None` (the test skips) with
+/// `WINK_SKIP_REAL_MODEL=1`; a missing file fails the test, naming the `fetch-model.sh` size to run.
+pub fn embedded_model(env_var: &str, file: &str, size: &str) -> Option<PathBuf> {
+    if std::env::var("WINK_SKIP_REAL_MODEL").is_ok_and(|value| value == "1") {
+        eprintln!("skipped: WINK_SKIP_REAL_MODEL=1");
+        return None;
+    }
+    let path = std::env::var_os(env_var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default()
+                .join(".cache/wink/models")
+                .join(file)
+        });
+    assert!(
+        path.is_file(),
+        "this test needs {} (scripts/fetch-model.sh {size}), or WINK_SKIP_REAL_MODEL=1 to skip it",
+        path.display()
+    );
+    Some(path)
+}
