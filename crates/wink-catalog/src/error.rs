@@ -59,6 +59,18 @@ pub enum CatalogError {
     /// The token counter could not be loaded.
     #[error("{0}")]
     Tokenizer(String),
+    /// A server's `enabled_tools` or `disabled_tools` names tools the server does not list.
+    #[error("MCP server `{server}`: {key} names {}, which the server does not list (its tools: {})", quoted(names), available.join(", "))]
+    UnknownServerTools {
+        /// The server's name.
+        server: String,
+        /// `enabled_tools` or `disabled_tools`.
+        key: &'static str,
+        /// The names it does not list.
+        names: Vec<String>,
+        /// The tools it lists.
+        available: Vec<String>,
+    },
     /// An MCP server could not be started, initialised or listed.
     #[error("MCP server `{command}`: {message}")]
     Mcp {
@@ -67,4 +79,13 @@ pub enum CatalogError {
         /// What failed.
         message: String,
     },
+}
+
+/// `a`, `b` and `c` as a list of code names.
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

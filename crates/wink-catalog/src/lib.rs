@@ -54,6 +54,7 @@ mod cache;
 mod catalog;
 mod defer;
 mod error;
+mod filter;
 mod footprint;
 mod mcp;
 mod record;
@@ -69,6 +70,7 @@ pub use catalog::{
 };
 pub use defer::{DEFAULT_DEFER_PERCENT, DeferDecision, DeferPolicy};
 pub use error::CatalogError;
+pub use filter::ToolFilter;
 pub use footprint::{Footprint, LineStats, tool_specs_json};
 pub use mcp::{McpServer, ToolList, killed_with_this_process, resolve_program, split_command_line};
 pub use record::{

@@ -15,6 +15,7 @@ use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
 use crate::cache::ToolCache;
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::error::CatalogError;
+use crate::filter::ToolFilter;
 use crate::mcp::{McpServer, ToolList};
 use crate::record::ToolRecord;
 
@@ -237,6 +238,7 @@ pub struct LazyServer {
     spec: ServerSpec,
     cache: Option<ToolCache>,
     call_timeout: Duration,
+    filter: ToolFilter,
     generation: AtomicU64,
     state: Mutex<State>,
 }
@@ -257,6 +259,7 @@ impl LazyServer {
             spec,
             cache,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            filter: ToolFilter::all(),
             generation: AtomicU64::new(0),
             state: Mutex::new(State::default()),
         }
@@ -267,6 +270,14 @@ impl LazyServer {
     #[must_use]
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
+        self
+    }
+
+    /// Offers only the tools `filter` admits (default: all). [`LazyServer::load_tools`] fails
+    /// when the filter names a tool the server does not list.
+    #[must_use]
+    pub fn tool_filter(mut self, filter: ToolFilter) -> Self {
+        self.filter = filter;
         self
     }
 
@@ -287,8 +298,15 @@ impl LazyServer {
     }
 
     /// Loads the tool list: a fresh cache entry, else by starting the server now. Returns where
-    /// it came from.
+    /// it came from. Fails when the server cannot be started, or when its [`ToolFilter`] names a
+    /// tool it does not list.
     pub fn load_tools(&self) -> Result<ListSource, CatalogError> {
+        let source = self.load_list()?;
+        self.filter.check(&self.spec.name, &self.lock().tools)?;
+        Ok(source)
+    }
+
+    fn load_list(&self) -> Result<ListSource, CatalogError> {
         if let Some(source) = self.lock().source {
             return Ok(source);
         }
@@ -305,9 +323,10 @@ impl LazyServer {
         Ok(ListSource::Server)
     }
 
-    /// The tools as the server names them (empty before [`LazyServer::load_tools`]).
+    /// The tools offered, as the server names them: its list (empty before
+    /// [`LazyServer::load_tools`]) through its [`ToolFilter`].
     pub fn tools(&self) -> Vec<ToolRecord> {
-        self.lock().tools.clone()
+        self.filter.apply(&self.lock().tools)
     }
 
     /// Where the current tool list came from (`None` before it was loaded).
@@ -454,6 +473,11 @@ impl LazyServer {
         deadline: Option<Deadline>,
     ) -> Result<ToolResult<ToolPayload>, ToolError> {
         let name = &self.spec.name;
+        if !self.filter.admits(remote_name) {
+            return Err(ToolError::Failed(format!(
+                "MCP server `{name}`: tool `{remote_name}` is not offered (enabled_tools / disabled_tools)."
+            )));
+        }
         let server = self
             .running()
             .map_err(|message| ToolError::Failed(format!("MCP server `{name}`: {message}")))?;

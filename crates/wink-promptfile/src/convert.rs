@@ -364,7 +364,12 @@ impl Converter<'_> {
                 spec.key.clone(),
                 Arc::new(servers),
             )
-            .map_err(|e| self.invalid(format!("{at}.servers"), e))?
+            .map_err(|e| match e {
+                wink_catalog::CatalogError::UnknownServerTools {
+                    ref server, key, ..
+                } => self.invalid(format!("{at}.servers.{server}.{key}"), e),
+                other => self.invalid(format!("{at}.servers"), other),
+            })?
         }
         .listing(listing)
         .at_path(path)

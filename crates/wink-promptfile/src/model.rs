@@ -170,6 +170,12 @@ pub struct ServerEntry {
     /// still applies).
     #[serde(default)]
     pub timeout_s: Option<f64>,
+    /// Only these tools of the server are offered (its own names).
+    #[serde(default)]
+    pub enabled_tools: Option<Vec<String>>,
+    /// These tools of the server are left out.
+    #[serde(default)]
+    pub disabled_tools: Vec<String>,
 }
 
 /// One tool as a prompt file declares it (name, description, schema, examples, handler); the

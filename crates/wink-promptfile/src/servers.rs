@@ -77,13 +77,34 @@ impl Converter<'_> {
                     ));
                 }
             };
-            let mut server = wink_catalog::LazyServer::new(server, cache.clone());
+            let mut server = wink_catalog::LazyServer::new(server, cache.clone())
+                .tool_filter(self.tool_filter(entry, &key)?);
             if let Some(seconds) = entry.timeout_s {
                 server = server.call_timeout(self.server_timeout(seconds, &key)?);
             }
             servers.push(Arc::new(server));
         }
         Ok(servers)
+    }
+
+    /// A server's `enabled_tools` and `disabled_tools` (checked against its tool list when the
+    /// list is loaded).
+    fn tool_filter(
+        &self,
+        entry: &crate::model::ServerEntry,
+        key: &str,
+    ) -> Result<wink_catalog::ToolFilter, PromptFileError> {
+        let mut filter = wink_catalog::ToolFilter::all();
+        if let Some(enabled) = &entry.enabled_tools {
+            if enabled.is_empty() {
+                return Err(self.invalid(
+                    format!("{key}.enabled_tools"),
+                    "enabled_tools names no tool; leave the server out instead",
+                ));
+            }
+            filter = filter.enabled(enabled.iter().cloned());
+        }
+        Ok(filter.disabled(entry.disabled_tools.iter().cloned()))
     }
 
     /// A server's `timeout_s`: more than 0, at most a day (as for command tools).

@@ -214,3 +214,30 @@ fn a_server_timeout_is_more_than_zero_and_at_most_a_day() {
         "prompt.json: sections[0].servers: MCP server `fs`: cannot start: `/nonexistent/mcp-server` is not an executable file or on PATH"
     );
 }
+
+#[test]
+fn server_tool_filters_are_checked_before_anything_starts() {
+    let with_filter = |filter: &str| {
+        json_error(&format!(
+            r#"{{"ns": "demo", "key": "k", "sections": [{{"key": "tools", "title": "Tools", "builtin": "catalog",
+                "servers": {{"fs": {{"command": ["/nonexistent/mcp-server"], {filter}}}}}}}]}}"#
+        ))
+    };
+    assert_eq!(
+        with_filter(r#""enabled_tools": []"#),
+        "prompt.json: sections[0].servers.fs.enabled_tools: enabled_tools names no tool; leave the server out instead"
+    );
+    assert_eq!(
+        with_filter(r#""enabled_tools": "read_file""#),
+        "prompt.json: sections[0].servers.fs.enabled_tools: invalid type: string \"read_file\", expected a sequence"
+    );
+    assert_eq!(
+        with_filter(r#""disabled_tools": [1]"#),
+        "prompt.json: sections[0].servers.fs.disabled_tools[0]: invalid type: integer `1`, expected a string"
+    );
+    // Well-formed filters pass; the names are checked against the server's list once it is known.
+    assert_eq!(
+        with_filter(r#""enabled_tools": ["read_file"], "disabled_tools": ["write_file"]"#),
+        "prompt.json: sections[0].servers: MCP server `fs`: cannot start: `/nonexistent/mcp-server` is not an executable file or on PATH"
+    );
+}
