@@ -280,6 +280,23 @@ fn non_empty(text: &str) -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.to_owned())
 }
 
+/// `calls` with each call written again verbatim in the same turn (same name, same arguments as
+/// JSON values) kept once. Small models loop: Qwen2.5-Coder-1.5B wrote one
+/// `fs.read_text_file({"path": "folder/shipping.md"})` four times in a turn, and each ran.
+pub(crate) fn distinct_calls(calls: Vec<(String, ToolArguments)>) -> Vec<(String, ToolArguments)> {
+    let mut kept: Vec<(String, ToolArguments)> = Vec::with_capacity(calls.len());
+    for (name, arguments) in calls {
+        let value = arguments.to_value();
+        if !kept
+            .iter()
+            .any(|(n, a)| *n == name && a.to_value() == value)
+        {
+            kept.push((name, arguments));
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -495,5 +512,25 @@ mod tests {
             prop_assert_eq!(parsed.calls, vec![call("add", json!({"a": a})), call("get_weather", json!({"city": city}))]);
             prop_assert_eq!(parsed.text, None);
         }
+    }
+
+    #[test]
+    fn a_call_repeated_in_one_turn_is_kept_once() {
+        let text = "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>\n\
+                    <tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"b\"}}\n</tool_call>\n\
+                    <tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>";
+        let parsed = parse_tool_calls(text, &["read"]);
+        assert_eq!(parsed.calls.len(), 3);
+        let kept: Vec<(String, serde_json::Value)> = distinct_calls(parsed.calls)
+            .into_iter()
+            .map(|(name, arguments)| (name, arguments.to_value()))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("read".to_owned(), serde_json::json!({"path": "a"})),
+                ("read".to_owned(), serde_json::json!({"path": "b"})),
+            ]
+        );
     }
 }

@@ -17,7 +17,7 @@ use crate::answer_tool;
 use crate::completion::{DecodingConstraint, LocalCompletion, callable_tools};
 use crate::error::LocalError;
 use crate::grammar::{CallForm, turn_grammar_in};
-use crate::parse::parse_tool_calls;
+use crate::parse::{distinct_calls, parse_tool_calls};
 use crate::template::{ChatTemplate, PromptTurn, TemplateFamily, prompt_turns};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
@@ -526,7 +526,7 @@ impl LocalModel {
                     return Err(LocalError::MissingToolCall { text, max_tokens });
                 }
                 turn.text = parsed.text;
-                for (name, arguments) in parsed.calls {
+                for (name, arguments) in distinct_calls(parsed.calls) {
                     turn.tool_calls.push(ToolCall {
                         id: format!("call_{}", self.next_call_id),
                         name,
