@@ -475,6 +475,175 @@ fn a_call_outlasting_the_servers_timeout_s_is_a_failed_tool_result() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A prompt over the filesystem server with `filter` (its `enabled_tools`/`disabled_tools`).
+fn filtered_fs_prompt(dir: &Path, bin: &Path, filter: Value) -> PathBuf {
+    let mut fs = json!({"command": [bin.join("mcp-server-filesystem"), dir.join("data")]});
+    if let (Some(fs), Some(filter)) = (fs.as_object_mut(), filter.as_object()) {
+        fs.extend(filter.clone());
+    }
+    let prompt = json!({
+        "ns": "demo", "key": "filtered",
+        "sections": [{"key": "tools", "title": "Tools", "builtin": "catalog", "defer": "never",
+            "servers": {"fs": fs}}]
+    });
+    let path = dir.join("prompt.json");
+    std::fs::write(&path, prompt.to_string()).unwrap();
+    path
+}
+
+fn offered_tools(dir: &Path, prompt: &Path) -> Vec<String> {
+    let out = wink_in(
+        dir,
+        &["render", prompt.to_str().unwrap(), "--format", "json"],
+    );
+    let rendered: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    rendered["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn enabled_and_disabled_tools_choose_what_a_server_offers() {
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
+    let dir = workdir("filter");
+    let read_only = json!({"enabled_tools": ["search_files", "read_text_file", "list_directory"]});
+    let prompt = filtered_fs_prompt(&dir, &bin, read_only);
+    // The server's order, not the list's.
+    assert_eq!(
+        offered_tools(&dir, &prompt),
+        ["fs.read_text_file", "fs.list_directory", "fs.search_files"]
+    );
+    let out = wink_in(
+        &dir,
+        &[
+            "call",
+            prompt.to_str().unwrap(),
+            "fs.list_directory",
+            r#"{"path": "."}"#,
+        ],
+    );
+    let listed: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    assert_eq!(listed["message"], "[FILE] notes.txt", "{listed}");
+    let out = wink_in(
+        &dir,
+        &[
+            "call",
+            prompt.to_str().unwrap(),
+            "fs.write_file",
+            r#"{"path": "x", "content": "y"}"#,
+        ],
+    );
+    assert_ne!(out.status.code(), Some(0));
+    assert!(!dir.join("data/x").exists(), "a tool left out must not run");
+    // disabled_tools leaves tools out of the whole list.
+    let prompt = filtered_fs_prompt(
+        &dir,
+        &bin,
+        json!({"disabled_tools": ["write_file", "edit_file"]}),
+    );
+    let offered = offered_tools(&dir, &prompt);
+    assert!(
+        offered.contains(&"fs.read_text_file".to_owned()),
+        "{offered:?}"
+    );
+    assert!(
+        !offered
+            .iter()
+            .any(|t| t == "fs.write_file" || t == "fs.edit_file"),
+        "{offered:?}"
+    );
+    // A name the server does not list is an error naming the key (from the cache too).
+    let prompt = filtered_fs_prompt(
+        &dir,
+        &bin,
+        json!({"disabled_tools": ["write_file", "delete_file"]}),
+    );
+    let out = wink_in(&dir, &["render", prompt.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let expected = format!(
+        "error: {}: sections[0].servers.fs.disabled_tools: MCP server `fs`: disabled_tools names `delete_file`, which the server does not list (its tools: read_file, read_text_file, ",
+        prompt.display()
+    );
+    assert!(stderr.starts_with(&expected), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Example 08 on the embedded 1.5B model: the question names the file, the model reads it
+/// through the filesystem server (3 of its 14 tools offered) and answers from it.
+#[test]
+fn the_embedded_model_reads_the_file_the_user_names_through_the_server() {
+    let Some(bin) = common::npm_servers() else {
+        return;
+    };
+    let Some(model) = common::embedded_model(
+        "WINK_TEST_MODEL_1_5B",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "1.5b",
+    ) else {
+        return;
+    };
+    let dir = workdir("local-example");
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/08_mcp_servers");
+    let transcript = dir.join("transcript.json");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_wink"))
+        .args([
+            "run",
+            example.join("prompt.json").to_str().unwrap(),
+            "--model",
+            &format!("local:{}", model.display()),
+            "--input",
+            "What does shipping.md say about order A-1042?",
+            "--transcript",
+            transcript.to_str().unwrap(),
+            "--max-model-calls",
+            "6",
+        ])
+        .env("WINK_HOME", dir.join("home"))
+        .env("PATH", path)
+        .env_remove("WINK_LOG")
+        .output()
+        .unwrap();
+    assert_eq!(
+        common::stdout(&out),
+        "Order A-1042 left the Malmö warehouse on 2026-11-21 with PostNord. Expected delivery: 2026-11-25. Signature required on delivery.\n"
+    );
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    assert_eq!(t["status"]["status"], "finished");
+    assert_eq!(t["model_call_count"], 2);
+    let calls = t["model_calls"].as_array().unwrap();
+    assert_eq!(
+        calls[0]["tools"],
+        json!(["fs.read_text_file", "fs.list_directory", "fs.search_files"])
+    );
+    let last = calls.last().unwrap()["messages"].as_array().unwrap();
+    let made: Vec<(&str, Value)> = last
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .map(|c| (c["name"].as_str().unwrap(), c["arguments"].clone()))
+        .collect();
+    assert_eq!(
+        made,
+        [(
+            "fs.read_text_file",
+            json!({"path": "shipping.md", "tail": 0})
+        )]
+    );
+    assert!(processes_mentioning(dir.to_str().unwrap()).is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_server_that_will_not_start_is_a_clear_error() {
     let dir = workdir("ghost");
