@@ -119,10 +119,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// Log to stderr, filtered by `WINK_LOG` (e.g. `WINK_LOG=info`); warnings by default.
+/// Log to stderr, filtered by `WINK_LOG` (e.g. `WINK_LOG=info`); warnings by default, but only
+/// errors from llama.cpp, whose load-time warnings are about the model file and not the user's to
+/// act on (Qwen2.5-Coder's GGUF: "control-looking token: 128247 '</s>' was not control-type" on
+/// every run).
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("WINK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,llama-cpp-2=error"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

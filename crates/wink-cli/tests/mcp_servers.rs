@@ -618,6 +618,9 @@ fn the_embedded_model_reads_the_file_the_user_names_through_the_server() {
         common::stdout(&out),
         "Order A-1042 left the Malmö warehouse on 2026-11-21 with PostNord. Expected delivery: 2026-11-25. Signature required on delivery.\n"
     );
+    // llama.cpp's load-time warnings about the model file are not shown by default.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("WARN"), "{stderr}");
     let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
     assert_eq!(t["status"]["status"], "finished");
     assert_eq!(t["model_call_count"], 2);
