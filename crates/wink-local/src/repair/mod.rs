@@ -90,7 +90,10 @@ pub fn repair(
     let nothing_new = named
         .iter()
         .all(|name| DISCLOSURE_TOOLS.contains(&name.as_str()));
-    if !named.is_empty() && nothing_new && failed_disclosure_since_question(request) {
+    if !named.is_empty()
+        && nothing_new
+        && (failed_disclosure_since_question(request) || names_a_section_read(request, answer))
+    {
         return Some(Repair::Answer);
     }
     if !domain_result_since_question(request) {
@@ -581,6 +584,39 @@ fn failed_disclosure_since_question(request: &ModelRequest) -> bool {
     since_question(request)
         .filter_map(tool_result)
         .any(|(_, name, _, failed)| failed && DISCLOSURE_TOOLS.contains(&name))
+}
+
+/// Does `answer` name a section whose reading succeeded since the last user message? Its text is
+/// in the conversation already, so an answer describing how to read it is asked again as text:
+/// the 1.5B model, the section pre-opened by a `read_section` call before its first turn
+/// (`--preopen-style call`), answered "you can call the `read_section` function with the key
+/// `providers-reliability`" with the connect timeout in the result just above, and made to call
+/// it, repeated the read until the repetition guard stopped it.
+fn names_a_section_read(request: &ModelRequest, answer: &str) -> bool {
+    let succeeded = |id: &str| {
+        since_question(request)
+            .filter_map(tool_result)
+            .any(|(call_id, _, _, failed)| call_id == id && !failed)
+    };
+    since_question(request)
+        .flat_map(calls_of)
+        .filter(|call| DISCLOSURE_TOOLS.contains(&call.name.as_str()) && succeeded(&call.id))
+        .flat_map(|call| section_keys(&call.arguments.to_value()))
+        .any(|key| !key.is_empty() && answer.contains(key.as_str()))
+}
+
+/// The section keys a disclosure call names (`section_key`, `section_keys`).
+fn section_keys(arguments: &serde_json::Value) -> Vec<String> {
+    let one = arguments
+        .get("section_key")
+        .and_then(serde_json::Value::as_str);
+    let many = arguments
+        .get("section_keys")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str);
+    one.into_iter().chain(many).map(str::to_owned).collect()
 }
 
 /// The results of tools other than the disclosure ones since the last user message.

@@ -727,3 +727,48 @@ fn names_match_whole_identifiers_only() {
     assert!(!names_identifier("see add.py", "add"));
     assert!(!names_identifier("anything", ""));
 }
+
+#[test]
+fn a_described_read_of_a_section_read_already_is_asked_again_as_text() {
+    let read = ToolCall {
+        id: "preopen_0".into(),
+        name: "read_section".into(),
+        arguments: ToolArguments::Json(json!({"section_key": "providers-reliability"})),
+    };
+    let with_read = |result: Message| {
+        conversation(
+            vec![
+                Message::system("Answer from the docs."),
+                Message::user("What is the connect timeout of the HTTP providers?"),
+                Message::assistant_tool_calls("", vec![read.clone()]),
+                result,
+            ],
+            vec![tool("read_section")],
+        )
+    };
+    let read_ok = with_read(Message::tool_result(
+        &read,
+        "Content of section 'providers-reliability': connect (10 s)",
+    ));
+    let answer = "To get the connect timeout, you can call the `read_section` function with the key `providers-reliability`.";
+    assert_eq!(
+        repair(&read_ok, &DecodingConstraint::Auto, answer),
+        Some(Repair::Answer)
+    );
+    // Another section, not read yet: the described read is made.
+    let other =
+        "To get it, you can call the `read_section` function with the key `providers-http`.";
+    assert_eq!(
+        repair(&read_ok, &DecodingConstraint::Auto, other),
+        Some(Repair::Call(DecodingConstraint::RequireNamedTool(
+            "read_section".into()
+        )))
+    );
+    // A read that failed is not a section read.
+    let read_failed = with_read(Message::tool_error(&read, "Unknown section key."));
+    assert_eq!(
+        repair(&read_failed, &DecodingConstraint::Auto, answer),
+        Some(Repair::Answer),
+        "a failed disclosure call answers as text already"
+    );
+}
