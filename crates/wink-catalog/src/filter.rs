@@ -38,12 +38,6 @@ impl ToolFilter {
         self
     }
 
-    /// True when the filter keeps every tool.
-    #[must_use]
-    pub fn keeps_all(&self) -> bool {
-        self.enabled.is_none() && self.disabled.is_empty()
-    }
-
     /// Whether the tool the server names `remote_name` is offered.
     #[must_use]
     pub fn admits(&self, remote_name: &str) -> bool {
@@ -113,7 +107,6 @@ mod tests {
             .disabled(["move"]);
         assert_eq!(names(&filter.apply(&list)), ["read", "list"]);
         assert!(!filter.admits("write"));
-        assert!(!filter.keeps_all());
         let filter = ToolFilter::all().disabled(["write"]);
         assert_eq!(names(&filter.apply(&list)), ["read", "list", "move"]);
         assert!(filter.check("fs", &list).is_ok());

@@ -6,7 +6,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{stdout, usage_error, wink};
+use common::{stdout, tool_names, usage_error, wink};
 
 use serde_json::Value;
 
@@ -392,15 +392,6 @@ fn decision_at(window: u64, extra: &[&str]) -> Value {
     ];
     args.extend_from_slice(extra);
     serde_json::from_str(&stdout(&wink(&args))).unwrap()
-}
-
-fn tool_names(render: &Value) -> Vec<String> {
-    render["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 #[test]

@@ -496,13 +496,7 @@ fn offered_tools(dir: &Path, prompt: &Path) -> Vec<String> {
         dir,
         &["render", prompt.to_str().unwrap(), "--format", "json"],
     );
-    let rendered: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
-    rendered["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_owned())
-        .collect()
+    common::tool_names(&serde_json::from_str(&common::stdout(&out)).unwrap())
 }
 
 #[test]
@@ -629,17 +623,10 @@ fn the_embedded_model_reads_the_file_the_user_names_through_the_server() {
         calls[0]["tools"],
         json!(["fs.read_text_file", "fs.list_directory", "fs.search_files"])
     );
-    let last = calls.last().unwrap()["messages"].as_array().unwrap();
-    let made: Vec<(&str, Value)> = last
-        .iter()
-        .filter_map(|m| m["tool_calls"].as_array())
-        .flatten()
-        .map(|c| (c["name"].as_str().unwrap(), c["arguments"].clone()))
-        .collect();
     assert_eq!(
-        made,
+        common::calls_made(&t),
         [(
-            "fs.read_text_file",
+            "fs.read_text_file".to_owned(),
             json!({"path": "shipping.md", "tail": 0})
         )]
     );

@@ -221,21 +221,8 @@ const REFUSAL: &str = "Tool 'close_ticket' is not allowed while skill 'ticket-tr
 /// does not allow (refused), labels the ticket and answers: the example's script.
 #[test]
 fn a_scripted_model_reads_a_skill_and_follows_it() {
-    let dir = std::env::temp_dir().join(format!("wink-skills-e2e-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let transcript = dir.join("transcript.json");
-    let out = wink(&[
-        "run",
-        &example("prompt.json"),
-        "--model",
-        &format!("scripted:{}", example("script.json")),
-        "--transcript",
-        transcript.to_str().unwrap(),
-        "--max-model-calls",
-        "6",
-    ]);
-    assert_eq!(stdout(&out), "billing\n");
-    let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    let (answer, t) = run_example("e2e", &format!("scripted:{}", example("script.json")), "6");
+    assert_eq!(answer, "billing\n");
     let calls = t["model_calls"].as_array().unwrap();
     assert_eq!(calls.len(), 5);
     assert_eq!(
@@ -277,7 +264,6 @@ fn a_scripted_model_reads_a_skill_and_follows_it() {
             ("Ticket T-7 labelled billing.", false),
         ]
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Example 07 on the embedded Qwen2.5-Coder-1.5B model, as its README shows: the model reads the
@@ -292,50 +278,56 @@ fn the_embedded_model_reads_the_skill_labels_the_ticket_and_answers() {
     ) else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("wink-skills-local-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let transcript = dir.join("transcript.json");
-    let out = wink(&[
-        "run",
-        &example("prompt.json"),
-        "--model",
-        &format!("local:{}", model.display()),
-        "--transcript",
-        transcript.to_str().unwrap(),
-        "--max-model-calls",
-        "8",
-    ]);
-    assert_eq!(stdout(&out), "Ticket T-7 labelled billing.\n");
-    let t: Value = serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    let (answer, t) = run_example("local", &format!("local:{}", model.display()), "8");
+    assert_eq!(answer, "Ticket T-7 labelled billing.\n");
     assert_eq!(t["status"]["status"], "finished");
     assert_eq!(t["model_call_count"], 3);
-    let calls = t["model_calls"].as_array().unwrap();
-    let last = calls.last().unwrap()["messages"].as_array().unwrap();
-    let made: Vec<(&str, Value)> = last
-        .iter()
-        .filter_map(|m| m["tool_calls"].as_array())
-        .flatten()
-        .map(|c| (c["name"].as_str().unwrap(), c["arguments"].clone()))
-        .collect();
     assert_eq!(
-        made,
+        common::calls_made(&t),
         [
             (
-                "read_skill_file",
+                "read_skill_file".to_owned(),
                 json!({"skill": "ticket-triage", "path": "references/labels.md"})
             ),
             (
-                "label_ticket",
+                "label_ticket".to_owned(),
                 json!({"ticket_id": "T-7", "label": "billing"})
             ),
         ]
     );
     // The answer tool is the local adapter's own: the loop offers the prompt's tools only.
     assert_eq!(
-        calls[0]["tools"],
+        t["model_calls"][0]["tools"],
         json!(["read_skill_file", "label_ticket", "close_ticket"])
     );
+}
+
+/// `wink run` of example 07 on `model` (at most `max_calls` model calls): its stdout and its
+/// transcript.
+fn run_example(tag: &str, model: &str, max_calls: &str) -> (String, Value) {
+    let dir = std::env::temp_dir().join(format!("wink-skills-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("transcript.json");
+    let out = wink(&[
+        "run",
+        &example("prompt.json"),
+        "--model",
+        model,
+        "--transcript",
+        transcript.to_str().unwrap(),
+        "--max-model-calls",
+        max_calls,
+    ]);
+    let text = std::fs::read_to_string(&transcript).unwrap_or_else(|e| {
+        panic!(
+            "no transcript ({e}); stdout: {}; stderr: {}",
+            stdout(&out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let t = serde_json::from_str(&text).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+    (stdout(&out), t)
 }
 
 fn open_script(dir: &Path, opener: &str) -> String {

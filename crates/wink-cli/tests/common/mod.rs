@@ -129,3 +129,32 @@ pub fn embedded_model(env_var: &str, file: &str, size: &str) -> Option<PathBuf> 
     );
     Some(path)
 }
+
+/// The names of the tools a `wink render --format json` document offers (its `tools` array).
+pub fn tool_names(render: &serde_json::Value) -> Vec<String> {
+    render["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The tool calls of a run, from its `--transcript` document: every call in the messages of
+/// its last model call, as (name, arguments).
+pub fn calls_made(transcript: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    let calls = transcript["model_calls"].as_array().unwrap();
+    calls.last().unwrap()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_owned(),
+                c["arguments"].clone(),
+            )
+        })
+        .collect()
+}

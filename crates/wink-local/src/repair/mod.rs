@@ -28,7 +28,7 @@
 //! of them ("This is the full content of the \"dates\" section." after `42 °C = 107.6 °F`).
 
 use wink_core::ToolCall;
-use wink_model::{Message, ModelRequest};
+use wink_model::{Message, ModelRequest, ToolSpec};
 
 use crate::{DecodingConstraint, callable_tools};
 
@@ -277,14 +277,7 @@ fn procedure_constraint(request: &ModelRequest, answer: &str) -> Option<Decoding
         .filter(|t| {
             !DISCLOSURE_TOOLS.contains(&t.name.as_str()) && !called.contains(&t.name.as_str())
         })
-        .map(|t| {
-            let tool_words = content_words(&format!("{} {}", t.name, t.description).to_lowercase());
-            let shared = answer_words
-                .iter()
-                .filter(|w| tool_words.contains(w))
-                .count();
-            (shared, t.name)
-        })
+        .map(|t| (shared_words(&answer_words, &t), t.name))
         .filter(|(shared, _)| *shared >= MIN_SHARED_WORDS)
         .collect();
     let top = best.iter().map(|(shared, _)| *shared).max()?;
@@ -316,6 +309,12 @@ fn since_question(request: &ModelRequest) -> impl Iterator<Item = &Message> {
 /// Has the model made a call since the last user message?
 fn call_since_question(request: &ModelRequest) -> bool {
     since_question(request).any(|m| !calls_of(m).is_empty())
+}
+
+/// How many of `said` (content words) are in `tool`'s name or description.
+fn shared_words(said: &[String], tool: &ToolSpec) -> usize {
+    let tool_words = content_words(&format!("{} {}", tool.name, tool.description).to_lowercase());
+    said.iter().filter(|w| tool_words.contains(w)).count()
 }
 
 /// The distinct content words of lower-case `text`, a plural `s` dropped.
@@ -402,11 +401,7 @@ fn follow_up(request: &ModelRequest) -> Option<FollowUp> {
             !given.iter().any(|w| name.contains(w))
         })
         .filter_map(|t| {
-            let tool_words = content_words(&format!("{} {}", t.name, t.description).to_lowercase());
-            let shared = question_words
-                .iter()
-                .filter(|w| tool_words.contains(w))
-                .count();
+            let shared = shared_words(&question_words, &t);
             let parameter = required_parameters(&t.parameters)
                 .into_iter()
                 .find(|parameter| supplied.supplies(parameter));
