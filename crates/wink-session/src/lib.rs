@@ -64,7 +64,7 @@ pub use slice::{SliceOp, SliceView};
 pub use snapshot::{SNAPSHOT_VERSION, Snapshot, SnapshotRestoreError};
 pub use telemetry::{
     DisclosureTelemetry, ExpansionPath, LoopIntervention, PromptExecuted, PromptRendered,
-    TelemetryEvent, TokenUsage, ToolInvoked, ToolsInjected, VisibilityExpanded,
+    TelemetryEvent, TokenUsage, ToolInvoked, ToolsInjected, TurnRepaired, VisibilityExpanded,
 };
 pub use time::{Timestamp, TimestampParseError};
 pub use transaction::SessionTransaction;

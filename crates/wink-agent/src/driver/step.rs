@@ -6,7 +6,7 @@ use wink_core::{
     EvaluationPhase, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall, ToolExecutor,
     ToolRef,
 };
-use wink_session::{LoopIntervention, PromptExecuted, PromptRendered, Session};
+use wink_session::{LoopIntervention, PromptExecuted, PromptRendered, Session, TurnRepaired};
 
 use super::failure::provider_failure;
 use super::injection::announce_injection;
@@ -14,7 +14,7 @@ use super::tools::{RunCallsError, run_calls};
 use super::{EvaluateOptions, Evaluation, ExpansionDecider, ModelCallRecord};
 use crate::budget::{BudgetLimit, MeasuredRequest, estimate_request_tokens_after};
 use crate::guard::{Intervention, InterventionKind};
-use crate::inner::{InnerLoop, LoopOutcome, Step, TurnEffects};
+use crate::inner::{InnerLoop, LoopOutcome, Repair, Step, TurnEffects};
 use crate::timer::{DeadlineExpired, until_deadline};
 use wink_model::{ModelRequest, ProviderAdapter};
 
@@ -70,7 +70,9 @@ impl<'a, 'o> Driver<'a, 'o> {
         let mut config = options.config.clone();
         config.supports_dynamic_tools =
             config.supports_dynamic_tools && adapter.supports_dynamic_tools();
-        let state = InnerLoop::start(rendered, prompt_name, config);
+        let turn = config.turn_settings(adapter.profile());
+        let mut state = InnerLoop::start(rendered, prompt_name, config);
+        state.set_turn_settings(turn);
         let mut options = options;
         let replay = std::mem::take(&mut options.replay);
         let mut driver = Self::resume(state, rendered, session, adapter, options);
@@ -205,6 +207,9 @@ impl<'a, 'o> Driver<'a, 'o> {
     }
 
     fn announce_effects(&mut self, effects: &TurnEffects) {
+        for repair in &effects.repairs {
+            self.announce_repair(repair);
+        }
         for intervention in &effects.interventions {
             self.announce_intervention(intervention);
         }
@@ -229,6 +234,20 @@ impl<'a, 'o> Driver<'a, 'o> {
         tracing::info!(kind = intervention.kind.as_str(), tool = ?intervention.tool, detail = %intervention.detail, "Loop intervention");
         if let Some(o) = self.options.observer {
             o.on_intervention(intervention);
+        }
+    }
+
+    fn announce_repair(&self, repair: &Repair) {
+        let action = &repair.firing.action;
+        let mut event = TurnRepaired::new(&repair.firing.rule, action.as_str(), &repair.text)
+            .with_session_id(self.session.id());
+        if let Some(tool) = action.tool() {
+            event = event.with_tool(tool);
+        }
+        self.session.dispatch(event);
+        tracing::info!(rule = %repair.firing.rule, action = action.as_str(), "Turn repaired");
+        if let Some(o) = self.options.observer {
+            o.on_turn_repaired(repair);
         }
     }
 
@@ -273,8 +292,17 @@ impl<'a, 'o> Driver<'a, 'o> {
             tools: request.tools.iter().map(|t| t.name.clone()).collect(),
             usage: None,
         });
-        let call = self.adapter.complete(&request, stream);
-        match until_deadline(call, budget.budget().deadline).await {
+        // A turn the policies may take back is not streamed until they have reviewed it.
+        let held = super::held::HeldStream::default();
+        let reviewed = stream.is_some() && self.state.reviews_next_turn();
+        let sink = if reviewed {
+            Some(&held as &dyn wink_model::StreamSink)
+        } else {
+            stream
+        };
+        let call = self.adapter.complete(&request, sink);
+        let outcome = until_deadline(call, budget.budget().deadline).await;
+        match outcome {
             Err(DeadlineExpired) => self.state.exhaust(BudgetLimit::Deadline),
             Ok(Ok(turn)) => {
                 budget.record_model_call(turn.usage.as_ref());
@@ -294,6 +322,16 @@ impl<'a, 'o> Driver<'a, 'o> {
                 }
                 let effects = self.state.on_model_turn(turn);
                 self.announce_effects(&effects);
+                if let (true, Some(stream), true) = (
+                    reviewed,
+                    stream,
+                    effects
+                        .repairs
+                        .iter()
+                        .all(|r| !r.firing.action.asks_again()),
+                ) {
+                    held.release(stream);
+                }
                 if self.state.outcome().is_none()
                     && let Some(limit) = budget.exceeded_tokens()
                 {

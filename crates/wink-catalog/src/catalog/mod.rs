@@ -23,12 +23,7 @@ pub use builder::*;
 use lines::*;
 pub use texts::*;
 
-/// Name of the paging meta-tool.
-pub const TOOL_LIST: &str = "tool.list";
-/// Name of the meta-tool that shows full specs and activates tools.
-pub const TOOL_DESCRIBE: &str = "tool.describe";
-/// Name of the search meta-tool.
-pub const FIND_TOOL: &str = "find_tool";
+pub use wink_core::builtin::{FIND_TOOL, TOOL_DESCRIBE, TOOL_LIST};
 /// The meta-tool names, which catalog tools may not use.
 pub const META_TOOL_NAMES: [&str; 3] = [TOOL_LIST, TOOL_DESCRIBE, FIND_TOOL];
 

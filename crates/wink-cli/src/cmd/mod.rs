@@ -6,7 +6,6 @@ pub mod common;
 pub mod eval;
 pub mod local_model;
 pub mod mcp;
-pub mod model;
 pub mod queue;
 pub mod render;
 pub mod run;
