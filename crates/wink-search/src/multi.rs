@@ -6,8 +6,9 @@
 //! server the task is about); a split text is also ranked as a whole. The lists are then merged
 //! in rounds: each round, the whole text's list and then every step in turn add their best tool
 //! not yet listed, as long as that tool scores at least [`TaskConfig::floor`] of the list's best.
-//! Each tool serves the step that ranks it best, and a step offers only tools it serves (the
-//! task's words in every step's query would otherwise let one step take another's tools). A list
+//! Each tool serves the step whose query scores it highest, and a step offers only tools it
+//! serves (the task's words in every step's query would otherwise let one step take another's
+//! tools). A list
 //! thus covers each step before it offers a second tool for any, and says which step each tool
 //! serves. A text with one step is ranked as a whole, exactly as a plain search.
 
@@ -135,18 +136,19 @@ pub fn search_task(
     TaskResult { hits, steps }
 }
 
-/// The step whose list ranks document `index` best (the first step when none lists it).
+/// The step whose query scores document `index` highest (ties and unlisted documents: the
+/// first step). Every step's query holds the same task words, so the step whose own words match
+/// the tool best wins.
 fn best_step(step_lists: &[Vec<SearchHit>], index: usize) -> usize {
-    step_lists
-        .iter()
-        .enumerate()
-        .filter_map(|(step, list)| {
-            list.iter()
-                .position(|hit| hit.index == index)
-                .map(|rank| (rank, step))
-        })
-        .min()
-        .map_or(0, |(_, step)| step)
+    let mut best: Option<(f32, usize)> = None;
+    for (step, list) in step_lists.iter().enumerate() {
+        if let Some(hit) = list.iter().find(|hit| hit.index == index)
+            && best.is_none_or(|(score, _)| hit.score > score)
+        {
+            best = Some((hit.score, step));
+        }
+    }
+    best.map_or(0, |(_, step)| step)
 }
 
 /// Merges lists in rounds (see the module docs), list `l` offering only the documents `offers(l,
@@ -228,7 +230,10 @@ mod tests {
         // A list that may not offer t4 leaves it out.
         assert_eq!(merge(&lists, 10, 0.0, |_, index| index != 4).len(), 4);
         assert_eq!(best_step(&lists[1..], 4), 0);
+        // t1 scores 9 in the first list, 5 in the second.
         assert_eq!(best_step(&lists, 1), 0);
+        assert_eq!(best_step(&lists[1..], 1), 0);
+        assert_eq!(best_step(&[lists[1].clone(), lists[0].clone()], 1), 1);
         assert_eq!(best_step(&lists, 5), 2);
         assert_eq!(best_step(&lists, 9), 0);
     }

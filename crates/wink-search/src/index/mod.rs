@@ -122,7 +122,7 @@ impl SearchIndex {
     /// Like [`SearchIndex::build`], with descriptions of the documents' namespaces (an MCP
     /// server's summary, as `(namespace, description)`): each document's namespace description
     /// is indexed as its `server` field ([`FieldWeights::server`]). Descriptions of namespaces no
-    /// document has are ignored; the first description of a namespace wins.
+    /// document has are ignored; the last description of a namespace wins.
     pub fn build_with_namespaces(
         documents: Vec<ToolDocument>,
         descriptions: &[(String, String)],
@@ -412,7 +412,7 @@ fn namespace_table(
             }),
         })
         .collect();
-    for (name, description) in descriptions.iter().rev() {
+    for (name, description) in descriptions {
         if let Some(&position) = positions.get(name.as_str()) {
             namespaces[position as usize].description = description.clone();
         }
