@@ -63,6 +63,7 @@ mod mcp;
 mod record;
 mod section;
 mod servers;
+mod task_report;
 mod tool;
 
 pub use cache::{CachedTools, DEFAULT_TTL, ToolCache};
@@ -88,4 +89,5 @@ pub use section::{
 pub use servers::{
     DEFAULT_CALL_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec, ServerTransport,
 };
+pub use task_report::{SplitMetrics, TASK_EVAL_LIMIT, TaskReport, TaskRow};
 pub use tool::{CatalogTool, RecordHandler};
