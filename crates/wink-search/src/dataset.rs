@@ -495,6 +495,73 @@ mod tests {
     }
 
     #[test]
+    fn tasks_load_with_their_lines_and_bad_lines_are_named() {
+        let dir = TempDir::new("tasks");
+        let good = dir.write(
+            "tasks.jsonl",
+            concat!(
+                r#"{"id": "a", "task": "Find x, then chart it.", "tools": ["t.find", ["t.bar", "t.line"]], "split": "dev"}"#,
+                "\n\n",
+                r#"{"id": "b", "task": "Save it.", "tools": ["t.save"], "split": "held-out"}"#,
+                "\n"
+            ),
+        );
+        let set = load_tasks_jsonl(&good).unwrap();
+        assert_eq!(set.lines, [1, 3]);
+        assert_eq!(set.splits(), ["dev", "held-out"]);
+        assert_eq!(set.tasks[0].tools[1].names(), ["t.bar", "t.line"]);
+        set.check_names(|name| name.starts_with("t.")).unwrap();
+        let message = set
+            .check_names(|name| name != "t.line")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            format!(
+                "{}:1: task `a` needs `t.line`, which is not in the catalog",
+                good.display()
+            )
+        );
+        for (text, error) in [
+            (
+                r#"{"id": "", "task": "x", "tools": ["a"]}"#,
+                "`id` is empty",
+            ),
+            (
+                r#"{"id": "a", "task": " ", "tools": ["a"]}"#,
+                "task `a`: `task` is empty",
+            ),
+            (
+                r#"{"id": "a", "task": "x", "tools": []}"#,
+                "task `a`: `tools` lists no tool",
+            ),
+            (
+                r#"{"id": "a", "task": "x", "tools": [[]]}"#,
+                "task `a`: a tool name or list of alternatives is empty",
+            ),
+        ] {
+            let path = dir.write("bad.jsonl", text);
+            let message = load_tasks_jsonl(&path).unwrap_err().to_string();
+            assert_eq!(message, format!("{}:1: {error}", path.display()));
+        }
+        let duplicate = dir.write(
+            "dup.jsonl",
+            "{\"id\": \"a\", \"task\": \"x\", \"tools\": [\"t\"]}\n{\"id\": \"a\", \"task\": \"y\", \"tools\": [\"t\"]}\n",
+        );
+        let message = load_tasks_jsonl(&duplicate).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!(
+                "{}:2: duplicate task id `a` (first on line 1)",
+                duplicate.display()
+            )
+        );
+        let empty = dir.write("empty.jsonl", "\n");
+        let message = load_tasks_jsonl(&empty).unwrap_err().to_string();
+        assert_eq!(message, format!("{}: contains no tasks", empty.display()));
+    }
+
+    #[test]
     fn bfcl_files_are_pooled_with_per_question_relevance() {
         let dir = TempDir::new("bfcl");
         let f = |name: &str, description: &str| {
