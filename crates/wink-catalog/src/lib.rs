@@ -60,6 +60,7 @@ mod mcp;
 mod record;
 mod section;
 mod servers;
+mod stdio;
 mod tool;
 
 pub use cache::{CachedTools, DEFAULT_TTL, ToolCache};
@@ -82,6 +83,8 @@ pub use section::{
     ToolCatalogSection, listing_body, native_search_enabled, native_search_tools,
 };
 pub use servers::{
-    DEFAULT_CALL_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec, ServerTransport,
+    DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec,
+    ServerTransport, check_header_name, check_server_url,
 };
+pub use stdio::{INHERITED_VARIABLES, MAX_MESSAGE_BYTES};
 pub use tool::{CatalogTool, RecordHandler};
