@@ -262,7 +262,7 @@ impl McpServer {
             tokio::time::timeout(timeout, list_tools(&peer))
                 .await
                 .map_err(|_| format!("no answer to tools/list within {} s", timeout.as_secs_f64()))?
-                .map_err(|e| format!("tools/list failed: {e}"))
+                .map_err(|e| format!("tools/list failed: {}", plain(&e)))
         });
         let (tools, ttl_ms) = wink_core::block_on(handle)
             .map_err(|e| failure(format!("the listing task failed: {e}")))?
@@ -304,7 +304,7 @@ impl McpServer {
             ) {
                 hung_up.store(true, Ordering::SeqCst);
             }
-            ToolError::Failed(e.to_string())
+            ToolError::Failed(plain(&e))
         };
         let handle = runtime.spawn(async move {
             let call = peer.call_tool(params);
@@ -376,7 +376,7 @@ async fn start(
             let service = watcher
                 .serve((started.reader, started.writer))
                 .await
-                .map_err(|e| format!("MCP initialisation failed: {e}"))?;
+                .map_err(|e| format!("MCP initialisation failed: {}", plain(&e)))?;
             (service, Some(started.process))
         }
         ServerTransport::Http { url, headers_env } => {
@@ -389,13 +389,13 @@ async fn start(
             let service = watcher
                 .serve(transport)
                 .await
-                .map_err(|e| format!("MCP initialisation failed: {e}"))?;
+                .map_err(|e| format!("MCP initialisation failed: {}", plain(&e)))?;
             (service, None)
         }
     };
     let list = list_tools(service.peer())
         .await
-        .map_err(|e| format!("tools/list failed: {e}"))?;
+        .map_err(|e| format!("tools/list failed: {}", plain(&e)))?;
     Ok((service, list, process))
 }
 
@@ -437,6 +437,31 @@ fn http_client(
     builder
         .build()
         .map_err(|e| format!("cannot make an HTTP client: {e}"))
+}
+
+/// An `rmcp` error's message without the transport's Rust type
+/// (`Transport [rmcp::transport::async_rw::AsyncRwTransport<…>] error: `), which tells a user
+/// nothing.
+fn plain(error: &impl std::fmt::Display) -> String {
+    const TRANSPORT: &str = "Transport [";
+    let mut text = error.to_string();
+    while let Some(start) = text.find(TRANSPORT) {
+        let inside = start + TRANSPORT.len();
+        let mut depth = 1;
+        let Some(end) = text[inside..].char_indices().find_map(|(at, c)| {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(inside + at)
+        }) else {
+            break;
+        };
+        let rest = text[end + 1..].trim_start_matches(" error:").to_owned();
+        text = format!("{}transport error:{rest}", &text[..start]);
+    }
+    text
 }
 
 fn protocol_note(protocol_error: &ProtocolError) -> Option<String> {
@@ -735,6 +760,17 @@ mod tests {
             split_command_line("\"x").unwrap_err(),
             "unterminated \" quote"
         );
+    }
+
+    #[test]
+    fn transport_types_are_left_out_of_messages() {
+        assert_eq!(
+            plain(
+                &"Send message error Transport [rmcp::transport::async_rw::AsyncRwTransport<rmcp::service::client::RoleClient, tokio::io::util::mem::DuplexStream, tokio::process::ChildStdin>] error: Broken pipe (os error 32), when send initialize request"
+            ),
+            "Send message error transport error: Broken pipe (os error 32), when send initialize request"
+        );
+        assert_eq!(plain(&"Transport closed"), "Transport closed");
     }
 
     #[test]
