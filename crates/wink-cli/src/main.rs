@@ -126,9 +126,12 @@ fn main() -> ExitCode {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("WINK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,llama-cpp-2=error"));
+    // Written through the same escaping as every other line on stderr (so without colours):
+    // logged text comes from servers, files and models too.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| output::LogWriter)
+        .with_ansi(false)
         .without_time()
         .try_init();
 }

@@ -197,3 +197,69 @@ fn unknown_params_are_a_usage_error() {
         "{err}"
     );
 }
+
+#[test]
+fn out_of_file_descriptors_the_http_server_backs_off_and_logs_sparingly() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("note: skipping: prlimit (util-linux) is not installed");
+        return;
+    }
+    // 64 file descriptors: the clients below take them all.
+    let mut server = Command::new("prlimit")
+        .args(["--nofile=64:64", "--"])
+        .arg(env!("CARGO_BIN_EXE_wink"))
+        .args([
+            "mcp",
+            "serve",
+            &fixture("unified.json"),
+            "--params",
+            PARAMS,
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .env_remove("WINK_LOG")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("wink mcp: serving on ")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let clients: Vec<std::net::TcpStream> = (0..100)
+        .filter_map(|_| std::net::TcpStream::connect(&addr).ok())
+        .collect();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    drop(clients);
+    // Serving again once descriptors are free.
+    let mut probe = std::net::TcpStream::connect(&addr).unwrap();
+    std::io::Write::write_all(
+        &mut probe,
+        b"GET /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    probe
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let mut answer = String::new();
+    let _ = std::io::Read::read_to_string(&mut probe, &mut answer);
+    assert!(answer.starts_with("HTTP/1.1 "), "{answer:?}");
+    server.kill().unwrap();
+    let _ = server.wait();
+    let mut logged = String::new();
+    let _ = std::io::Read::read_to_string(&mut stderr, &mut logged);
+    let warnings = logged.matches("MCP HTTP accept failed").count();
+    // A failure per retry was 7.4 million lines in 15 s; now at most one every ten seconds.
+    assert!(
+        (1..=2).contains(&warnings),
+        "{warnings} warnings:\n{logged}"
+    );
+    assert!(logged.contains("Too many open files"), "{logged}");
+}

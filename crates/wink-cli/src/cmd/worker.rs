@@ -48,6 +48,9 @@ pub struct WorkerArgs {
     /// Budget: most model calls per run (default 16).
     #[arg(long, value_name = "N")]
     pub max_model_calls: Option<u32>,
+    /// The largest request (its JSON) run; a larger one is dead-lettered unread.
+    #[arg(long, value_name = "BYTES", default_value_t = wink_redis::DEFAULT_MAX_REQUEST_BYTES)]
+    pub max_request_bytes: usize,
 }
 
 /// The model a request runs with: a shared adapter, or a script replayed per request.
@@ -213,9 +216,10 @@ pub fn run(args: &WorkerArgs, stop: Arc<AtomicBool>) -> anyhow::Result<ExitCode>
     };
     let mut config = WorkerConfig::new(
         args.queue.redis.clone(),
-        args.queue.config(args.max_deliveries),
+        args.queue.config(args.max_deliveries)?,
     );
     config.concurrency = args.concurrency.max(1);
+    config.queue.max_request_bytes = args.max_request_bytes;
     config.lease = seconds("--lease", args.lease)?;
     let factory = Arc::new(Factory {
         file: args.file.clone(),
