@@ -15,7 +15,7 @@ mod strict;
 
 use std::path::{Path, PathBuf};
 
-pub use frontmatter::Node;
+pub use frontmatter::{FrontMatterError, Node, Parsed as FrontMatter, parse as parse_front_matter};
 pub use section::{
     MAX_FILE_BYTES, MAX_SUMMARY_TOKENS, READ_SKILL_FILE, SkillsSection, active_skill,
     open_skill_file, read_skill_file, skill_file_head, summary_text,
