@@ -441,10 +441,22 @@ fn http_client(
 
 /// An `rmcp` error's message without the transport's Rust type
 /// (`Transport [rmcp::transport::async_rw::AsyncRwTransport<…>] error: `), which tells a user
-/// nothing.
-fn plain(error: &impl std::fmt::Display) -> String {
+/// nothing, and ending with its root cause when the message leaves it out (`error sending
+/// request` says nothing of the `Connection refused` under it).
+fn plain(error: &(dyn std::error::Error + 'static)) -> String {
     const TRANSPORT: &str = "Transport [";
     let mut text = error.to_string();
+    let mut root = None;
+    let mut next = error.source();
+    while let Some(source) = next {
+        root = Some(source);
+        next = source.source();
+    }
+    if let Some(cause) = root.map(ToString::to_string)
+        && !text.contains(&cause)
+    {
+        text = format!("{text} ({cause})");
+    }
     while let Some(start) = text.find(TRANSPORT) {
         let inside = start + TRANSPORT.len();
         let mut depth = 1;
@@ -763,14 +775,33 @@ mod tests {
     }
 
     #[test]
-    fn transport_types_are_left_out_of_messages() {
+    fn transport_types_are_left_out_of_messages_and_root_causes_named() {
+        let message = |text: &str| std::io::Error::other(text.to_owned());
         assert_eq!(
-            plain(
-                &"Send message error Transport [rmcp::transport::async_rw::AsyncRwTransport<rmcp::service::client::RoleClient, tokio::io::util::mem::DuplexStream, tokio::process::ChildStdin>] error: Broken pipe (os error 32), when send initialize request"
-            ),
+            plain(&message(
+                "Send message error Transport [rmcp::transport::async_rw::AsyncRwTransport<rmcp::service::client::RoleClient, tokio::io::util::mem::DuplexStream, tokio::process::ChildStdin>] error: Broken pipe (os error 32), when send initialize request"
+            )),
             "Send message error transport error: Broken pipe (os error 32), when send initialize request"
         );
-        assert_eq!(plain(&"Transport closed"), "Transport closed");
+        assert_eq!(plain(&message("Transport closed")), "Transport closed");
+        /// An error whose message leaves its cause out.
+        #[derive(Debug)]
+        struct Vague(std::io::Error);
+        impl std::fmt::Display for Vague {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("error sending request")
+            }
+        }
+        impl std::error::Error for Vague {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(
+            plain(&Vague(refused)),
+            "error sending request (connection refused)"
+        );
     }
 
     #[test]

@@ -37,6 +37,12 @@ pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 /// );
 /// ```
 pub fn check_server_url(url: &str) -> Result<(), String> {
+    // The URL parser drops these silently; a URL that holds them was not meant as written.
+    if url.trim() != url || url.chars().any(char::is_control) {
+        return Err(format!(
+            "`{url}` has spaces or control characters around or in it"
+        ));
+    }
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a URL ({e})"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!("`{url}` is not an http:// or https:// URL"));

@@ -118,12 +118,19 @@ fn stdio_with_the_python_sdk_in_both_protocol_eras() {
     }
 }
 
-#[test]
-fn http_on_loopback_with_the_python_sdk() {
-    if !python_mcp_sdk() {
-        return;
+/// `wink mcp serve unified.json --http 127.0.0.1:0` through `command` (wink itself, or a wrapper
+/// whose arguments then name wink): the server, its stderr after the first line, and its URL.
+fn serve_http(
+    mut command: Command,
+) -> (
+    std::process::Child,
+    BufReader<std::process::ChildStderr>,
+    String,
+) {
+    if command.get_program() != env!("CARGO_BIN_EXE_wink") {
+        command.arg(env!("CARGO_BIN_EXE_wink"));
     }
-    let mut server = Command::new(env!("CARGO_BIN_EXE_wink"))
+    let mut server = command
         .args([
             "mcp",
             "serve",
@@ -133,18 +140,27 @@ fn http_on_loopback_with_the_python_sdk() {
             "--http",
             "127.0.0.1:0",
         ])
+        .env_remove("WINK_LOG")
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stderr = BufReader::new(server.stderr.take().unwrap());
     let mut line = String::new();
-    BufReader::new(server.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    stderr.read_line(&mut line).unwrap();
     let url = line
         .trim()
         .strip_prefix("wink mcp: serving on ")
         .unwrap_or_else(|| panic!("{line}"))
         .to_owned();
+    (server, stderr, url)
+}
+
+#[test]
+fn http_on_loopback_with_the_python_sdk() {
+    if !python_mcp_sdk() {
+        return;
+    }
+    let (mut server, _, url) = serve_http(Command::new(env!("CARGO_BIN_EXE_wink")));
     let seen = run_client(&["--mode", "auto", "--url", &url]);
     server.kill().unwrap();
     let _ = server.wait();
@@ -205,30 +221,9 @@ fn out_of_file_descriptors_the_http_server_backs_off_and_logs_sparingly() {
         return;
     }
     // 64 file descriptors: the clients below take them all.
-    let mut server = Command::new("prlimit")
-        .args(["--nofile=64:64", "--"])
-        .arg(env!("CARGO_BIN_EXE_wink"))
-        .args([
-            "mcp",
-            "serve",
-            &fixture("unified.json"),
-            "--params",
-            PARAMS,
-            "--http",
-            "127.0.0.1:0",
-        ])
-        .env_remove("WINK_LOG")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(server.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("wink mcp: serving on ")
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_owned();
+    let mut prlimit = Command::new("prlimit");
+    prlimit.args(["--nofile=64:64", "--"]);
+    let (mut server, mut stderr, url) = serve_http(prlimit);
     let addr = url
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")

@@ -234,7 +234,11 @@ fn strict_arguments(id: &Value, text: &str) -> Screened {
         Ok(_) => Screened::Forward,
         // A key of the message twice (`params`, `arguments`): which one the SDK would take is
         // not the client's to guess.
-        Err(error) => refused(error.to_string()),
+        Err(error) => answer(
+            id,
+            INVALID_PARAMS,
+            &format!("Invalid params: tools/call: {error}"),
+        ),
     }
 }
 

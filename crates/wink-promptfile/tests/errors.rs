@@ -259,6 +259,10 @@ fn a_server_url_and_its_header_names_are_checked_at_load() {
         "prompt.json: sections[0].servers.api.url: `http://[::1/mcp` is not a URL (invalid IPv6 address)"
     );
     assert_eq!(
+        with_server(r#"{"url": " http://127.0.0.1:3001/mcp"}"#),
+        "prompt.json: sections[0].servers.api.url: ` http://127.0.0.1:3001/mcp` has spaces or control characters around or in it"
+    );
+    assert_eq!(
         with_server(r#"{"url": "file:///tmp/mcp.sock"}"#),
         "prompt.json: sections[0].servers.api.url: `file:///tmp/mcp.sock` is not an http:// or https:// URL"
     );
