@@ -73,7 +73,7 @@ pub use defer::{DEFAULT_DEFER_PERCENT, DeferDecision, DeferPolicy};
 pub use error::CatalogError;
 pub use filter::ToolFilter;
 pub use footprint::{Footprint, LineStats, tool_specs_json};
-pub use mcp::{McpServer, ToolList, killed_with_this_process, resolve_program, split_command_line};
+pub use mcp::{McpServer, ToolList, split_command_line};
 pub use record::{
     CatalogFile, ToolRecord, empty_object_schema, load_catalog_file, namespace_key, parse_catalog,
 };
@@ -86,5 +86,7 @@ pub use servers::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec,
     ServerTransport, check_header_name, check_server_url,
 };
-pub use stdio::{INHERITED_VARIABLES, MAX_MESSAGE_BYTES};
+pub use stdio::{
+    INHERITED_VARIABLES, MAX_MESSAGE_BYTES, killed_with_this_process, resolve_program,
+};
 pub use tool::{CatalogTool, RecordHandler};

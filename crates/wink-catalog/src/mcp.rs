@@ -16,7 +16,6 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::Value;
-use tokio::io::AsyncReadExt;
 use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
 
 use crate::error::CatalogError;
@@ -28,8 +27,6 @@ const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a stdio server may take to exit once its stdin is closed, before its process group
 /// is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
-/// How much of a server's stderr is kept for error messages.
-const STDERR_TAIL: usize = 2000;
 
 /// The client side of the connection: notes `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Default)]
@@ -161,7 +158,7 @@ impl McpServer {
                     Some(note) => format!("{message}: the server {note}"),
                     None => message,
                 };
-                let tail = stderr_tail(&stderr);
+                let tail = crate::stdio::stderr_tail(&stderr);
                 runtime.shutdown_background();
                 return Err(failure(match tail {
                     Some(tail) => format!("{message}; its stderr ends: {tail}"),
@@ -237,7 +234,7 @@ impl McpServer {
 
     /// The end of what the server wrote to stderr (stdio servers), for error messages.
     pub fn stderr_tail(&self) -> Option<String> {
-        stderr_tail(&self.stderr)
+        crate::stdio::stderr_tail(&self.stderr)
     }
 
     /// Why wink closed the connection or refused to go on with it: a stdio server's message
@@ -364,14 +361,14 @@ async fn start(
     let (service, process) = match &spec.transport {
         ServerTransport::Stdio { command, cwd, .. } => {
             let env = spec.resolved_env()?;
-            let mut child = child_command(command, cwd.as_deref())?;
+            let mut child = crate::stdio::child_command(command, cwd.as_deref())?;
             if let Some(cwd) = cwd {
                 child.current_dir(cwd);
             }
             let started = crate::stdio::spawn(child, env, protocol_error)
                 .map_err(|e| format!("cannot start: {e}"))?;
             if let Some(err) = started.stderr {
-                tokio::spawn(collect_stderr(err, stderr));
+                tokio::spawn(crate::stdio::collect_stderr(err, stderr));
             }
             let service = watcher
                 .serve((started.reader, started.writer))
@@ -487,103 +484,6 @@ fn install_crypto_provider() {
         // Losing a race with another installer is fine: a provider is installed either way.
         let _ = rustls::crypto::ring::default_provider().install_default();
     }
-}
-
-/// The process to start for `command`: the program found on `PATH` (or relative to `cwd`), run
-/// through `setpriv --pdeathsig KILL` where that exists, so the server dies with this process.
-fn child_command(
-    command: &[String],
-    cwd: Option<&std::path::Path>,
-) -> Result<tokio::process::Command, String> {
-    let Some((program, args)) = command.split_first() else {
-        return Err("the command is empty".to_owned());
-    };
-    let resolved = resolve_program(program, cwd)
-        .ok_or_else(|| format!("cannot start: `{program}` is not an executable file or on PATH"))?;
-    let mut child = match killed_with_this_process(&resolved) {
-        Some((wrapper, wrapper_args)) => {
-            let mut child = tokio::process::Command::new(wrapper);
-            child.args(wrapper_args);
-            child
-        }
-        None => tokio::process::Command::new(&resolved),
-    };
-    child.args(args);
-    Ok(child)
-}
-
-/// How to start `program` (a resolved path) so that it is killed when this process dies, even by
-/// SIGKILL: on Linux, through `setpriv --pdeathsig KILL -- program` (util-linux) when `setpriv`
-/// is on `PATH`; `None` elsewhere (start `program` itself). The signal is sent when the thread
-/// that started it ends, so start it from a thread that waits for it (a command tool's call, an
-/// MCP server's runtime).
-pub fn killed_with_this_process(
-    program: &std::path::Path,
-) -> Option<(std::path::PathBuf, Vec<std::ffi::OsString>)> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
-    let setpriv = find_on_path("setpriv")?;
-    let args = ["--pdeathsig", "KILL", "--"]
-        .into_iter()
-        .map(std::ffi::OsString::from)
-        .chain(std::iter::once(program.as_os_str().to_owned()))
-        .collect();
-    Some((setpriv, args))
-}
-
-/// `program` as the path that would run: found on `PATH` when it has no `/`, else taken
-/// relative to `cwd`; `None` when that is not an executable file.
-pub fn resolve_program(program: &str, cwd: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
-    if program.contains('/') {
-        let path = std::path::PathBuf::from(program);
-        let path = match cwd {
-            Some(cwd) if path.is_relative() => cwd.join(path),
-            _ => path,
-        };
-        return is_executable(&path).then_some(path);
-    }
-    find_on_path(program)
-}
-
-fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &std::path::Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// Keeps the last [`STDERR_TAIL`] bytes of the server's stderr (and logs it at debug level).
-async fn collect_stderr(mut err: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
-    let mut buffer = [0u8; 4096];
-    while let Ok(read) = err.read(&mut buffer).await {
-        if read == 0 {
-            break;
-        }
-        let text = String::from_utf8_lossy(&buffer[..read]);
-        tracing::debug!(target: "wink_catalog::mcp", "server stderr: {}", text.trim_end());
-        if let Ok(mut kept) = tail.lock() {
-            kept.push_str(&text);
-            if kept.len() > STDERR_TAIL {
-                let mut cut = kept.len() - STDERR_TAIL;
-                while !kept.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                kept.replace_range(..cut, "");
-            }
-        }
-    }
-}
-
-fn stderr_tail(tail: &Mutex<String>) -> Option<String> {
-    let kept = tail.lock().ok()?;
-    let text = kept.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!text.is_empty()).then_some(text)
 }
 
 /// Every page of `tools/list`, and the smallest `ttlMs` the pages gave.

@@ -19,7 +19,9 @@ use std::sync::{Arc, Mutex};
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+};
 use tokio::process::{ChildStderr, ChildStdin};
 
 /// The variables a stdio server inherits from wink's environment (when set), as the official MCP
@@ -34,6 +36,9 @@ const FORWARDED_NOTIFICATIONS: [&str; 2] = [
     "notifications/tools/list_changed",
     "notifications/cancelled",
 ];
+
+/// How much of a server's stderr is kept for error messages.
+const STDERR_TAIL: usize = 2000;
 
 /// Bytes buffered between the screen and the MCP client.
 const PIPE_BYTES: usize = 64 * 1024;
@@ -192,6 +197,103 @@ async fn next_line<R: AsyncRead + Unpin>(
             return Ok(Line::Read);
         }
     }
+}
+
+/// The process to start for `command`: the program found on `PATH` (or relative to `cwd`), run
+/// through `setpriv --pdeathsig KILL` where that exists, so the server dies with this process.
+pub(crate) fn child_command(
+    command: &[String],
+    cwd: Option<&std::path::Path>,
+) -> Result<tokio::process::Command, String> {
+    let Some((program, args)) = command.split_first() else {
+        return Err("the command is empty".to_owned());
+    };
+    let resolved = resolve_program(program, cwd)
+        .ok_or_else(|| format!("cannot start: `{program}` is not an executable file or on PATH"))?;
+    let mut child = match killed_with_this_process(&resolved) {
+        Some((wrapper, wrapper_args)) => {
+            let mut child = tokio::process::Command::new(wrapper);
+            child.args(wrapper_args);
+            child
+        }
+        None => tokio::process::Command::new(&resolved),
+    };
+    child.args(args);
+    Ok(child)
+}
+
+/// How to start `program` (a resolved path) so that it is killed when this process dies, even by
+/// SIGKILL: on Linux, through `setpriv --pdeathsig KILL -- program` (util-linux) when `setpriv`
+/// is on `PATH`; `None` elsewhere (start `program` itself). The signal is sent when the thread
+/// that started it ends, so start it from a thread that waits for it (a command tool's call, an
+/// MCP server's runtime).
+pub fn killed_with_this_process(
+    program: &std::path::Path,
+) -> Option<(std::path::PathBuf, Vec<std::ffi::OsString>)> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let setpriv = find_on_path("setpriv")?;
+    let args = ["--pdeathsig", "KILL", "--"]
+        .into_iter()
+        .map(std::ffi::OsString::from)
+        .chain(std::iter::once(program.as_os_str().to_owned()))
+        .collect();
+    Some((setpriv, args))
+}
+
+/// `program` as the path that would run: found on `PATH` when it has no `/`, else taken
+/// relative to `cwd`; `None` when that is not an executable file.
+pub fn resolve_program(program: &str, cwd: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
+    if program.contains('/') {
+        let path = std::path::PathBuf::from(program);
+        let path = match cwd {
+            Some(cwd) if path.is_relative() => cwd.join(path),
+            _ => path,
+        };
+        return is_executable(&path).then_some(path);
+    }
+    find_on_path(program)
+}
+
+fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Keeps the last [`STDERR_TAIL`] bytes of the server's stderr (and logs it at debug level).
+pub(crate) async fn collect_stderr(mut err: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
+    let mut buffer = [0u8; 4096];
+    while let Ok(read) = err.read(&mut buffer).await {
+        if read == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&buffer[..read]);
+        tracing::debug!(target: "wink_catalog::mcp", "server stderr: {}", text.trim_end());
+        if let Ok(mut kept) = tail.lock() {
+            kept.push_str(&text);
+            if kept.len() > STDERR_TAIL {
+                let mut cut = kept.len() - STDERR_TAIL;
+                while !kept.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                kept.replace_range(..cut, "");
+            }
+        }
+    }
+}
+
+pub(crate) fn stderr_tail(tail: &Mutex<String>) -> Option<String> {
+    let kept = tail.lock().ok()?;
+    let text = kept.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
 }
 
 #[cfg(test)]

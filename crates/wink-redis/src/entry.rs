@@ -189,6 +189,52 @@ fn single<'a>(
     Ok(found)
 }
 
+/// The entries of a [`crate::scripts::RECEIVE`] reply; `None` when it says the group does not exist.
+pub(crate) fn raw_entries(reply: redis::Value) -> Option<Vec<RawEntry>> {
+    let redis::Value::Array(items) = reply else {
+        return None;
+    };
+    let text = |value: &redis::Value| match value {
+        redis::Value::BulkString(bytes) => String::from_utf8(bytes.clone()).ok(),
+        redis::Value::SimpleString(text) => Some(text.clone()),
+        _ => None,
+    };
+    let entries = items
+        .into_iter()
+        .filter_map(|item| {
+            let redis::Value::Array(parts) = item else {
+                return None;
+            };
+            let entry_id = text(parts.first()?)?;
+            let fields = match parts.get(1)? {
+                redis::Value::Int(count) => Err(u64::try_from(*count).unwrap_or(0)),
+                redis::Value::Array(values) => Ok(values
+                    .chunks(2)
+                    .map(|pair| {
+                        (
+                            field_value(&pair[0]),
+                            pair.get(1)
+                                .map_or(FieldValue::Bytes(Vec::new()), field_value),
+                        )
+                    })
+                    .collect()),
+                _ => Ok(Vec::new()),
+            };
+            Some(RawEntry { entry_id, fields })
+        })
+        .collect();
+    Some(entries)
+}
+
+fn field_value(value: &redis::Value) -> FieldValue {
+    match value {
+        redis::Value::BulkString(bytes) => FieldValue::Bytes(bytes.clone()),
+        redis::Value::SimpleString(text) => FieldValue::Bytes(text.as_bytes().to_vec()),
+        redis::Value::Int(length) => FieldValue::TooLong(u64::try_from(*length).unwrap_or(0)),
+        _ => FieldValue::Bytes(Vec::new()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 //! result per request id), and [`RedisServer`], a private `redis-server` for tests and
 //! benchmarks. Works with Redis 7 and Valkey.
 
+mod connect;
 mod durable;
 mod entry;
 mod keys;

@@ -28,9 +28,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wink_agent::{AsyncMailbox, Delivery, MailboxFuture};
 
+use crate::connect::probe;
 use crate::entry::{
-    DEFAULT_MAX_REQUEST_BYTES, FieldValue, MAX_ENTRY_FIELDS, Malformed, RawEntry, check_queue_name,
-    entry_body, entry_request_id,
+    DEFAULT_MAX_REQUEST_BYTES, MAX_ENTRY_FIELDS, Malformed, RawEntry, check_queue_name, entry_body,
+    entry_request_id, raw_entries,
 };
 use crate::keys::{GROUP, QueueKeys};
 use crate::result::RequestResult;
@@ -133,47 +134,6 @@ impl QueueConfig {
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
         }
     }
-}
-
-/// How long connecting to Redis may take at start, and its first answer.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Connects once to `client` and asks for a PING: a server that is not there, silent or not
-/// Redis is reported in words, within [`CONNECT_TIMEOUT`] (the reconnecting connection would
-/// retry for about 40 s, and report a non-Redis answer as a parse error).
-async fn probe(client: &redis::Client, url: &str) -> Result<(), RedisMailboxError> {
-    let config = redis::AsyncConnectionConfig::new()
-        .set_connection_timeout(Some(CONNECT_TIMEOUT))
-        .set_response_timeout(Some(CONNECT_TIMEOUT));
-    let failed = |message: String| RedisMailboxError::Connect {
-        url: url.to_owned(),
-        message,
-    };
-    let pinged = async {
-        let mut conn = client
-            .get_multiplexed_async_connection_with_config(&config)
-            .await?;
-        redis::cmd("PING").query_async::<String>(&mut conn).await
-    };
-    match tokio::time::timeout(CONNECT_TIMEOUT + Duration::from_secs(1), pinged).await {
-        Ok(Ok(_)) => Ok(()),
-        Err(_) => Err(failed(no_answer())),
-        Ok(Err(e)) if e.is_timeout() => Err(failed(no_answer())),
-        Ok(Err(e)) if e.is_connection_refusal() => Err(failed(
-            "connection refused: no server listens there".to_owned(),
-        )),
-        Ok(Err(e)) if matches!(e.kind(), redis::ErrorKind::Parse) => Err(failed(
-            "what answered there does not speak the Redis protocol (is it the port of a Redis or Valkey server?)".to_owned(),
-        )),
-        Ok(Err(e)) => Err(failed(e.to_string())),
-    }
-}
-
-fn no_answer() -> String {
-    format!(
-        "no Redis answer within {} s (is it the port of a Redis or Valkey server?)",
-        CONNECT_TIMEOUT.as_secs()
-    )
 }
 
 /// Identifies one delivery of a request.
@@ -811,51 +771,5 @@ impl<T: Serialize + DeserializeOwned + Send + 'static> AsyncMailbox<T> for Redis
                 _ => Err(RedisMailboxError::StaleReceipt(receipt.entry_id.clone())),
             }
         })
-    }
-}
-
-/// The entries of a [`scripts::RECEIVE`] reply; `None` when it says the group does not exist.
-fn raw_entries(reply: redis::Value) -> Option<Vec<RawEntry>> {
-    let redis::Value::Array(items) = reply else {
-        return None;
-    };
-    let text = |value: &redis::Value| match value {
-        redis::Value::BulkString(bytes) => String::from_utf8(bytes.clone()).ok(),
-        redis::Value::SimpleString(text) => Some(text.clone()),
-        _ => None,
-    };
-    let entries = items
-        .into_iter()
-        .filter_map(|item| {
-            let redis::Value::Array(parts) = item else {
-                return None;
-            };
-            let entry_id = text(parts.first()?)?;
-            let fields = match parts.get(1)? {
-                redis::Value::Int(count) => Err(u64::try_from(*count).unwrap_or(0)),
-                redis::Value::Array(values) => Ok(values
-                    .chunks(2)
-                    .map(|pair| {
-                        (
-                            field_value(&pair[0]),
-                            pair.get(1)
-                                .map_or(FieldValue::Bytes(Vec::new()), field_value),
-                        )
-                    })
-                    .collect()),
-                _ => Ok(Vec::new()),
-            };
-            Some(RawEntry { entry_id, fields })
-        })
-        .collect();
-    Some(entries)
-}
-
-fn field_value(value: &redis::Value) -> FieldValue {
-    match value {
-        redis::Value::BulkString(bytes) => FieldValue::Bytes(bytes.clone()),
-        redis::Value::SimpleString(text) => FieldValue::Bytes(text.as_bytes().to_vec()),
-        redis::Value::Int(length) => FieldValue::TooLong(u64::try_from(*length).unwrap_or(0)),
-        _ => FieldValue::Bytes(Vec::new()),
     }
 }
