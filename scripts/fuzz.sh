@@ -5,7 +5,7 @@
 # resident memory exceeds MAX_RSS_MIB (default 256; measured with GNU time, `apt install time`).
 #   bash scripts/fuzz.sh            # 10M cases per target
 #   bash scripts/fuzz.sh 100000     # a shorter run
-#   ONLY=wink-mcp bash scripts/fuzz.sh   # one target
+#   ONLY=wink-redis bash scripts/fuzz.sh   # one crate's targets
 # Temporary files of the session-log target go to TMPDIR (tmpfs, e.g. TMPDIR=/dev/shm, is faster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,11 +18,14 @@ all_targets=(
   "wink-store fuzz_reader"
   "wink-core template_props"
   "wink-promptfile fuzz"
+  "wink-skills fuzz_frontmatter"
+  "wink-redis fuzz_entries"
+  "wink-mcp fuzz_http"
 )
-# ONLY=crate runs that crate's target alone.
+# ONLY=crate runs that crate's targets alone; ONLY="crate test" one target.
 targets=()
 for target in "${all_targets[@]}"; do
-  [ -z "${ONLY:-}" ] || [ "${target%% *}" = "$ONLY" ] && targets+=("$target")
+  [ -z "${ONLY:-}" ] || [ "${target%% *}" = "$ONLY" ] || [ "$target" = "$ONLY" ] && targets+=("$target")
 done
 # The test binary runs under GNU time (cargo's runner for the host), so the peak is the test
 # process's own, not cargo's.

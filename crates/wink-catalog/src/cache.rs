@@ -5,7 +5,13 @@
 //! directory, the names of the environment variables and headers (never their values) and the
 //! modification times of the program and of the files its arguments name — so upgrading an
 //! installed server gives a new entry. An entry is fresh for the `ttlMs` the server's
-//! `tools/list` gave, else for [`DEFAULT_TTL`]; each live listing rewrites it.
+//! `tools/list` gave (at most [`MAX_TTL`]), else for [`DEFAULT_TTL`]; each live listing rewrites
+//! it.
+//!
+//! An entry is checked before it is used: one that is not a cache entry, is dated in the future
+//! or lists tools no catalog could take (a name that is empty, too long or holds whitespace, a
+//! name twice, parameters that are not a JSON object) is ignored with a warning naming its file,
+//! and the server lists its tools again.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -19,6 +25,9 @@ use crate::servers::{ServerSpec, ServerTransport};
 
 /// How long a tool list stays fresh when the server gave no `ttlMs`.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The longest a tool list stays fresh, whatever `ttlMs` the server gave.
+pub const MAX_TTL: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
 /// A directory of cached tool lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,16 +87,44 @@ impl ToolCache {
             .join(format!("{safe}-{:016x}.json", fnv1a(identity.as_bytes())))
     }
 
-    /// The entry for `spec` when it exists, was made for the same identity and is fresh.
+    /// The entry for `spec` when it exists, was made for the same identity, is fresh and
+    /// passes the checks of the module documentation (a failing one is ignored with a warning).
     pub fn load(&self, spec: &ServerSpec) -> Option<CachedTools> {
-        let text = std::fs::read_to_string(self.path_for(spec)).ok()?;
-        let entry: CachedTools = serde_json::from_str(&text).ok()?;
+        let path = self.path_for(spec);
+        let text = std::fs::read_to_string(&path).ok()?;
+        let ignored = |why: String| {
+            tracing::warn!(
+                "ignoring the MCP tool cache entry {}: {why}; listing the server's tools again",
+                path.display()
+            );
+        };
+        let entry: CachedTools = match serde_json::from_str(&text) {
+            Ok(entry) => entry,
+            Err(e) => {
+                ignored(format!("not a cache entry ({e})"));
+                return None;
+            }
+        };
         if entry.identity != identity(spec) {
             return None;
         }
-        let ttl = entry.ttl_ms.map_or(DEFAULT_TTL, Duration::from_millis);
-        let age = now_ms().saturating_sub(entry.fetched_at_ms);
-        (u128::from(age) < ttl.as_millis()).then_some(entry)
+        let now = now_ms();
+        if entry.fetched_at_ms > now {
+            ignored("it is dated in the future".to_owned());
+            return None;
+        }
+        let ttl = entry
+            .ttl_ms
+            .map_or(DEFAULT_TTL, Duration::from_millis)
+            .min(MAX_TTL);
+        if u128::from(now - entry.fetched_at_ms) >= ttl.as_millis() {
+            return None;
+        }
+        if let Err(why) = check_tools(&spec.name, &entry.tools) {
+            ignored(why);
+            return None;
+        }
+        Some(entry)
     }
 
     /// Writes `list` as `spec`'s entry (atomically: a temporary file renamed over it).
@@ -111,6 +148,29 @@ impl ToolCache {
         std::fs::write(&tmp, text)?;
         std::fs::rename(&tmp, &path)
     }
+}
+
+/// Whether a catalog can take `tools` as server `server`'s list (see the module docs).
+fn check_tools(server: &str, tools: &[ToolRecord]) -> Result<(), String> {
+    let mut seen = std::collections::HashSet::with_capacity(tools.len());
+    for (index, tool) in tools.iter().enumerate() {
+        let at = format!("tools[{index}]");
+        crate::catalog::check_name(&format!("{server}.{}", tool.remote_name), &at)
+            .map_err(|e| e.to_string())?;
+        if tool.remote_name.is_empty() {
+            return Err(format!("{at} has an empty name"));
+        }
+        if !seen.insert(tool.remote_name.as_str()) {
+            return Err(format!(
+                "{at}: the name `{}` is listed twice",
+                tool.remote_name
+            ));
+        }
+        if !tool.parameters.is_object() {
+            return Err(format!("{at}: parameters are not a JSON object"));
+        }
+    }
+    Ok(())
 }
 
 /// What a cache entry is for: no secret goes in (environment values and headers are named only).
@@ -194,6 +254,32 @@ mod tests {
         // A ttlMs of 0 makes the entry stale at once; another command is another entry.
         cache.store(&spec, "1.2.3", &list(Some(0))).unwrap();
         assert!(cache.load(&spec).is_none());
+        // A tampered entry is ignored: dated in the future, or listing a tool no catalog takes.
+        cache.store(&spec, "1.2.3", &list(None)).unwrap();
+        let path = cache.path_for(&spec);
+        let tamper = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut entry: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            edit(&mut entry);
+            std::fs::write(&path, entry.to_string()).unwrap();
+        };
+        tamper(&|e| e["fetched_at_ms"] = json!(now_ms() + 365 * 86_400_000));
+        assert!(cache.load(&spec).is_none());
+        tamper(&|e| e["fetched_at_ms"] = json!(now_ms()));
+        assert!(cache.load(&spec).is_some());
+        tamper(&|e| e["tools"][0]["remote_name"] = json!("two words"));
+        assert!(cache.load(&spec).is_none());
+        tamper(&|e| e["tools"] = json!([e["tools"][0], e["tools"][0]]));
+        assert!(cache.load(&spec).is_none());
+        std::fs::write(&path, "{not json").unwrap();
+        assert!(cache.load(&spec).is_none());
+        assert_eq!(
+            check_tools(
+                "kb",
+                &[ToolRecord::new("find", "Find.").with_parameters(json!("x"))]
+            ),
+            Err("tools[0]: parameters are not a JSON object".to_owned())
+        );
         let other = ServerSpec::stdio("kb", vec!["sh".into()]);
         assert_ne!(cache.path_for(&spec), cache.path_for(&other));
         std::fs::remove_dir_all(&dir).unwrap();

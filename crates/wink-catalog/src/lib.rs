@@ -63,6 +63,7 @@ mod mcp;
 mod record;
 mod section;
 mod servers;
+mod stdio;
 mod task_report;
 mod tool;
 
@@ -77,7 +78,7 @@ pub use defer::{DEFAULT_DEFER_PERCENT, DeferDecision, DeferPolicy};
 pub use error::CatalogError;
 pub use filter::ToolFilter;
 pub use footprint::{Footprint, LineStats, tool_specs_json};
-pub use mcp::{McpServer, ToolList, killed_with_this_process, resolve_program, split_command_line};
+pub use mcp::{McpServer, ToolList, split_command_line};
 pub use record::{
     CatalogFile, ToolRecord, empty_object_schema, load_catalog_file, namespace_key, parse_catalog,
 };
@@ -87,7 +88,11 @@ pub use section::{
     ToolCatalogSection, listing_body, native_search_enabled, native_search_tools,
 };
 pub use servers::{
-    DEFAULT_CALL_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec, ServerTransport,
+    DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec,
+    ServerTransport, check_header_name, check_server_url,
+};
+pub use stdio::{
+    INHERITED_VARIABLES, MAX_MESSAGE_BYTES, killed_with_this_process, resolve_program,
 };
 pub use task_report::{SplitMetrics, TASK_EVAL_LIMIT, TaskReport, TaskRow};
 pub use tool::{CatalogTool, RecordHandler};

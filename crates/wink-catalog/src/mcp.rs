@@ -6,30 +6,27 @@
 //! futures complete on any executor, e.g. [`wink_core::block_on`]).
 
 use std::fmt;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
 use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::Value;
-use tokio::io::AsyncReadExt;
 use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
 
 use crate::error::CatalogError;
 use crate::record::{ToolRecord, empty_object_schema};
-use crate::servers::{ServerSpec, ServerTransport};
-
-/// How long the handshake and the first `tools/list` may take.
-const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+use crate::servers::{DEFAULT_START_TIMEOUT, ServerSpec, ServerTransport};
+use crate::stdio::ProtocolError;
 /// How long closing the connection may take when the server is dropped.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
-/// How much of a server's stderr is kept for error messages.
-const STDERR_TAIL: usize = 2000;
+/// How long a stdio server may take to exit once its stdin is closed, before its process group
+/// is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(1);
 
 /// The client side of the connection: notes `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Default)]
@@ -63,8 +60,14 @@ pub struct McpServer {
     stderr: Arc<Mutex<String>>,
     /// Set when a request found the transport closed (before the service notices).
     hung_up: Arc<AtomicBool>,
+    /// Why wink closed the connection, when the server broke the protocol (stdio).
+    protocol_error: ProtocolError,
+    /// How long the handshake, the first `tools/list` and a re-listing may take.
+    timeout: Duration,
     peer: Peer<RoleClient>,
     service: Option<RunningService<RoleClient, Watcher>>,
+    /// A stdio server's process (its process group is killed when the server is dropped).
+    process: Option<Box<dyn process_wrap::tokio::ChildWrapper>>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -94,7 +97,7 @@ impl McpServer {
             });
         }
         let spec = ServerSpec::stdio("mcp", words);
-        Self::connect_as(&spec, command_line)
+        Self::connect_as(&spec, command_line, DEFAULT_START_TIMEOUT)
     }
 
     /// Starts (stdio) or connects to (streamable HTTP) the server `spec` describes, initialises
@@ -102,12 +105,19 @@ impl McpServer {
     ///
     /// A stdio server runs in its own process group, which is killed when the server is dropped;
     /// on Linux it is started through `setpriv --pdeathsig KILL` (when `setpriv` is installed),
-    /// so it is killed even when this process dies without cleaning up.
+    /// so it is killed even when this process dies without cleaning up. Its environment holds
+    /// only [`crate::INHERITED_VARIABLES`] of this process's and the variables `spec` names.
     pub fn connect(spec: &ServerSpec) -> Result<Self, CatalogError> {
-        Self::connect_as(spec, &spec.shown())
+        Self::connect_within(spec, DEFAULT_START_TIMEOUT)
     }
 
-    fn connect_as(spec: &ServerSpec, shown: &str) -> Result<Self, CatalogError> {
+    /// [`McpServer::connect`], waiting at most `timeout` for the handshake and the first
+    /// `tools/list` (and for each later re-listing).
+    pub fn connect_within(spec: &ServerSpec, timeout: Duration) -> Result<Self, CatalogError> {
+        Self::connect_as(spec, &spec.shown(), timeout)
+    }
+
+    fn connect_as(spec: &ServerSpec, shown: &str, timeout: Duration) -> Result<Self, CatalogError> {
         let failure = |message: String| CatalogError::Mcp {
             command: shown.to_owned(),
             message,
@@ -120,25 +130,35 @@ impl McpServer {
             .map_err(|e| failure(format!("cannot start the async runtime: {e}")))?;
         let watcher = Watcher::default();
         let stderr = Arc::new(Mutex::new(String::new()));
-        let startup = start(spec.clone(), watcher.clone(), stderr.clone());
+        let protocol_error = ProtocolError::default();
+        let startup = start(
+            spec.clone(),
+            watcher.clone(),
+            stderr.clone(),
+            protocol_error.clone(),
+        );
         let handle = runtime.spawn(async move {
-            tokio::time::timeout(STARTUP_TIMEOUT, startup)
+            tokio::time::timeout(timeout, startup)
                 .await
                 .unwrap_or_else(|_| {
                     Err(format!(
                         "no answer to the handshake within {} s",
-                        STARTUP_TIMEOUT.as_secs()
+                        timeout.as_secs_f64()
                     ))
                 })
         });
         let outcome = wink_core::block_on(handle)
             .map_err(|e| failure(format!("the connection task failed: {e}")))?;
-        let (service, list) = match outcome {
+        let (service, list, process) = match outcome {
             Ok(started) => started,
             Err(message) => {
                 // Give the stderr reader a moment to collect why the server stopped.
                 std::thread::sleep(Duration::from_millis(50));
-                let tail = stderr_tail(&stderr);
+                let message = match protocol_note(&protocol_error) {
+                    Some(note) => format!("{message}: the server {note}"),
+                    None => message,
+                };
+                let tail = crate::stdio::stderr_tail(&stderr);
                 runtime.shutdown_background();
                 return Err(failure(match tail {
                     Some(tail) => format!("{message}; its stderr ends: {tail}"),
@@ -166,8 +186,11 @@ impl McpServer {
             watcher,
             stderr,
             hung_up: Arc::new(AtomicBool::new(false)),
+            protocol_error,
+            timeout,
             peer,
             service: Some(service),
+            process,
             runtime: Some(runtime),
         })
     }
@@ -211,7 +234,14 @@ impl McpServer {
 
     /// The end of what the server wrote to stderr (stdio servers), for error messages.
     pub fn stderr_tail(&self) -> Option<String> {
-        stderr_tail(&self.stderr)
+        crate::stdio::stderr_tail(&self.stderr)
+    }
+
+    /// Why wink closed the connection or refused to go on with it: a stdio server's message
+    /// over [`crate::MAX_MESSAGE_BYTES`] (`sent a message of more than 16777217 bytes, over the
+    /// limit of 16777216 bytes`), an HTTP server's redirect to another origin.
+    pub fn protocol_error(&self) -> Option<String> {
+        protocol_note(&self.protocol_error)
     }
 
     /// Lists the server's tools again (after `notifications/tools/list_changed`).
@@ -224,11 +254,12 @@ impl McpServer {
             return Err(failure("the MCP connection is closed".to_owned()));
         };
         let peer = self.peer.clone();
+        let timeout = self.timeout;
         let handle = runtime.spawn(async move {
-            tokio::time::timeout(STARTUP_TIMEOUT, list_tools(&peer))
+            tokio::time::timeout(timeout, list_tools(&peer))
                 .await
-                .map_err(|_| "no answer to tools/list within 30 s".to_owned())?
-                .map_err(|e| format!("tools/list failed: {e}"))
+                .map_err(|_| format!("no answer to tools/list within {} s", timeout.as_secs_f64()))?
+                .map_err(|e| format!("tools/list failed: {}", plain(&e)))
         });
         let (tools, ttl_ms) = wink_core::block_on(handle)
             .map_err(|e| failure(format!("the listing task failed: {e}")))?
@@ -270,7 +301,7 @@ impl McpServer {
             ) {
                 hung_up.store(true, Ordering::SeqCst);
             }
-            ToolError::Failed(e.to_string())
+            ToolError::Failed(plain(&e))
         };
         let handle = runtime.spawn(async move {
             let call = peer.call_tool(params);
@@ -294,14 +325,22 @@ impl Drop for McpServer {
         let Some(runtime) = self.runtime.take() else {
             return;
         };
-        if let Some(mut service) = self.service.take() {
-            let (done, wait) = mpsc::channel();
-            runtime.spawn(async move {
+        let service = self.service.take();
+        let process = self.process.take();
+        let (done, wait) = mpsc::channel();
+        runtime.spawn(async move {
+            if let Some(mut service) = service {
+                // Closing the connection closes a stdio server's stdin: its cue to exit.
                 let _ = service.close().await;
-                let _ = done.send(());
-            });
-            let _ = wait.recv_timeout(SHUTDOWN_TIMEOUT);
-        }
+            }
+            if let Some(mut process) = process {
+                let _ = tokio::time::timeout(EXIT_GRACE, process.wait()).await;
+                // Whatever is left of its process group.
+                let _ = Box::into_pin(process.kill()).await;
+            }
+            let _ = done.send(());
+        });
+        let _ = wait.recv_timeout(SHUTDOWN_TIMEOUT);
         runtime.shutdown_background();
     }
 }
@@ -309,6 +348,7 @@ impl Drop for McpServer {
 type Started = (
     RunningService<RoleClient, Watcher>,
     (Vec<rmcp::model::Tool>, Option<u64>),
+    Option<Box<dyn process_wrap::tokio::ChildWrapper>>,
 );
 
 /// Connects to the server and lists its tools (on the connection's runtime).
@@ -316,50 +356,125 @@ async fn start(
     spec: ServerSpec,
     watcher: Watcher,
     stderr: Arc<Mutex<String>>,
+    protocol_error: ProtocolError,
 ) -> Result<Started, String> {
-    let service = match &spec.transport {
+    let (service, process) = match &spec.transport {
         ServerTransport::Stdio { command, cwd, .. } => {
             let env = spec.resolved_env()?;
-            let mut child = child_command(command, cwd.as_deref())?;
-            child.envs(env);
+            let mut child = crate::stdio::child_command(command, cwd.as_deref())?;
             if let Some(cwd) = cwd {
                 child.current_dir(cwd);
             }
-            let mut wrapped = process_wrap::tokio::CommandWrap::from(child);
-            wrapped
-                .wrap(process_wrap::tokio::ProcessGroup::leader())
-                .wrap(process_wrap::tokio::KillOnDrop);
-            let (transport, err) = TokioChildProcess::builder(wrapped)
-                .stderr(Stdio::piped())
-                .spawn()
+            let started = crate::stdio::spawn(child, env, protocol_error)
                 .map_err(|e| format!("cannot start: {e}"))?;
-            if let Some(err) = err {
-                tokio::spawn(collect_stderr(err, stderr));
+            if let Some(err) = started.stderr {
+                tokio::spawn(crate::stdio::collect_stderr(err, stderr));
             }
-            watcher
-                .serve(transport)
+            let service = watcher
+                .serve((started.reader, started.writer))
                 .await
-                .map_err(|e| format!("MCP initialisation failed: {e}"))?
+                .map_err(|e| format!("MCP initialisation failed: {}", plain(&e)))?;
+            (service, Some(started.process))
         }
-        ServerTransport::Http { url, .. } => {
+        ServerTransport::Http { url, headers_env } => {
             let headers = spec.resolved_headers()?;
             install_crypto_provider();
-            let client = reqwest::Client::builder()
-                .build()
-                .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
+            let client = http_client(url, !headers_env.is_empty(), protocol_error)?;
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
             let transport = StreamableHttpClientTransport::with_client(client, config);
-            watcher
+            let service = watcher
                 .serve(transport)
                 .await
-                .map_err(|e| format!("MCP initialisation failed: {e}"))?
+                .map_err(|e| format!("MCP initialisation failed: {}", plain(&e)))?;
+            (service, None)
         }
     };
     let list = list_tools(service.peer())
         .await
-        .map_err(|e| format!("tools/list failed: {e}"))?;
-    Ok((service, list))
+        .map_err(|e| format!("tools/list failed: {}", plain(&e)))?;
+    Ok((service, list, process))
+}
+
+/// The most redirects followed to reach a streamable HTTP server.
+const MAX_REDIRECTS: usize = 10;
+
+/// The HTTP client for a server at `url`. A server sent `headers_env` secrets (`secrets`) is
+/// followed through redirects within its own origin (scheme, host and port) only: a redirect
+/// to another origin is refused (the reason kept in `refused` for the error message), since the
+/// secrets would go with it (the HTTP client strips only `Authorization` and `Cookie`).
+fn http_client(
+    url: &str,
+    secrets: bool,
+    refused: ProtocolError,
+) -> Result<reqwest::Client, String> {
+    let mut builder = reqwest::Client::builder();
+    if secrets {
+        let origin = reqwest::Url::parse(url)
+            .map_err(|e| format!("url: {e}"))?
+            .origin();
+        builder = builder.redirect(reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.url().origin() != origin {
+                let why = format!(
+                    "redirected to {}, another origin: not followed, since its headers_env secrets go to {} only",
+                    attempt.url().origin().ascii_serialization(),
+                    origin.ascii_serialization()
+                );
+                if let Ok(mut kept) = refused.lock() {
+                    kept.get_or_insert(why.clone());
+                }
+                attempt.error(why)
+            } else if attempt.previous().len() > MAX_REDIRECTS {
+                attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+            } else {
+                attempt.follow()
+            }
+        }));
+    }
+    builder
+        .build()
+        .map_err(|e| format!("cannot make an HTTP client: {e}"))
+}
+
+/// An `rmcp` error's message without the transport's Rust type
+/// (`Transport [rmcp::transport::async_rw::AsyncRwTransport<…>] error: `), which tells a user
+/// nothing, and ending with its root cause when the message leaves it out (`error sending
+/// request` says nothing of the `Connection refused` under it).
+fn plain(error: &(dyn std::error::Error + 'static)) -> String {
+    const TRANSPORT: &str = "Transport [";
+    let mut text = error.to_string();
+    let mut root = None;
+    let mut next = error.source();
+    while let Some(source) = next {
+        root = Some(source);
+        next = source.source();
+    }
+    if let Some(cause) = root.map(ToString::to_string)
+        && !text.contains(&cause)
+    {
+        text = format!("{text} ({cause})");
+    }
+    while let Some(start) = text.find(TRANSPORT) {
+        let inside = start + TRANSPORT.len();
+        let mut depth = 1;
+        let Some(end) = text[inside..].char_indices().find_map(|(at, c)| {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(inside + at)
+        }) else {
+            break;
+        };
+        let rest = text[end + 1..].trim_start_matches(" error:").to_owned();
+        text = format!("{}transport error:{rest}", &text[..start]);
+    }
+    text
+}
+
+fn protocol_note(protocol_error: &ProtocolError) -> Option<String> {
+    protocol_error.lock().ok()?.clone()
 }
 
 /// Makes `ring` the process's rustls crypto provider unless one is installed already (this
@@ -369,103 +484,6 @@ fn install_crypto_provider() {
         // Losing a race with another installer is fine: a provider is installed either way.
         let _ = rustls::crypto::ring::default_provider().install_default();
     }
-}
-
-/// The process to start for `command`: the program found on `PATH` (or relative to `cwd`), run
-/// through `setpriv --pdeathsig KILL` where that exists, so the server dies with this process.
-fn child_command(
-    command: &[String],
-    cwd: Option<&std::path::Path>,
-) -> Result<tokio::process::Command, String> {
-    let Some((program, args)) = command.split_first() else {
-        return Err("the command is empty".to_owned());
-    };
-    let resolved = resolve_program(program, cwd)
-        .ok_or_else(|| format!("cannot start: `{program}` is not an executable file or on PATH"))?;
-    let mut child = match killed_with_this_process(&resolved) {
-        Some((wrapper, wrapper_args)) => {
-            let mut child = tokio::process::Command::new(wrapper);
-            child.args(wrapper_args);
-            child
-        }
-        None => tokio::process::Command::new(&resolved),
-    };
-    child.args(args);
-    Ok(child)
-}
-
-/// How to start `program` (a resolved path) so that it is killed when this process dies, even by
-/// SIGKILL: on Linux, through `setpriv --pdeathsig KILL -- program` (util-linux) when `setpriv`
-/// is on `PATH`; `None` elsewhere (start `program` itself). The signal is sent when the thread
-/// that started it ends, so start it from a thread that waits for it (a command tool's call, an
-/// MCP server's runtime).
-pub fn killed_with_this_process(
-    program: &std::path::Path,
-) -> Option<(std::path::PathBuf, Vec<std::ffi::OsString>)> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
-    let setpriv = find_on_path("setpriv")?;
-    let args = ["--pdeathsig", "KILL", "--"]
-        .into_iter()
-        .map(std::ffi::OsString::from)
-        .chain(std::iter::once(program.as_os_str().to_owned()))
-        .collect();
-    Some((setpriv, args))
-}
-
-/// `program` as the path that would run: found on `PATH` when it has no `/`, else taken
-/// relative to `cwd`; `None` when that is not an executable file.
-pub fn resolve_program(program: &str, cwd: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
-    if program.contains('/') {
-        let path = std::path::PathBuf::from(program);
-        let path = match cwd {
-            Some(cwd) if path.is_relative() => cwd.join(path),
-            _ => path,
-        };
-        return is_executable(&path).then_some(path);
-    }
-    find_on_path(program)
-}
-
-fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &std::path::Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// Keeps the last [`STDERR_TAIL`] bytes of the server's stderr (and logs it at debug level).
-async fn collect_stderr(mut err: tokio::process::ChildStderr, tail: Arc<Mutex<String>>) {
-    let mut buffer = [0u8; 4096];
-    while let Ok(read) = err.read(&mut buffer).await {
-        if read == 0 {
-            break;
-        }
-        let text = String::from_utf8_lossy(&buffer[..read]);
-        tracing::debug!(target: "wink_catalog::mcp", "server stderr: {}", text.trim_end());
-        if let Ok(mut kept) = tail.lock() {
-            kept.push_str(&text);
-            if kept.len() > STDERR_TAIL {
-                let mut cut = kept.len() - STDERR_TAIL;
-                while !kept.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                kept.replace_range(..cut, "");
-            }
-        }
-    }
-}
-
-fn stderr_tail(tail: &Mutex<String>) -> Option<String> {
-    let kept = tail.lock().ok()?;
-    let text = kept.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!text.is_empty()).then_some(text)
 }
 
 /// Every page of `tools/list`, and the smallest `ttlMs` the pages gave.
@@ -653,6 +671,36 @@ mod tests {
         assert_eq!(
             split_command_line("\"x").unwrap_err(),
             "unterminated \" quote"
+        );
+    }
+
+    #[test]
+    fn transport_types_are_left_out_of_messages_and_root_causes_named() {
+        let message = |text: &str| std::io::Error::other(text.to_owned());
+        assert_eq!(
+            plain(&message(
+                "Send message error Transport [rmcp::transport::async_rw::AsyncRwTransport<rmcp::service::client::RoleClient, tokio::io::util::mem::DuplexStream, tokio::process::ChildStdin>] error: Broken pipe (os error 32), when send initialize request"
+            )),
+            "Send message error transport error: Broken pipe (os error 32), when send initialize request"
+        );
+        assert_eq!(plain(&message("Transport closed")), "Transport closed");
+        /// An error whose message leaves its cause out.
+        #[derive(Debug)]
+        struct Vague(std::io::Error);
+        impl std::fmt::Display for Vague {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("error sending request")
+            }
+        }
+        impl std::error::Error for Vague {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(
+            plain(&Vague(refused)),
+            "error sending request (connection refused)"
         );
     }
 

@@ -23,6 +23,51 @@ use crate::record::ToolRecord;
 /// comes first).
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How long starting a server (the MCP handshake and the first `tools/list`) may take unless
+/// configured otherwise (or the run's deadline comes first).
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Checks a streamable HTTP server's URL: an absolute `http` or `https` URL with a host.
+///
+/// ```
+/// assert!(wink_catalog::check_server_url("http://127.0.0.1:3001/mcp").is_ok());
+/// assert_eq!(
+///     wink_catalog::check_server_url("localhost:3001/mcp").unwrap_err(),
+///     "`localhost:3001/mcp` is not an http:// or https:// URL"
+/// );
+/// ```
+pub fn check_server_url(url: &str) -> Result<(), String> {
+    // The URL parser drops these silently; a URL that holds them was not meant as written.
+    if url.trim() != url || url.chars().any(char::is_control) {
+        return Err(format!(
+            "`{url}` has spaces or control characters around or in it"
+        ));
+    }
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a URL ({e})"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("`{url}` is not an http:// or https:// URL"));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(format!("`{url}` names no host"));
+    }
+    Ok(())
+}
+
+/// Checks a `headers_env` header name.
+///
+/// ```
+/// assert!(wink_catalog::check_header_name("X-Api-Key").is_ok());
+/// assert_eq!(
+///     wink_catalog::check_header_name("Bad Header").unwrap_err(),
+///     "`Bad Header` is not an HTTP header name"
+/// );
+/// ```
+pub fn check_header_name(name: &str) -> Result<(), String> {
+    HeaderName::try_from(name)
+        .map(|_| ())
+        .map_err(|_| format!("`{name}` is not an HTTP header name"))
+}
+
 /// How a catalog reaches one MCP server. Values are kept as written: `${VAR}` references in
 /// `env` and the variables named by `headers_env` are read from the environment only when the
 /// server is started, and never stored.
@@ -238,6 +283,7 @@ pub struct LazyServer {
     spec: ServerSpec,
     cache: Option<ToolCache>,
     call_timeout: Duration,
+    start_timeout: Duration,
     filter: ToolFilter,
     generation: AtomicU64,
     state: Mutex<State>,
@@ -259,17 +305,20 @@ impl LazyServer {
             spec,
             cache,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            start_timeout: DEFAULT_START_TIMEOUT,
             filter: ToolFilter::all(),
             generation: AtomicU64::new(0),
             state: Mutex::new(State::default()),
         }
     }
 
-    /// How long a call may wait for its answer (default two minutes); a run's deadline that
-    /// comes first still ends it.
+    /// How long a call may wait for its answer (default two minutes), and starting the server
+    /// (the handshake and the first `tools/list`, default 30 s) may take: a prompt file's
+    /// `timeout_s`. A run's deadline that comes first still ends either.
     #[must_use]
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
+        self.start_timeout = timeout;
         self
     }
 
@@ -316,7 +365,7 @@ impl LazyServer {
             state.source = Some(ListSource::Cache);
             return Ok(ListSource::Cache);
         }
-        self.running().map_err(|message| CatalogError::Mcp {
+        self.running(None).map_err(|message| CatalogError::Mcp {
             command: self.spec.name.clone(),
             message,
         })?;
@@ -363,7 +412,7 @@ impl LazyServer {
         let spawned = std::thread::Builder::new()
             .name(format!("wink-mcp-start-{}", self.spec.name))
             .spawn(move || {
-                if let Err(message) = server.running() {
+                if let Err(message) = server.running(None) {
                     tracing::warn!("MCP server `{}`: {message}", server.spec.name);
                 }
             });
@@ -414,8 +463,10 @@ impl LazyServer {
         changed
     }
 
-    /// The running server: started now if needed, restarted once if it exited.
-    fn running(&self) -> Result<Arc<McpServer>, String> {
+    /// The running server: started now if needed, restarted once if it exited. Starting waits
+    /// at most the start timeout, or until `deadline` when that comes first (a start cut short
+    /// by a run's deadline is tried again by the next call).
+    fn running(&self, deadline: Option<Deadline>) -> Result<Arc<McpServer>, String> {
         let mut state = self.lock();
         if let Some(server) = &state.running {
             if !server.is_closed() {
@@ -442,7 +493,11 @@ impl LazyServer {
             return Err(error.clone());
         }
         state.starts += 1;
-        let server = match McpServer::connect(&self.spec) {
+        let (timeout, cut_short) = match deadline {
+            Some(run) if run.remaining() < self.start_timeout => (run.remaining(), true),
+            _ => (self.start_timeout, false),
+        };
+        let server = match McpServer::connect_within(&self.spec, timeout) {
             Ok(server) => Arc::new(server),
             Err(e) => {
                 let message = match e {
@@ -450,7 +505,9 @@ impl LazyServer {
                     other => other.to_string(),
                 };
                 state.running = None;
-                state.start_error = Some(message.clone());
+                if !cut_short {
+                    state.start_error = Some(message.clone());
+                }
                 return Err(message);
             }
         };
@@ -478,9 +535,13 @@ impl LazyServer {
                 "MCP server `{name}`: tool `{remote_name}` is not offered (enabled_tools / disabled_tools)."
             )));
         }
-        let server = self
-            .running()
-            .map_err(|message| ToolError::Failed(format!("MCP server `{name}`: {message}")))?;
+        let server = self.running(deadline).map_err(|message| {
+            if deadline.is_some_and(|run| run.is_expired()) {
+                ToolError::DeadlineExceeded
+            } else {
+                ToolError::Failed(format!("MCP server `{name}`: {message}"))
+            }
+        })?;
         // The call's own timeout, unless the run's deadline comes first.
         let own = Deadline::after(self.call_timeout);
         let (deadline, own_deadline) = match deadline {
@@ -494,7 +555,13 @@ impl LazyServer {
                 self.call_timeout.as_secs_f64()
             ))),
             Err(ToolError::Failed(message)) => {
-                let message = if server.is_closed() {
+                let message = if let Some(broke) = server.protocol_error() {
+                    format!(
+                        "MCP server `{name}` {broke}; wink closed the connection{}. It is {} for the next call.",
+                        tail_note(server.stderr_tail()),
+                        self.spec.revival().done
+                    )
+                } else if server.is_closed() {
                     format!(
                         "MCP server `{name}` {} during the call ({message}){}; it is {} for the next call.",
                         self.spec.ended(),

@@ -122,13 +122,17 @@ fn main() -> ExitCode {
 /// Log to stderr, filtered by `WINK_LOG` (e.g. `WINK_LOG=info`); warnings by default, but only
 /// errors from llama.cpp, whose load-time warnings are about the model file and not the user's to
 /// act on (Qwen2.5-Coder's GGUF: "control-looking token: 128247 '</s>' was not control-type" on
-/// every run).
+/// every run), and nothing from the MCP SDK, whose failures wink reports itself, naming the
+/// server (its own lines print Rust types: `worker quit with fatal: Transport channel closed`).
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("WINK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,llama-cpp-2=error"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,llama-cpp-2=error,rmcp=off"));
+    // Written through the same escaping as every other line on stderr (so without colours):
+    // logged text comes from servers, files and models too.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| output::LogWriter)
+        .with_ansi(false)
         .without_time()
         .try_init();
 }

@@ -247,6 +247,85 @@ fn bad_input_is_refused_before_anything_is_sent() {
     );
 }
 
+#[test]
+fn oversized_requests_unknown_ids_and_bad_queue_names_are_refused() {
+    let Some(server) = server() else { return };
+    let url = server.url();
+    let prompt = fixture("queue/prompt.json");
+    // Over the limit: refused before anything is sent.
+    let input = "x".repeat(2000);
+    let out = wink(&[
+        "submit",
+        &prompt,
+        "--redis",
+        &url,
+        "--input",
+        &input,
+        "--max-request-bytes",
+        "1000",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: the request is 2012 bytes, over the limit of 1000 bytes (--max-request-bytes; the workers must take it too)\n"
+    );
+    assert_eq!(
+        stats(&url, "wink"),
+        json!({"pending": 0, "in_flight": 0, "dead_lettered": 0, "done": 0})
+    );
+    // A mistyped id is unknown (exit 1), with --wait too, which returns at once.
+    for wait in [false, true] {
+        let mut args = vec!["result", "0b9e4f2a-no-such-request", "--redis", &url];
+        if wait {
+            args.push("--wait");
+        }
+        let out = wink(&args);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: request 0b9e4f2a-no-such-request is unknown: the queue has no such request (a mistyped id, or its result has expired)\n"
+        );
+    }
+    let out = wink(&["result", "not an id", "--redis", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: REQUEST_ID: a request id holds only ASCII letters, digits, '-', '_', '.' and ':', not ' '\n"
+    );
+    for queue in ["", "a{b}"] {
+        let out = wink(&["queue", "stats", "--redis", &url, "--queue", queue]);
+        assert_eq!(out.status.code(), Some(2), "{queue}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .starts_with(&format!("error: --queue '{queue}': a queue name ")),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_port_without_redis_is_named_as_such() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let _ = std::io::Write::write_all(&mut stream, b"SSH-2.0-OpenSSH_9.2\r\n");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let url = format!("redis://127.0.0.1:{port}/");
+    let out = wink(&["queue", "stats", "--redis", &url]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --redis {url}: what answered there does not speak the Redis protocol (is it the port of a Redis or Valkey server?)\n"
+        )
+    );
+}
+
 /// Lines of a log, counted: (total, repeated) where repeated = total − distinct.
 fn repeats(path: &Path) -> (usize, usize) {
     let text = std::fs::read_to_string(path).unwrap_or_default();

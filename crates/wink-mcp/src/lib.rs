@@ -57,8 +57,8 @@ mod stdio;
 pub use bridge::bridge_tool_name;
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
 pub use error::McpServeError;
-pub use http::{HttpServer, check_loopback, serve_http};
+pub use http::{HttpEndpoint, HttpLimits, HttpServer, check_loopback, serve_http, serve_http_with};
 pub use server::{
     PROMPT_URI, PromptServer, SECTION_URI_PREFIX, mcp_tool, new_tools_notice, section_uri,
 };
-pub use skills::{SKILL_URI_SCHEME, skill_entry, skill_uri};
+pub use skills::{MAX_RESOURCE_BYTES, SKILL_URI_SCHEME, skill_entry, skill_uri};

@@ -4,9 +4,13 @@
 //! waits forever. Each line is screened here first: a line that is not UTF-8, not JSON, nested
 //! deeper than serde_json's limit (128) or longer than [`MAX_LINE_BYTES`] is answered with a
 //! JSON-RPC parse error (-32700); JSON that is not one JSON-RPC 2.0 message object is an invalid
-//! request (-32600); a `tools/call` whose `params` or `arguments` is not an object is invalid
-//! params (-32602). Everything else goes on to the SDK. The server keeps serving either way.
+//! request (-32600); a `tools/call` whose `params` or `arguments` is not an object, or whose
+//! arguments hold a key twice or an integer beyond 64 bits (which the SDK would change: the last
+//! duplicate kept, the integer made a float), is invalid params (-32602). Everything else goes on
+//! to the SDK. The server keeps serving either way.
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// The longest line read from the client (16 MiB, without its newline); a longer line is
@@ -155,7 +159,9 @@ pub fn screen_line(line: &Line) -> Screened {
         );
     }
     match fields.get("method") {
-        Some(Value::String(method)) if method == "tools/call" => screen_tool_call(&id, fields),
+        Some(Value::String(method)) if method == "tools/call" => {
+            screen_tool_call(&id, fields, text)
+        }
         Some(Value::String(_)) => Screened::Forward,
         Some(_) => answer(
             &id,
@@ -171,7 +177,20 @@ pub fn screen_line(line: &Line) -> Screened {
     }
 }
 
-fn screen_tool_call(id: &Value, fields: &serde_json::Map<String, Value>) -> Screened {
+/// The text of a `tools/call`'s arguments, as the client wrote it.
+#[derive(Deserialize)]
+struct RawCall<'a> {
+    #[serde(borrow)]
+    params: RawParams<'a>,
+}
+
+#[derive(Deserialize)]
+struct RawParams<'a> {
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+fn screen_tool_call(id: &Value, fields: &serde_json::Map<String, Value>, text: &str) -> Screened {
     let Some(Value::Object(params)) = fields.get("params") else {
         return answer(
             id,
@@ -180,7 +199,8 @@ fn screen_tool_call(id: &Value, fields: &serde_json::Map<String, Value>) -> Scre
         );
     };
     match params.get("arguments") {
-        None | Some(Value::Object(_)) => Screened::Forward,
+        None => Screened::Forward,
+        Some(Value::Object(_)) => strict_arguments(id, text),
         Some(other) => answer(
             id,
             INVALID_PARAMS,
@@ -188,6 +208,36 @@ fn screen_tool_call(id: &Value, fields: &serde_json::Map<String, Value>) -> Scre
                 "Invalid params: tools/call arguments must be an object, not {}",
                 json_kind(other)
             ),
+        ),
+    }
+}
+
+/// Forward a `tools/call` whose arguments parse strictly (no key twice, every integer within 64
+/// bits); answer invalid params otherwise.
+fn strict_arguments(id: &Value, text: &str) -> Screened {
+    let refused = |why: String| {
+        answer(
+            id,
+            INVALID_PARAMS,
+            &format!("Invalid params: tools/call arguments: {why}"),
+        )
+    };
+    match serde_json::from_str::<RawCall<'_>>(text) {
+        Ok(RawCall {
+            params: RawParams {
+                arguments: Some(raw),
+            },
+        }) => match wink_schema::parse_strict_json(raw.get()) {
+            Ok(_) => Screened::Forward,
+            Err(error) => refused(error.to_string()),
+        },
+        Ok(_) => Screened::Forward,
+        // A key of the message twice (`params`, `arguments`): which one the SDK would take is
+        // not the client's to guess.
+        Err(error) => answer(
+            id,
+            INVALID_PARAMS,
+            &format!("Invalid params: tools/call: {error}"),
         ),
     }
 }
@@ -306,6 +356,24 @@ mod tests {
         assert_eq!(
             screen_line(&Line::Complete(b"  \r".to_vec())),
             Screened::Skip
+        );
+        assert_eq!(
+            answered(
+                br#"{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "a": 2}}}"#
+            ),
+            json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid params: tools/call arguments: duplicate key 'a'"}})
+        );
+        assert_eq!(
+            answered(
+                br#"{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "add", "arguments": {"a": {"n": 99999999999999999999999}}}}"#
+            ),
+            json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32602, "message": "Invalid params: tools/call arguments: the integer 99999999999999999999999 does not fit in 64 bits"}})
+        );
+        assert_eq!(
+            answered(
+                br#"{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1}, "arguments": {"a": 2}}}"#
+            )["error"]["code"],
+            json!(INVALID_PARAMS)
         );
         assert_eq!(
             screen_line(&Line::Complete(

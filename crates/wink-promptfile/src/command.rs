@@ -1,6 +1,7 @@
 //! Command-backed tools: the tool's arguments go to the process as JSON on stdin; its stdout
-//! is the result. The process (and anything it started) is killed on timeout or when its
-//! output exceeds the cap, and never outlives the call.
+//! is the result. The process (and anything it started) is killed on timeout, at the run's
+//! deadline when that comes first, or when its output exceeds the cap, and never outlives the
+//! call.
 //!
 //! "Anything it started": the command runs in its own process group, and carries a marker in
 //! its environment (`WINK_COMMAND_TOOL=<wink pid>-<call>`) that its descendants inherit. When
@@ -96,8 +97,14 @@ pub struct CommandHandler {
 enum Ending {
     Exited(ExitStatus),
     TimedOut,
+    /// The run's deadline came before the tool's own timeout.
+    RunDeadline,
     Overflow,
 }
+
+/// A command stopped at the run's deadline (see [`CommandHandler::run_by`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeadlinePassed;
 
 impl CommandHandler {
     /// The process to start: the program, through `setpriv --pdeathsig KILL` on Linux when both
@@ -127,6 +134,22 @@ impl CommandHandler {
     /// As [`CommandHandler::run`], with `extra` variables in the command's environment (the
     /// call's id and the session's, for tools that must be idempotent: see docs/deploy.md).
     pub fn run_with_env(&self, params: &Value, extra: &[(&str, String)]) -> ToolResult<Value> {
+        match self.run_by(params, extra, None) {
+            Ok(result) => result,
+            // Without a run deadline the command never stops for one.
+            Err(DeadlinePassed) => ToolResult::failure("The run's deadline passed."),
+        }
+    }
+
+    /// As [`CommandHandler::run_with_env`], stopping at `deadline` too (the run's) when it
+    /// comes before the tool's own timeout: the command is killed then, with everything it
+    /// started, and the call ends with [`DeadlinePassed`].
+    pub fn run_by(
+        &self,
+        params: &Value,
+        extra: &[(&str, String)],
+        deadline: Option<Instant>,
+    ) -> Result<ToolResult<Value>, DeadlinePassed> {
         wait_while_stopping();
         let marker = next_marker();
         let mut command = self.command();
@@ -147,17 +170,17 @@ impl CommandHandler {
         let mut child = match command.spawn() {
             Ok(c) => c,
             Err(e) if !self.cwd.is_dir() => {
-                return ToolResult::failure(format!(
+                return Ok(ToolResult::failure(format!(
                     "Command '{}' could not be started: its working directory '{}' does not exist ({e})",
                     self.program.display(),
                     self.cwd.display()
-                ));
+                )));
             }
             Err(e) => {
-                return ToolResult::failure(format!(
+                return Ok(ToolResult::failure(format!(
                     "Command '{}' could not be started: {e}",
                     self.program.display()
-                ));
+                )));
             }
         };
         RUNNING
@@ -179,7 +202,7 @@ impl CommandHandler {
             .stderr
             .take()
             .map(|err| spawn_reader(err, STDERR_CAP, None));
-        let ending = self.wait(&mut child, &overflow);
+        let ending = self.wait(&mut child, &overflow, deadline);
         kill_group_and_marked(child.id(), &marker);
         let _ = child.kill();
         let _ = child.wait();
@@ -193,7 +216,8 @@ impl CommandHandler {
         }
         let stdout = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
         let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
-        match ending {
+        Ok(match ending {
+            Ending::RunDeadline => return Err(DeadlinePassed),
             Ending::TimedOut => ToolResult::failure(format!(
                 "Command timed out after {} and was killed.",
                 format_duration(self.timeout)
@@ -215,11 +239,15 @@ impl CommandHandler {
                 }
             }
             Ending::Exited(_) => parse_stdout(&String::from_utf8_lossy(&stdout)),
-        }
+        })
     }
 
-    fn wait(&self, child: &mut Child, overflow: &AtomicBool) -> Ending {
-        let deadline = Instant::now() + self.timeout;
+    fn wait(&self, child: &mut Child, overflow: &AtomicBool, run: Option<Instant>) -> Ending {
+        let own = Instant::now() + self.timeout;
+        let (deadline, timed_out) = match run {
+            Some(run) if run < own => (run, Ending::RunDeadline),
+            _ => (own, Ending::TimedOut),
+        };
         let mut pause = Duration::from_millis(1);
         loop {
             if overflow.load(Ordering::SeqCst) {
@@ -231,7 +259,7 @@ impl CommandHandler {
                 Err(_) => return Ending::TimedOut,
             }
             if Instant::now() >= deadline {
-                return Ending::TimedOut;
+                return timed_out;
             }
             thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(20));
@@ -411,6 +439,22 @@ mod tests {
         assert!(!r.success);
         assert_eq!(r.message, "Command timed out after 0.2s and was killed.");
         assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn the_run_deadline_stops_a_command_before_its_own_timeout() {
+        let started = Instant::now();
+        let deadline = Some(started + Duration::from_millis(300));
+        let outcome = sh("sleep 30 & sleep 30", 86_400_000, 1024).run_by(&json!({}), &[], deadline);
+        assert!(matches!(outcome, Err(DeadlinePassed)));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // The tool's own timeout still applies when it comes first.
+        let later = Some(Instant::now() + Duration::from_secs(60));
+        let outcome = sh("sleep 30", 200, 1024).run_by(&json!({}), &[], later);
+        assert_eq!(
+            outcome.map(|r| r.message),
+            Ok("Command timed out after 0.2s and was killed.".to_owned())
+        );
     }
 
     #[test]

@@ -572,7 +572,9 @@ impl Converter<'_> {
                     if let Some(id) = &ctx.call_id {
                         env.push((CALL_ID_VARIABLE, id.clone()));
                     }
-                    Ok(h.run_with_env(&args, &env))
+                    let deadline = ctx.deadline.map(|d| d.instant());
+                    h.run_by(&args, &env, deadline)
+                        .map_err(|_| ToolError::DeadlineExceeded)
                 }
                 None => Err(ToolError::Fatal(format!(
                     "Tool '{name}' does not have a registered handler."

@@ -49,8 +49,8 @@ use wink_core::{
 };
 
 pub use command::{
-    CALL_ID_VARIABLE, CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MARKER_VARIABLE,
-    SESSION_ID_VARIABLE, kill_running_commands, parse_stdout,
+    CALL_ID_VARIABLE, CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, DeadlinePassed,
+    MARKER_VARIABLE, SESSION_ID_VARIABLE, kill_running_commands, parse_stdout,
 };
 pub use document::MAX_NESTING;
 pub use model::{

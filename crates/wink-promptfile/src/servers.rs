@@ -65,6 +65,13 @@ impl Converter<'_> {
                             "env and cwd are for `command` servers; a `url` server takes headers_env",
                         ));
                     }
+                    wink_catalog::check_server_url(url)
+                        .map_err(|why| self.invalid(format!("{key}.url"), why))?;
+                    for header in entry.headers_env.keys() {
+                        wink_catalog::check_header_name(header).map_err(|why| {
+                            self.invalid(format!("{key}.headers_env.{header}"), why)
+                        })?;
+                    }
                     entry.headers_env.iter().fold(
                         wink_catalog::ServerSpec::http(name.clone(), url.clone()),
                         |spec, (h, v)| spec.header_env(h.clone(), v.clone()),

@@ -241,3 +241,33 @@ fn server_tool_filters_are_checked_before_anything_starts() {
         "prompt.json: sections[0].servers: MCP server `fs`: cannot start: `/nonexistent/mcp-server` is not an executable file or on PATH"
     );
 }
+
+#[test]
+fn a_server_url_and_its_header_names_are_checked_at_load() {
+    let with_server = |server: &str| {
+        json_error(&format!(
+            r#"{{"ns": "demo", "key": "k", "sections": [{{"key": "tools", "title": "Tools", "builtin": "catalog",
+                "servers": {{"api": {server}}}}}]}}"#
+        ))
+    };
+    assert_eq!(
+        with_server(r#"{"url": "localhost:3001/mcp"}"#),
+        "prompt.json: sections[0].servers.api.url: `localhost:3001/mcp` is not an http:// or https:// URL"
+    );
+    assert_eq!(
+        with_server(r#"{"url": "http://[::1/mcp"}"#),
+        "prompt.json: sections[0].servers.api.url: `http://[::1/mcp` is not a URL (invalid IPv6 address)"
+    );
+    assert_eq!(
+        with_server(r#"{"url": " http://127.0.0.1:3001/mcp"}"#),
+        "prompt.json: sections[0].servers.api.url: ` http://127.0.0.1:3001/mcp` has spaces or control characters around or in it"
+    );
+    assert_eq!(
+        with_server(r#"{"url": "file:///tmp/mcp.sock"}"#),
+        "prompt.json: sections[0].servers.api.url: `file:///tmp/mcp.sock` is not an http:// or https:// URL"
+    );
+    assert_eq!(
+        with_server(r#"{"url": "http://127.0.0.1:9/mcp", "headers_env": {"Bad Header": "TOKEN"}}"#),
+        "prompt.json: sections[0].servers.api.headers_env.Bad Header: `Bad Header` is not an HTTP header name"
+    );
+}

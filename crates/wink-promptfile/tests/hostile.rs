@@ -306,3 +306,31 @@ fn daemons_started_by_a_command_tool_do_not_outlive_the_call() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_command_tool_stops_at_the_runs_deadline_whatever_its_own_timeout() {
+    let dir = std::env::temp_dir().join(format!("wink-pf-deadline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = with_tool(
+        r#"{"name": "t", "description": "T.", "handler": {"command": ["sh", "-c", "echo $$ > tool.pid; exec sleep 86400"], "timeout_s": 86400}}"#,
+    );
+    let loaded = load_str(&file, FileFormat::Json, &dir, "p.json").unwrap();
+    let rendered = wink_core::Prompt::new(loaded.template).render().unwrap();
+    let tool = rendered.tool("t").unwrap();
+    let mut context = wink_core::ToolContext::new(wink_session::Session::new());
+    context.deadline = Some(wink_core::Deadline::after(Duration::from_millis(500)));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let outcome = runtime.block_on(tool.invoke(serde_json::json!({}), &mut context));
+    assert!(
+        matches!(outcome, Err(wink_core::ToolError::DeadlineExceeded)),
+        "{:?} after {:?}",
+        outcome.map(|r| r.result.message),
+        started.elapsed()
+    );
+    let pid = read_pid(&dir.join("tool.pid"));
+    assert!(!alive(&pid), "the tool {pid} still runs");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -55,6 +55,14 @@ impl QueueKeys {
         format!("{}result:{id}", self.prefix)
     }
 
+    /// Which stream entry carries request `id` (its entry id): set when it is submitted or first
+    /// received, so that another entry with the same id is dead-lettered rather than merged
+    /// with it, and so that `wink result` tells an unknown id from a pending one. Expires with
+    /// the request's result.
+    pub fn request(&self, id: &str) -> String {
+        format!("{}request:{id}", self.prefix)
+    }
+
     /// The checkpoint stream of the run of request `id`.
     pub fn run(&self, id: &str) -> String {
         format!("{}run:{id}", self.prefix)

@@ -6,7 +6,9 @@
 //! result per request id), and [`RedisServer`], a private `redis-server` for tests and
 //! benchmarks. Works with Redis 7 and Valkey.
 
+mod connect;
 mod durable;
+mod entry;
 mod keys;
 mod mailbox;
 mod result;
@@ -18,6 +20,10 @@ mod worker;
 pub use durable::{
     DurableEnd, DurableError, DurableRun, RunCheckpoint, RunControl, StoredRun, checkpoint_stats,
     load_run, with_retries,
+};
+pub use entry::{
+    DEFAULT_MAX_REQUEST_BYTES, FieldValue, MAX_ENTRY_FIELDS, MAX_NAME_CHARS, Malformed, RawEntry,
+    Screened, check_queue_name, check_request_id, entry_body, entry_request_id, screen_entry,
 };
 pub use keys::{GROUP, QueueKeys};
 pub use mailbox::{

@@ -10,6 +10,11 @@
 //!   has passed, then it is added again.
 //! - Deliveries are counted per request id; the delivery past `max_deliveries` moves the
 //!   request to `wink:{NAME}:dead` and records a `dead_lettered` result.
+//! - Every entry is screened before it is delivered ([`crate::screen_entry`]): one without a
+//!   valid id, with a body over `max_request_bytes` (never read whole: the receive script hands
+//!   over its length only), not UTF-8, not strict JSON or not a request, or whose id another
+//!   entry carries (`wink:{NAME}:request:ID` records which), is moved to the dead-letter stream
+//!   with its fields byte for byte and a `reason`.
 //! - Results are JSON under `wink:{NAME}:result:ID` with a TTL, published only by the holder of
 //!   the request's lease: exactly one result per request id.
 
@@ -19,11 +24,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::streams::{StreamAutoClaimReply, StreamId, StreamReadReply};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wink_agent::{AsyncMailbox, Delivery, MailboxFuture};
 
+use crate::connect::probe;
+use crate::entry::{
+    DEFAULT_MAX_REQUEST_BYTES, MAX_ENTRY_FIELDS, Malformed, RawEntry, check_queue_name, entry_body,
+    entry_request_id, raw_entries,
+};
 use crate::keys::{GROUP, QueueKeys};
 use crate::result::RequestResult;
 use crate::scripts;
@@ -39,6 +48,32 @@ pub enum RedisMailboxError {
         url: String,
         /// The client's reason.
         source: redis::RedisError,
+    },
+    /// No Redis server could be reached at the URL (or what answered is not one).
+    #[error("--redis {url}: {message}")]
+    Connect {
+        /// As given.
+        url: String,
+        /// Why, in words: nothing listens there, no answer in time, not the Redis protocol.
+        message: String,
+    },
+    /// The queue name cannot be used.
+    #[error("--queue '{name}': {message}")]
+    QueueName {
+        /// As given.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A request body over the queue's limit.
+    #[error(
+        "the request is {size} bytes, over the limit of {max} bytes (--max-request-bytes; the workers must take it too)"
+    )]
+    TooLarge {
+        /// The encoded body's size.
+        size: usize,
+        /// The limit.
+        max: usize,
     },
     /// The server could not be reached or refused a command.
     #[error("redis {operation}: {source}")]
@@ -84,15 +119,19 @@ pub struct QueueConfig {
     pub max_deliveries: u32,
     /// How long results (and finished runs' checkpoints) are kept.
     pub result_ttl: Duration,
+    /// The largest request body in bytes: a larger one is refused by `send` and dead-lettered
+    /// by `receive`.
+    pub max_request_bytes: usize,
 }
 
 impl QueueConfig {
-    /// Defaults for queue `name`: 5 deliveries, results kept one day.
+    /// Defaults for queue `name`: 5 deliveries, results kept one day, requests up to 1 MiB.
     pub fn new(name: impl Into<String>) -> Self {
         Self {
             name: name.into(),
             max_deliveries: 5,
             result_ttl: Duration::from_secs(86_400),
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
         }
     }
 }
@@ -193,12 +232,17 @@ impl<T> RedisMailbox<T> {
     /// multiplexed over it, so one connection serves all of a worker's concurrent runs).
     ///
     /// # Errors
-    /// A bad URL, or no server answering.
+    /// A bad queue name or URL, or no Redis server answering within 5 s.
     pub async fn connect(url: &str, config: QueueConfig) -> Result<Self, RedisMailboxError> {
+        check_queue_name(&config.name).map_err(|message| RedisMailboxError::QueueName {
+            name: config.name.clone(),
+            message,
+        })?;
         let client = redis::Client::open(url).map_err(|source| RedisMailboxError::Url {
             url: url.to_owned(),
             source,
         })?;
+        probe(&client, url).await?;
         let manager_config = ConnectionManagerConfig::new()
             .set_number_of_retries(6)
             .set_max_delay(Duration::from_secs(2))
@@ -270,27 +314,33 @@ impl<T> RedisMailbox<T> {
     }
 
     async fn send_raw(&self, body: String) -> Result<String, RedisMailboxError> {
+        let max = self.config.max_request_bytes;
+        if body.len() > max {
+            return Err(RedisMailboxError::TooLarge {
+                size: body.len(),
+                max,
+            });
+        }
         let id = uuid::Uuid::new_v4().to_string();
         let mut conn = self.conn.clone();
-        let _: String = redis::cmd("XADD")
-            .arg(self.keys.requests())
-            .arg("*")
-            .arg("id")
+        let _: String = scripts::SUBMIT
+            .key(self.keys.requests())
+            .key(self.keys.request(&id))
             .arg(&id)
-            .arg("body")
             .arg(body)
-            .query_async(&mut conn)
+            .invoke_async(&mut conn)
             .await
-            .map_err(redis_error("XADD"))?;
+            .map_err(redis_error("submit"))?;
         Ok(id)
     }
 
-    /// Entries to deliver: those idle past the visibility timeout, then new ones.
+    /// Entries to deliver: those idle past the visibility timeout, then new ones, values over
+    /// the request size limit left on the server (see [`scripts::RECEIVE`]).
     async fn take_entries(
         &self,
         max: usize,
         visibility_timeout: Duration,
-    ) -> Result<Vec<StreamId>, RedisMailboxError> {
+    ) -> Result<Vec<RawEntry>, RedisMailboxError> {
         let mut conn = self.conn.clone();
         let _: u64 = scripts::PROMOTE
             .key(self.keys.delayed())
@@ -299,70 +349,90 @@ impl<T> RedisMailbox<T> {
             .invoke_async(&mut conn)
             .await
             .map_err(redis_error("promote delayed"))?;
-        let claimed: Result<StreamAutoClaimReply, _> = redis::cmd("XAUTOCLAIM")
-            .arg(self.keys.requests())
+        let reply: redis::Value = scripts::RECEIVE
+            .key(self.keys.requests())
             .arg(GROUP)
             .arg(&self.consumer)
             .arg(millis(visibility_timeout))
-            .arg("0-0")
-            .arg("COUNT")
             .arg(max)
-            .query_async(&mut conn)
-            .await;
-        let mut entries = match claimed {
-            Ok(reply) => reply.claimed,
+            .arg(self.config.max_request_bytes)
+            .arg(MAX_ENTRY_FIELDS)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("receive"))?;
+        match raw_entries(reply) {
+            Some(entries) => Ok(entries),
             // The group is gone (a server restarted without persistence): create it again.
-            Err(e) if e.code() == Some("NOGROUP") => {
+            None => {
                 self.group_ready.store(false, Ordering::Relaxed);
                 self.ensure_group().await?;
-                Vec::new()
+                Ok(Vec::new())
             }
-            Err(e) => return Err(redis_error("XAUTOCLAIM")(e)),
-        };
-        if entries.len() < max {
-            let read: StreamReadReply = redis::cmd("XREADGROUP")
-                .arg("GROUP")
-                .arg(GROUP)
-                .arg(&self.consumer)
-                .arg("COUNT")
-                .arg(max - entries.len())
-                .arg("STREAMS")
-                .arg(self.keys.requests())
-                .arg(">")
-                .query_async(&mut conn)
-                .await
-                .map_err(redis_error("XREADGROUP"))?;
-            entries.extend(read.keys.into_iter().flat_map(|k| k.ids));
         }
-        Ok(entries)
     }
 
+    /// Moves an entry to the dead-letter stream with `reason`. When it carries `request_id`
+    /// (`own`), the request gets its `dead_lettered` result.
     async fn dead_letter(
         &self,
-        receipt: &RedisReceipt,
-        body: &str,
+        entry_id: &str,
+        request_id: Option<&str>,
         deliveries: u32,
+        reason: &str,
     ) -> Result<(), RedisMailboxError> {
-        let result = RequestResult::dead_lettered(&receipt.request_id, deliveries);
-        let json = serde_json::to_string(&result).map_err(RedisMailboxError::Encode)?;
+        let id = request_id.unwrap_or_default();
+        let json = match request_id {
+            Some(id) => serde_json::to_string(&RequestResult::dead_lettered(id, reason))
+                .map_err(RedisMailboxError::Encode)?,
+            None => String::new(),
+        };
         let mut conn = self.conn.clone();
         let _: u64 = scripts::DEAD_LETTER
             .key(self.keys.requests())
             .key(self.keys.dead())
             .key(self.keys.deliveries())
-            .key(self.keys.result(&receipt.request_id))
+            .key(self.keys.result(id))
+            .key(self.keys.request(id))
             .arg(GROUP)
-            .arg(&receipt.entry_id)
-            .arg(&receipt.request_id)
-            .arg(body)
+            .arg(entry_id)
+            .arg(id)
             .arg(deliveries)
             .arg(json)
             .arg(self.config.result_ttl.as_secs().max(1))
+            .arg(reason)
+            .arg(u8::from(request_id.is_some()))
             .invoke_async(&mut conn)
             .await
             .map_err(redis_error("dead-letter"))?;
-        tracing::warn!(request_id = %receipt.request_id, deliveries, "request dead-lettered");
+        tracing::warn!(
+            request_id = id,
+            entry_id,
+            deliveries,
+            reason,
+            "request dead-lettered"
+        );
         Ok(())
+    }
+
+    /// Counts a delivery of the entry carrying `request_id`; `None` when another entry carries
+    /// that id (see [`scripts::ADMIT`]).
+    async fn admit(
+        &self,
+        request_id: &str,
+        entry_id: &str,
+    ) -> Result<Option<u32>, RedisMailboxError> {
+        let mut conn = self.conn.clone();
+        let count: i64 = scripts::ADMIT
+            .key(self.keys.deliveries())
+            .key(self.keys.request(request_id))
+            .key(self.keys.requests())
+            .key(self.keys.result(request_id))
+            .arg(request_id)
+            .arg(entry_id)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_error("admit"))?;
+        Ok(u32::try_from(count).ok())
     }
 
     /// Take the lease of a received request for `ttl` (see [`Claim`]).
@@ -497,6 +567,7 @@ impl<T> RedisMailbox<T> {
             .key(self.keys.result(id))
             .key(self.keys.done())
             .key(self.keys.run(id))
+            .key(self.keys.request(id))
             .arg(&self.consumer)
             .arg(json)
             .arg(self.config.result_ttl.as_secs().max(1))
@@ -510,24 +581,31 @@ impl<T> RedisMailbox<T> {
         })
     }
 
-    /// The result of `request_id` (status `pending` when it has none).
+    /// The result of `request_id`: its stored result; status `pending` when it has none yet,
+    /// `unknown` when the queue has no such request (a mistyped id, or one whose result has
+    /// expired).
     ///
     /// # Errors
     /// Redis errors; a stored result that is not valid JSON.
     pub async fn result(&self, request_id: &str) -> Result<RequestResult, RedisMailboxError> {
         let mut conn = self.conn.clone();
-        let stored: Option<String> = redis::cmd("GET")
+        let (stored, known): (Option<String>, bool) = redis::pipe()
+            .cmd("GET")
             .arg(self.keys.result(request_id))
+            .cmd("EXISTS")
+            .arg(self.keys.request(request_id))
             .query_async(&mut conn)
             .await
             .map_err(redis_error("GET result"))?;
         match stored {
-            None => Ok(RequestResult::pending(request_id)),
             Some(json) => serde_json::from_str(&json).map_err(RedisMailboxError::Encode),
+            None if known => Ok(RequestResult::pending(request_id)),
+            None => Ok(RequestResult::unknown(request_id)),
         }
     }
 
-    /// Wait until `request_id` has a result (polling every `poll`).
+    /// Wait until `request_id` has a result (polling every `poll`); returns at once for a
+    /// request the queue does not know (status `unknown`).
     ///
     /// # Errors
     /// Redis errors.
@@ -538,7 +616,7 @@ impl<T> RedisMailbox<T> {
     ) -> Result<RequestResult, RedisMailboxError> {
         loop {
             let result = self.result(request_id).await?;
-            if result.is_final() {
+            if result.status != crate::RequestStatus::Pending {
                 return Ok(result);
             }
             tokio::time::sleep(poll).await;
@@ -596,34 +674,37 @@ impl<T: Serialize + DeserializeOwned + Send + 'static> RedisMailbox<T> {
         let entries = self.take_entries(max.max(1), visibility_timeout).await?;
         let mut out = Vec::with_capacity(entries.len());
         for entry in entries {
-            let request_id: String = entry.get("id").unwrap_or_default();
-            let body: String = entry.get("body").unwrap_or_default();
-            let receipt = RedisReceipt {
-                entry_id: entry.id.clone(),
-                request_id: request_id.clone(),
+            let request_id = match entry_request_id(&entry) {
+                Ok(id) => id,
+                Err(Malformed { reason, .. }) => {
+                    self.dead_letter(&entry.entry_id, None, 1, &reason).await?;
+                    continue;
+                }
             };
-            let mut conn = self.conn.clone();
-            let count: u32 = redis::cmd("HINCRBY")
-                .arg(self.keys.deliveries())
-                .arg(&request_id)
-                .arg(1)
-                .query_async(&mut conn)
-                .await
-                .map_err(redis_error("HINCRBY"))?;
+            let Some(count) = self.admit(&request_id, &entry.entry_id).await? else {
+                let reason = format!("another entry carries the request id {request_id}");
+                self.dead_letter(&entry.entry_id, None, 1, &reason).await?;
+                continue;
+            };
             if count > self.config.max_deliveries {
-                self.dead_letter(&receipt, &body, count - 1).await?;
+                let reason = format!("delivered {} times without a result", count - 1);
+                self.dead_letter(&entry.entry_id, Some(&request_id), count - 1, &reason)
+                    .await?;
                 continue;
             }
-            match serde_json::from_str::<T>(&body) {
-                Ok(decoded) => out.push(Delivery {
-                    body: decoded,
-                    receipt,
+            // A body no worker can read would only be delivered again and again.
+            match entry_body::<T>(&entry, &request_id, self.config.max_request_bytes) {
+                Ok(body) => out.push(Delivery {
+                    body,
+                    receipt: RedisReceipt {
+                        entry_id: entry.entry_id,
+                        request_id,
+                    },
                     delivery_count: count,
                 }),
-                // A body no worker can read would only be delivered again and again.
-                Err(e) => {
-                    tracing::warn!(request_id = %request_id, error = %e, "undecodable request");
-                    self.dead_letter(&receipt, &body, count).await?;
+                Err(Malformed { reason, .. }) => {
+                    self.dead_letter(&entry.entry_id, Some(&request_id), count, &reason)
+                        .await?;
                 }
             }
         }

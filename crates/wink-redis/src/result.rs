@@ -15,18 +15,22 @@ pub enum RequestStatus {
     Failed,
     /// No result yet: waiting, or running.
     Pending,
-    /// Delivered too many times without a result: moved to the dead-letter stream.
+    /// Delivered too many times without a result, or malformed: moved to the dead-letter
+    /// stream.
     DeadLettered,
+    /// The queue has no such request: a mistyped id, or one whose result has expired.
+    Unknown,
 }
 
 impl RequestStatus {
-    /// The name printed and stored (`done`, `failed`, `pending`, `dead_lettered`).
+    /// The name printed and stored (`done`, `failed`, `pending`, `dead_lettered`, `unknown`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Done => "done",
             Self::Failed => "failed",
             Self::Pending => "pending",
             Self::DeadLettered => "dead_lettered",
+            Self::Unknown => "unknown",
         }
     }
 }
@@ -58,13 +62,24 @@ impl RequestResult {
         }
     }
 
-    /// A request moved to the dead-letter stream after `deliveries` deliveries.
-    pub fn dead_lettered(request_id: &str, deliveries: u32) -> Self {
+    /// A request moved to the dead-letter stream because of `reason` (e.g. `delivered 5 times
+    /// without a result`).
+    pub fn dead_lettered(request_id: &str, reason: &str) -> Self {
         Self {
             status: RequestStatus::DeadLettered,
-            text: Some(format!(
-                "delivered {deliveries} times without a result; moved to the dead-letter stream"
-            )),
+            text: Some(format!("{reason}; moved to the dead-letter stream")),
+            ..Self::pending(request_id)
+        }
+    }
+
+    /// A request id the queue does not know.
+    pub fn unknown(request_id: &str) -> Self {
+        Self {
+            status: RequestStatus::Unknown,
+            text: Some(
+                "the queue has no such request (a mistyped id, or its result has expired)"
+                    .to_owned(),
+            ),
             ..Self::pending(request_id)
         }
     }
@@ -80,7 +95,10 @@ impl RequestResult {
 
     /// Whether the request is finished (`done`, `failed` or `dead_lettered`).
     pub fn is_final(&self) -> bool {
-        self.status != RequestStatus::Pending
+        matches!(
+            self.status,
+            RequestStatus::Done | RequestStatus::Failed | RequestStatus::DeadLettered
+        )
     }
 }
 
@@ -90,7 +108,11 @@ mod tests {
 
     #[test]
     fn json_shape_is_the_cli_contract() {
-        let value = serde_json::to_value(RequestResult::dead_lettered("r1", 3)).unwrap_or_default();
+        let value = serde_json::to_value(RequestResult::dead_lettered(
+            "r1",
+            "delivered 3 times without a result",
+        ))
+        .unwrap_or_default();
         assert_eq!(
             value,
             serde_json::json!({

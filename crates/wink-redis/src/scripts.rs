@@ -53,17 +53,105 @@ return #due",
     )
 });
 
-/// KEYS: requests, dead, deliveries, result. ARGV: group, entry id, request id, body,
-/// deliveries, result JSON, result TTL (s). Moves a request to the dead-letter stream and
-/// records its `dead_lettered` result (unless it has one).
+/// KEYS: requests, request. ARGV: request id, body. Adds a request and records which entry
+/// carries its id; returns the entry id.
+pub static SUBMIT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local entry = redis.call('XADD', KEYS[1], '*', 'id', ARGV[1], 'body', ARGV[2])
+redis.call('SET', KEYS[2], entry)
+return entry",
+    )
+});
+
+/// KEYS: requests. ARGV: group, consumer, visibility timeout (ms), count, largest value (bytes),
+/// most fields. The entries to deliver: those idle past the visibility timeout, then new ones,
+/// each as `{entry id, fields}` where a value (or field name) over the largest size is replaced
+/// by its length, and the fields by their count when there are more than the most. `nogroup`
+/// when the group (or the stream) does not exist. Bodies over the limit never leave the server.
+pub static RECEIVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local count = tonumber(ARGV[4])
+local largest = tonumber(ARGV[5])
+local most = tonumber(ARGV[6])
+local claimed = redis.pcall('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], '0-0', 'COUNT', count)
+if type(claimed) == 'table' and claimed.err then
+  if string.find(claimed.err, 'NOGROUP', 1, true) then return 'nogroup' end
+  return redis.error_reply(claimed.err)
+end
+local entries = {}
+for _, entry in ipairs(claimed[2]) do
+  if type(entry) == 'table' and type(entry[2]) == 'table' then entries[#entries + 1] = entry end
+end
+if #entries < count then
+  local read = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', count - #entries, 'STREAMS', KEYS[1], '>')
+  if type(read) == 'table' then
+    for _, entry in ipairs(read[1][2]) do entries[#entries + 1] = entry end
+  end
+end
+local out = {}
+for _, entry in ipairs(entries) do
+  local fields = entry[2]
+  local shown
+  if #fields > 2 * most then
+    shown = #fields / 2
+  else
+    shown = {}
+    for i = 1, #fields do
+      local length = string.len(fields[i])
+      if length > largest then shown[i] = length else shown[i] = fields[i] end
+    end
+  end
+  out[#out + 1] = {entry[1], shown}
+end
+return out",
+    )
+});
+
+/// KEYS: deliveries, request, requests, result. ARGV: request id, entry id. Counts a delivery
+/// of the entry carrying a request id and returns the count, or -1 when another entry carries
+/// that id (still in the stream, or with a result already): two requests never merge.
+pub static ADMIT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local owner = redis.call('GET', KEYS[2])
+if owner and owner ~= ARGV[2] then
+  if #redis.call('XRANGE', KEYS[3], owner, owner) > 0 or redis.call('EXISTS', KEYS[4]) == 1 then
+    return -1
+  end
+end
+redis.call('SET', KEYS[2], ARGV[2])
+return redis.call('HINCRBY', KEYS[1], ARGV[1], 1)",
+    )
+});
+
+/// KEYS: requests, dead, deliveries, result, request. ARGV: group, entry id, request id,
+/// deliveries, result JSON, result TTL (s), reason, own (1 when the entry carries the request:
+/// record its `dead_lettered` result unless it has one, and forget its deliveries). Moves the
+/// entry to the dead-letter stream with its fields as they were, byte for byte, then
+/// `deliveries` and `reason`.
 pub static DEAD_LETTER: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
+local entry = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2])[1]
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[1], ARGV[2])
-redis.call('XADD', KEYS[2], '*', 'id', ARGV[3], 'body', ARGV[4], 'deliveries', ARGV[5])
-redis.call('HDEL', KEYS[3], ARGV[3])
-redis.call('SET', KEYS[4], ARGV[6], 'EX', ARGV[7], 'NX')
+local args = {KEYS[2], '*'}
+if entry then
+  local fields = entry[2]
+  for i = 1, math.min(#fields, 2000) do args[#args + 1] = fields[i] end
+end
+args[#args + 1] = 'deliveries'
+args[#args + 1] = ARGV[4]
+args[#args + 1] = 'reason'
+args[#args + 1] = ARGV[7]
+redis.call('XADD', unpack(args))
+if ARGV[8] == '1' then
+  redis.call('HDEL', KEYS[3], ARGV[3])
+  redis.call('SET', KEYS[4], ARGV[5], 'EX', ARGV[6], 'NX')
+  redis.call('EXPIRE', KEYS[5], ARGV[6])
+end
 return 1",
     )
 });
@@ -119,8 +207,10 @@ return 1",
     )
 });
 
-/// KEYS: lease, result, done, run. ARGV: consumer, result JSON, TTL (s). `ok` when published,
-/// `exists` when the request already had a result, `lost` when another worker holds the lease.
+/// KEYS: lease, result, done, run, request. ARGV: consumer, result JSON, TTL (s). `ok` when
+/// published, `exists` when the request already had a result, `lost` when another worker holds
+/// the lease. The run's stream and the record of the entry carrying the id expire with the
+/// result.
 pub static PUBLISH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -131,6 +221,7 @@ redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 redis.call('INCR', KEYS[3])
 redis.call('DEL', KEYS[1])
 redis.call('EXPIRE', KEYS[4], ARGV[3])
+redis.call('EXPIRE', KEYS[5], ARGV[3])
 return 'ok'",
     )
 });

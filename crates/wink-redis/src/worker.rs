@@ -17,15 +17,50 @@ use crate::durable::{DurableEnd, DurableRun, RunControl, load_run, with_retries}
 use crate::mailbox::{Claim, Published, QueueConfig, RedisMailbox, RedisReceipt};
 use crate::result::{RequestResult, RequestStatus};
 
-/// A request's body in the queue (`wink submit --params --input`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A request's body in the queue (`wink submit --params --input`): a JSON object with these two
+/// keys, both optional; anything else (another key, `params` that is not an object, a body that
+/// is not an object) is refused.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunRequest {
     /// Params as `wink run --params` takes them (params type name → fields).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<Value>,
     /// The user message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for RunRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // A map only: serde's derive would take a sequence too (`[]` ran as an empty request).
+        deserializer.deserialize_map(RequestVisitor)
+    }
+}
+
+struct RequestVisitor;
+
+impl<'de> serde::de::Visitor<'de> for RequestVisitor {
+    type Value = RunRequest;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object with params and input")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RunRequest, A::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            #[serde(default)]
+            params: Option<serde_json::Map<String, Value>>,
+            #[serde(default)]
+            input: Option<String>,
+        }
+        let fields = Fields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+        Ok(RunRequest {
+            params: fields.params.map(Value::Object),
+            input: fields.input,
+        })
+    }
 }
 
 /// A run ready to start (or to resume).

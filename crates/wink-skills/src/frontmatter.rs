@@ -88,7 +88,7 @@ pub fn parse(content: &str) -> Result<Parsed, FrontMatterError> {
             line: 1,
         });
     };
-    if let Some((line, what)) = strict_violation(raw) {
+    if let Some((line, what)) = crate::strict::strict_violation(raw) {
         return Err(FrontMatterError {
             message: format!("Invalid YAML in frontmatter: {what} (line {line})"),
             line,
@@ -162,48 +162,6 @@ fn duplicate_key_line(raw: &str, message: &str) -> Option<usize> {
 /// Python's `str.strip()` (whitespace as Rust sees it).
 fn python_strip(text: &str) -> &str {
     text.trim()
-}
-
-/// The first construct `strictyaml` refuses and `serde_yaml_ng` accepts: flow collections,
-/// anchors, aliases and tags at the start of a value. Block scalar contents are skipped.
-fn strict_violation(raw: &str) -> Option<(usize, &'static str)> {
-    let mut block_indent: Option<usize> = None;
-    for (index, line) in raw.split('\n').enumerate() {
-        // Line 1 of the front matter is the rest of the file's line 1 (after `---`).
-        let file_line = index + 1;
-        let indent = line.len() - line.trim_start().len();
-        let trimmed = line.trim();
-        if let Some(parent) = block_indent {
-            if trimmed.is_empty() || indent > parent {
-                continue;
-            }
-            block_indent = None;
-        }
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        let mut value = trimmed;
-        while let Some(rest) = value.strip_prefix("- ") {
-            value = rest.trim_start();
-        }
-        if !value.starts_with(['"', '\'']) {
-            if let Some(at) = value.find(": ") {
-                value = value[at + 2..].trim_start();
-            } else if let Some(key) = value.strip_suffix(':') {
-                let _ = key;
-                continue;
-            }
-        }
-        match value.chars().next() {
-            Some('[' | '{') => return Some((file_line, "flow style is not allowed")),
-            Some('&') => return Some((file_line, "anchors are not allowed")),
-            Some('*') => return Some((file_line, "aliases are not allowed")),
-            Some('!') => return Some((file_line, "tags are not allowed")),
-            Some('|' | '>') => block_indent = Some(indent),
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Deserializes a value whose shape (from a first parse) is known, reading scalars as text.
@@ -378,6 +336,28 @@ mod tests {
             "{}",
             e.message
         );
+        // A quoted key is a key like any other.
+        let e = parse("---\nname: a\n\"allowed-tools\": [Read]\n---\n").unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.line),
+            (
+                "Invalid YAML in frontmatter: flow style is not allowed (line 3)",
+                3
+            )
+        );
+        for duplicate in [
+            "---\nname: a\n\"name\": b\n---\n",
+            "---\n'name': a\nname: b\n---\n",
+            "---\nmetadata:\n  \"k\": a\n  k: b\n---\n",
+        ] {
+            let e = parse(duplicate).unwrap_err();
+            assert!(
+                e.message.starts_with("Invalid YAML in frontmatter: ")
+                    && e.message.contains("duplicate entry with key"),
+                "{duplicate:?}: {}",
+                e.message
+            );
+        }
         // Block scalar contents may hold anything.
         assert!(parse("---\ndescription: |\n  [not flow]\n  {nor this}\nname: a\n---\n").is_ok());
     }

@@ -11,13 +11,14 @@
 mod frontmatter;
 mod section;
 mod skill;
+mod strict;
 
 use std::path::{Path, PathBuf};
 
-pub use frontmatter::Node;
+pub use frontmatter::{FrontMatterError, Node, Parsed as FrontMatter, parse as parse_front_matter};
 pub use section::{
     MAX_FILE_BYTES, MAX_SUMMARY_TOKENS, READ_SKILL_FILE, SkillsSection, active_skill,
-    read_skill_file, skill_file_bytes, summary_text,
+    open_skill_file, read_skill_file, skill_file_head, summary_text,
 };
 pub use skill::{
     ALLOWED_FIELDS, MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Skill,

@@ -255,9 +255,10 @@ fn read_skill_file_tool(skills: Arc<[Arc<Skill>]>) -> Result<ToolRef, PromptErro
     .build()
 }
 
-/// The bytes of `path` in `skill`'s folder: a relative path without `..` that (symbolic links
+/// Opens `path` in `skill`'s folder: a relative path without `..` that (symbolic links
 /// resolved) stays inside the folder and names a regular file. `SKILL.md` itself included.
-pub fn skill_file_bytes(skill: &Skill, path: &str) -> Result<Vec<u8>, String> {
+/// Returns the file and its size in bytes.
+pub fn open_skill_file(skill: &Skill, path: &str) -> Result<(std::fs::File, u64), String> {
     let relative = Path::new(path);
     let escapes = path.is_empty()
         || relative
@@ -294,15 +295,30 @@ pub fn skill_file_bytes(skill: &Skill, path: &str) -> Result<Vec<u8>, String> {
     if !target.is_file() {
         return Err(not_found());
     }
-    std::fs::read(&target).map_err(|e| format!("Cannot read '{path}': {e}"))
+    let cannot = |e: std::io::Error| format!("Cannot read '{path}': {e}");
+    let file = std::fs::File::open(&target).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?.len();
+    Ok((file, size))
 }
 
-/// The text of `path` in `skill`'s folder (see [`skill_file_bytes`]): at most
+/// The first `max` bytes of `path` in `skill`'s folder (see [`open_skill_file`]) and the file's
+/// size: at most `max` bytes are read, however large the file is.
+pub fn skill_file_head(skill: &Skill, path: &str, max: usize) -> Result<(Vec<u8>, u64), String> {
+    use std::io::Read as _;
+    let (file, size) = open_skill_file(skill, path)?;
+    let mut head = Vec::with_capacity(usize::try_from(size).unwrap_or(max).min(max));
+    file.take(u64::try_from(max).unwrap_or(u64::MAX))
+        .read_to_end(&mut head)
+        .map_err(|e| format!("Cannot read '{path}': {e}"))?;
+    Ok((head, size))
+}
+
+/// The text of `path` in `skill`'s folder (see [`open_skill_file`]): at most
 /// [`MAX_FILE_BYTES`] of it, and an error for a binary file.
 pub fn read_skill_file(skill: &Skill, path: &str) -> Result<String, String> {
-    let bytes = skill_file_bytes(skill, path)?;
-    let total = bytes.len();
-    let shown = &bytes[..total.min(MAX_FILE_BYTES)];
+    let (shown, size) = skill_file_head(skill, path, MAX_FILE_BYTES)?;
+    let total = size.max(shown.len() as u64);
+    let shown = shown.as_slice();
     let text = match std::str::from_utf8(shown) {
         Ok(text) => text,
         // A cut inside a multi-byte character: drop the partial character.
@@ -315,7 +331,7 @@ pub fn read_skill_file(skill: &Skill, path: &str) -> Result<String, String> {
             ));
         }
     };
-    if total > MAX_FILE_BYTES {
+    if total > MAX_FILE_BYTES as u64 {
         Ok(format!(
             "{text}\n\n[Cut: the first {} of {total} bytes are shown.]",
             text.len()

@@ -77,6 +77,25 @@ fn read_skill_file_stays_inside_the_skill_folder() {
 }
 
 #[test]
+fn read_skill_file_reads_no_more_than_it_shows() {
+    let root = skills_root();
+    write(&root.path().join("alpha/references/head.md"), "");
+    // A sparse file of 64 GiB: reading it whole (as read_skill_file did before cutting it to
+    // 64 KiB) would fill the memory; only its first 64 KiB are read.
+    let huge = std::fs::OpenOptions::new()
+        .write(true)
+        .open(root.path().join("alpha/references/head.md"))
+        .unwrap();
+    huge.set_len(64 * 1024 * 1024 * 1024).unwrap();
+    let alpha = skill(root.path(), "alpha");
+    let text = read_skill_file(&alpha, "references/head.md").unwrap();
+    assert_eq!(
+        text.strip_prefix(&"\0".repeat(65_536)),
+        Some("\n\n[Cut: the first 65536 of 68719476736 bytes are shown.]")
+    );
+}
+
+#[test]
 fn allowed_tools_entries_allow_the_tool_with_any_arguments() {
     let root = skills_root();
     let alpha = skill(root.path(), "alpha");

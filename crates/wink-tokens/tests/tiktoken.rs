@@ -150,6 +150,36 @@ fn varied_text() -> String {
     text
 }
 
+/// Pieces far longer than words: runs of letters (one lowercase alphabet, one letter, mixed case),
+/// of letters without spaces in other scripts, of punctuation, emoji and spaces. The merge of a
+/// long piece takes another path than a short one's (a heap instead of a scan).
+fn long_runs() -> String {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut pick = |alphabet: &[&str], len: usize| -> String {
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                alphabet[(state % alphabet.len() as u64) as usize]
+            })
+            .collect()
+    };
+    let lower: Vec<String> = ('a'..='z').map(String::from).collect();
+    let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
+    [
+        pick(&lower, 30_000),
+        "a".repeat(20_000),
+        pick(&["a", "B", "c", "D", "\u{301}"], 5_000),
+        pick(&["日", "本", "語", "文", "字"], 3_000),
+        pick(&["🙂", "👍", "🇫🇷"], 1_000),
+        pick(&["!", "?", "*", "#", "="], 10_000),
+        " ".repeat(5_000),
+        pick(&["ab", "cd", "ef"], 4_000),
+    ]
+    .join(" ")
+}
+
 fn corpus() -> Vec<(String, String)> {
     let root = repo();
     let mut files: Vec<PathBuf> = ["README.md", "ARCHITECTURE.md"]
@@ -179,6 +209,7 @@ fn corpus() -> Vec<(String, String)> {
         .map(|f| (f.display().to_string(), std::fs::read_to_string(f).unwrap()))
         .collect();
     corpus.push(("generated varied text".to_owned(), varied_text()));
+    corpus.push(("generated long runs".to_owned(), long_runs()));
     corpus
 }
 

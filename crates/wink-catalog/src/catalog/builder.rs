@@ -269,7 +269,7 @@ impl CatalogBuilder {
     }
 }
 
-pub(super) fn check_name(name: &str, origin: &str) -> Result<(), CatalogError> {
+pub(crate) fn check_name(name: &str, origin: &str) -> Result<(), CatalogError> {
     let reject = |reason: &str| {
         Err(CatalogError::InvalidName {
             name: name.to_owned(),

@@ -27,10 +27,15 @@ pub fn run(args: &CallArgs) -> anyhow::Result<ExitCode> {
         .prompt
         .render_with(&prepared.session)
         .map_err(|e| usage(format!("{}: {e}", args.prompt.file.display())))?;
-    let arguments = match serde_json::from_str::<Value>(&args.args) {
+    // Strict, as a model's arguments are: a key twice or an integer beyond 64 bits would reach
+    // the tool changed (the last duplicate kept, the integer made a float).
+    let arguments = match wink_schema::parse_strict_json(&args.args) {
         Ok(v @ Value::Object(_)) => v,
         Ok(_) => return Err(usage("ARGS_JSON must be a JSON object")),
-        Err(e) => return Err(usage(format!("ARGS_JSON is not valid JSON: {e}"))),
+        Err(wink_schema::StrictJsonError::Syntax(e)) => {
+            return Err(usage(format!("ARGS_JSON is not valid JSON: {e}")));
+        }
+        Err(e) => return Err(usage(format!("ARGS_JSON: {e}"))),
     };
     if rendered.tool(&args.tool).is_none() {
         let offered = rendered.tool_names().join(", ");

@@ -156,8 +156,9 @@ impl ProgressBar {
         }
         const WIDTH: usize = 24;
         let filled = (done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
+        crate::output::erase_line();
         note_inline!(
-            "\r\x1b[2K[{}{}] {done}/{} runs, {passed} passed, {:.0}s  {current}",
+            "[{}{}] {done}/{} runs, {passed} passed, {:.0}s  {current}",
             "#".repeat(filled),
             "-".repeat(WIDTH - filled),
             self.total,
@@ -168,7 +169,7 @@ impl ProgressBar {
 
     fn clear(&self) {
         if self.enabled {
-            note_inline!("\r\x1b[2K");
+            crate::output::erase_line();
             let _ = std::io::stderr().flush();
         }
     }

@@ -33,11 +33,13 @@ pub struct QueueFlags {
 }
 
 impl QueueFlags {
-    /// The queue's settings.
-    pub fn config(&self, max_deliveries: u32) -> QueueConfig {
+    /// The queue's settings (a bad queue name is a usage error).
+    pub fn config(&self, max_deliveries: u32) -> anyhow::Result<QueueConfig> {
+        wink_redis::check_queue_name(&self.queue)
+            .map_err(|e| usage(format!("--queue '{}': {e}", self.queue)))?;
         let mut config = QueueConfig::new(self.queue.clone());
         config.max_deliveries = max_deliveries.max(1);
-        config
+        Ok(config)
     }
 }
 
@@ -55,6 +57,10 @@ pub struct SubmitArgs {
     /// A user message after the system prompt.
     #[arg(long, value_name = "TEXT")]
     pub input: Option<String>,
+    /// The largest request (its JSON) the queue takes; larger ones are refused (the workers
+    /// must take it too: give them the same flag).
+    #[arg(long, value_name = "BYTES", default_value_t = wink_redis::DEFAULT_MAX_REQUEST_BYTES)]
+    pub max_request_bytes: usize,
     /// Wait for the result and print it instead of the request id.
     #[arg(long)]
     pub wait: bool,
@@ -113,11 +119,17 @@ fn block_on<F: std::future::Future>(future: F) -> anyhow::Result<F::Output> {
     Ok(runtime.block_on(future))
 }
 
-async fn connect(flags: &QueueFlags) -> anyhow::Result<RedisMailbox<RunRequest>> {
-    RedisMailbox::connect(&flags.redis, flags.config(1))
+async fn connect(
+    flags: &QueueFlags,
+    max_request_bytes: usize,
+) -> anyhow::Result<RedisMailbox<RunRequest>> {
+    let mut config = flags.config(1)?;
+    config.max_request_bytes = max_request_bytes;
+    RedisMailbox::connect(&flags.redis, config)
         .await
         .map_err(|e| match e {
-            wink_redis::RedisMailboxError::Url { .. } => usage(e.to_string()),
+            wink_redis::RedisMailboxError::Url { .. }
+            | wink_redis::RedisMailboxError::QueueName { .. } => usage(e.to_string()),
             other => anyhow::anyhow!("{other}"),
         })
 }
@@ -142,11 +154,11 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
         input: args.input.clone(),
     };
     block_on(async {
-        let mailbox = connect(&args.queue).await?;
-        let id = mailbox
-            .send(request)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mailbox = connect(&args.queue, args.max_request_bytes).await?;
+        let id = mailbox.send(request).await.map_err(|e| match e {
+            wink_redis::RedisMailboxError::TooLarge { .. } => usage(e.to_string()),
+            other => anyhow::anyhow!("{other}"),
+        })?;
         if !args.wait {
             let line = match args.format {
                 Format::Text => id,
@@ -164,8 +176,10 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn result(args: &ResultArgs) -> anyhow::Result<ExitCode> {
+    wink_redis::check_request_id(&args.request_id)
+        .map_err(|e| usage(format!("REQUEST_ID: {e}")))?;
     block_on(async {
-        let mailbox = connect(&args.queue).await?;
+        let mailbox = connect(&args.queue, wink_redis::DEFAULT_MAX_REQUEST_BYTES).await?;
         let result = if args.wait {
             mailbox.wait_result(&args.request_id, POLL).await
         } else {
@@ -176,8 +190,8 @@ pub fn result(args: &ResultArgs) -> anyhow::Result<ExitCode> {
     })?
 }
 
-/// Prints a result; the exit code is 0 for `done` and `pending`, 1 for `failed` and
-/// `dead_lettered`.
+/// Prints a result; the exit code is 0 for `done` and `pending`, 1 for `failed`,
+/// `dead_lettered` and `unknown`.
 fn print_result(result: &RequestResult, format: Format) -> anyhow::Result<ExitCode> {
     match format {
         Format::Json => crate::output::println(&serde_json::to_string(result)?)?,
@@ -189,6 +203,11 @@ fn print_result(result: &RequestResult, format: Format) -> anyhow::Result<ExitCo
                 (None, text) => crate::output::println(text.as_deref().unwrap_or(""))?,
             },
             RequestStatus::Pending => note!("request {} is pending", result.request_id),
+            RequestStatus::Unknown => note!(
+                "error: request {} is unknown: {}",
+                result.request_id,
+                result.text.as_deref().unwrap_or("")
+            ),
             _ => note!(
                 "error: request {} {}: {}",
                 result.request_id,
@@ -198,7 +217,9 @@ fn print_result(result: &RequestResult, format: Format) -> anyhow::Result<ExitCo
         },
     }
     Ok(match result.status {
-        RequestStatus::Failed | RequestStatus::DeadLettered => ExitCode::from(crate::exit::FAILURE),
+        RequestStatus::Failed | RequestStatus::DeadLettered | RequestStatus::Unknown => {
+            ExitCode::from(crate::exit::FAILURE)
+        }
         _ => ExitCode::SUCCESS,
     })
 }
@@ -211,7 +232,7 @@ pub fn run(args: &QueueArgs) -> anyhow::Result<ExitCode> {
 
 fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let stats = block_on(async {
-        let mailbox = connect(&args.queue).await?;
+        let mailbox = connect(&args.queue, wink_redis::DEFAULT_MAX_REQUEST_BYTES).await?;
         mailbox.stats().await.map_err(|e| anyhow::anyhow!("{e}"))
     })??;
     let text = match args.format {

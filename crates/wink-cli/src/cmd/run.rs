@@ -1,6 +1,6 @@
 //! `wink run`: evaluate a prompt file with a model until it answers.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -185,9 +185,7 @@ struct TerminalStream {
 impl StreamSink for TerminalStream {
     fn on_delta(&self, delta: &StreamDelta) {
         if let StreamDelta::Text { text } = delta {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
+            let _ = crate::output::write_stdout(text);
             self.wrote.store(true, Ordering::Relaxed);
         }
     }

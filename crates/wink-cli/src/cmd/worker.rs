@@ -40,6 +40,9 @@ pub struct WorkerArgs {
     /// Budget: most model calls per run (default 16; 0 or none: unlimited).
     #[arg(long, value_name = "N", value_parser = super::common::parse_limit)]
     pub max_model_calls: Option<Limit>,
+    /// The largest request (its JSON) run; a larger one is dead-lettered unread.
+    #[arg(long, value_name = "BYTES", default_value_t = wink_redis::DEFAULT_MAX_REQUEST_BYTES)]
+    pub max_request_bytes: usize,
 }
 
 pub fn run(args: &WorkerArgs, stop: Arc<AtomicBool>) -> anyhow::Result<ExitCode> {
@@ -66,9 +69,10 @@ pub fn run(args: &WorkerArgs, stop: Arc<AtomicBool>) -> anyhow::Result<ExitCode>
     })?;
     let mut config = WorkerConfig::new(
         args.queue.redis.clone(),
-        args.queue.config(args.max_deliveries),
+        args.queue.config(args.max_deliveries)?,
     );
     config.concurrency = args.concurrency.max(1);
+    config.queue.max_request_bytes = args.max_request_bytes;
     config.lease = lease(args.lease)?;
     let factory = Arc::new(runs);
     note!(
