@@ -113,8 +113,8 @@ impl CommandHandler {
     /// is then reported as before).
     fn command(&self) -> Command {
         let program = self.program.to_string_lossy();
-        let wrapped = wink_catalog::resolve_program(&program, Some(&self.cwd))
-            .and_then(|resolved| wink_catalog::killed_with_this_process(&resolved));
+        let wrapped = wink_mcp::resolve_program(&program, Some(&self.cwd))
+            .and_then(|resolved| wink_mcp::killed_with_this_process(&resolved));
         match wrapped {
             Some((wrapper, args)) => {
                 let mut command = Command::new(wrapper);

@@ -372,7 +372,7 @@ impl Converter<'_> {
             wink_catalog::ToolCatalogSection::new(spec.title.clone(), spec.key.clone(), catalog)
         } else {
             let servers = self.servers(spec, at)?;
-            let servers = wink_catalog::ServerCatalog::new(base, servers);
+            let servers = wink_mcp::ServerCatalog::new(base, servers);
             wink_catalog::ToolCatalogSection::with_servers(
                 spec.title.clone(),
                 spec.key.clone(),

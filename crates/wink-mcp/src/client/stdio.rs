@@ -141,7 +141,7 @@ where
             Ok(Line::Read) => {
                 if !forwarded(&line) {
                     tracing::debug!(
-                        target: "wink_catalog::mcp",
+                        target: "wink_mcp::client",
                         "dropped a notification: {}",
                         String::from_utf8_lossy(&line[..line.len().min(200)])
                     );
@@ -276,7 +276,7 @@ pub(crate) async fn collect_stderr(mut err: tokio::process::ChildStderr, tail: A
             break;
         }
         let text = String::from_utf8_lossy(&buffer[..read]);
-        tracing::debug!(target: "wink_catalog::mcp", "server stderr: {}", text.trim_end());
+        tracing::debug!(target: "wink_mcp::client", "server stderr: {}", text.trim_end());
         if let Ok(mut kept) = tail.lock() {
             kept.push_str(&text);
             if kept.len() > STDERR_TAIL {

@@ -18,10 +18,10 @@ use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::Value;
 use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
 
-use crate::error::CatalogError;
-use crate::record::{ToolRecord, empty_object_schema};
-use crate::servers::{DEFAULT_START_TIMEOUT, ServerSpec, ServerTransport};
-use crate::stdio::ProtocolError;
+use wink_catalog::{CatalogError, ToolRecord, empty_object_schema};
+
+use super::servers::{DEFAULT_START_TIMEOUT, ServerSpec, ServerTransport};
+use super::stdio::ProtocolError;
 /// How long closing the connection may take when the server is dropped.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a stdio server may take to exit once its stdin is closed, before its process group
@@ -158,7 +158,7 @@ impl McpServer {
                     Some(note) => format!("{message}: the server {note}"),
                     None => message,
                 };
-                let tail = crate::stdio::stderr_tail(&stderr);
+                let tail = super::stdio::stderr_tail(&stderr);
                 runtime.shutdown_background();
                 return Err(failure(match tail {
                     Some(tail) => format!("{message}; its stderr ends: {tail}"),
@@ -234,7 +234,7 @@ impl McpServer {
 
     /// The end of what the server wrote to stderr (stdio servers), for error messages.
     pub fn stderr_tail(&self) -> Option<String> {
-        crate::stdio::stderr_tail(&self.stderr)
+        super::stdio::stderr_tail(&self.stderr)
     }
 
     /// Why wink closed the connection or refused to go on with it: a stdio server's message
@@ -361,14 +361,14 @@ async fn start(
     let (service, process) = match &spec.transport {
         ServerTransport::Stdio { command, cwd, .. } => {
             let env = spec.resolved_env()?;
-            let mut child = crate::stdio::child_command(command, cwd.as_deref())?;
+            let mut child = super::stdio::child_command(command, cwd.as_deref())?;
             if let Some(cwd) = cwd {
                 child.current_dir(cwd);
             }
-            let started = crate::stdio::spawn(child, env, protocol_error)
+            let started = super::stdio::spawn(child, env, protocol_error)
                 .map_err(|e| format!("cannot start: {e}"))?;
             if let Some(err) = started.stderr {
-                tokio::spawn(crate::stdio::collect_stderr(err, stderr));
+                tokio::spawn(super::stdio::collect_stderr(err, stderr));
             }
             let service = watcher
                 .serve((started.reader, started.writer))
@@ -589,10 +589,10 @@ fn render_block(block: &Value) -> String {
 ///
 /// ```
 /// assert_eq!(
-///     wink_catalog::split_command_line(r#"python3 -u 'my server.py' --name "a \"b\"" c\ d"#).unwrap(),
+///     wink_mcp::split_command_line(r#"python3 -u 'my server.py' --name "a \"b\"" c\ d"#).unwrap(),
 ///     ["python3", "-u", "my server.py", "--name", "a \"b\"", "c d"]
 /// );
-/// assert_eq!(wink_catalog::split_command_line("a 'b").unwrap_err(), "unterminated ' quote");
+/// assert_eq!(wink_mcp::split_command_line("a 'b").unwrap_err(), "unterminated ' quote");
 /// ```
 pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
