@@ -13,6 +13,7 @@ directory per run, so tool caches and tokens of one scenario never reach another
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,4 +83,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        for leftover in [os.environ.get("WINK_HOME")]:
+            if leftover and os.path.basename(os.path.dirname(leftover)).startswith("wink-conformance-"):
+                shutil.rmtree(os.path.dirname(leftover), ignore_errors=True)

@@ -53,16 +53,22 @@
 //! ```
 
 mod bridge;
+mod call_input;
 mod claude;
 mod client;
+mod content;
 mod error;
 mod http;
 pub mod lines;
+mod published;
 mod server;
+mod server_call;
+mod server_published;
 mod skills;
 mod stdio;
 
 pub use bridge::bridge_tool_name;
+pub use call_input::{ClientInput, ProgressReporter, ProgressUpdate};
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
 pub use client::{
     CachedTools, CatalogBuilderMcp, DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, DEFAULT_TTL,
@@ -70,8 +76,13 @@ pub use client::{
     ServerCatalog, ServerSpec, ServerTransport, ToolCache, ToolList, check_header_name,
     check_server_url, killed_with_this_process, resolve_program, split_command_line,
 };
+pub use content::{ToolResultForm, content_text, result_form};
 pub use error::McpServeError;
 pub use http::{HttpEndpoint, HttpLimits, HttpServer, check_loopback, serve_http, serve_http_with};
+pub use published::{
+    ContentHandler, Published, PublishedContent, PublishedPrompt, PublishedResource,
+    PublishedTemplate, match_template,
+};
 pub use server::{
     PROMPT_URI, PromptServer, SECTION_URI_PREFIX, mcp_tool, new_tools_notice, section_uri,
 };

@@ -136,6 +136,10 @@ impl Converter<'_> {
         let template = builder
             .build()
             .map_err(|e| self.prompt_error(&e, &file.sections))?;
+        let published = match &file.mcp {
+            Some(spec) => self.published(spec)?,
+            None => wink_mcp::Published::default(),
+        };
         let (workspace_root, filesystem) = match self.workspace {
             Some((root, fs)) => (Some(root), Some(fs)),
             None => (None, None),
@@ -155,6 +159,7 @@ impl Converter<'_> {
             subagents,
             skills: self.skills,
             catalogs: self.catalogs,
+            published,
         })
     }
 
@@ -572,8 +577,15 @@ impl Converter<'_> {
                     if let Some(id) = &ctx.call_id {
                         env.push((CALL_ID_VARIABLE, id.clone()));
                     }
+                    if let Some(input) = ctx.resource::<wink_mcp::ClientInput>() {
+                        env.push((INPUT_RESPONSES_VARIABLE, input.responses.to_string()));
+                        if let Some(state) = &input.state {
+                            env.push((REQUEST_STATE_VARIABLE, state.clone()));
+                        }
+                    }
+                    let progress = ctx.resource::<wink_mcp::ProgressReporter>().cloned();
                     let deadline = ctx.deadline.map(|d| d.instant());
-                    h.run_by(&args, &env, deadline)
+                    h.run_reporting(&args, &env, deadline, progress)
                         .map_err(|_| ToolError::DeadlineExceeded)
                 }
                 None => Err(ToolError::Fatal(format!(

@@ -543,7 +543,7 @@ fn tool_result(result: &CallToolResult) -> ToolResult<ToolPayload> {
         .iter()
         .filter_map(|block| serde_json::to_value(block).ok())
         .collect();
-    let mut parts: Vec<String> = blocks.iter().map(render_block).collect();
+    let mut parts: Vec<String> = blocks.iter().map(crate::content::block_text).collect();
     if parts.is_empty()
         && let Some(structured) = &result.structured_content
     {
@@ -565,22 +565,6 @@ fn tool_result(result: &CallToolResult) -> ToolResult<ToolPayload> {
     } else {
         ToolResult::ok(text, payload)
     }
-}
-
-fn render_block(block: &Value) -> String {
-    if block.get("type").and_then(Value::as_str) == Some("text")
-        && let Some(text) = block.get("text").and_then(Value::as_str)
-    {
-        return text.to_owned();
-    }
-    let mut shown = block.clone();
-    if let Some(map) = shown.as_object_mut()
-        && let Some(Value::String(data)) = map.get("data")
-    {
-        let summary = format!("<{} base64 characters>", data.len());
-        map.insert("data".to_owned(), Value::String(summary));
-    }
-    shown.to_string()
 }
 
 /// Splits a command line into words like a POSIX shell does for simple commands: whitespace
@@ -701,20 +685,6 @@ mod tests {
         assert_eq!(
             plain(&Vague(refused)),
             "error sending request (connection refused)"
-        );
-    }
-
-    #[test]
-    fn renders_blocks() {
-        assert_eq!(
-            render_block(&serde_json::json!({"type": "text", "text": "hi"})),
-            "hi"
-        );
-        assert_eq!(
-            render_block(
-                &serde_json::json!({"type": "image", "data": "AAAA", "mimeType": "image/png"})
-            ),
-            r#"{"type":"image","data":"<4 base64 characters>","mimeType":"image/png"}"#
         );
     }
 
