@@ -93,6 +93,8 @@ def tool(name, args):
             print(json.dumps({"progress": progress, "total": 100}), file=sys.stderr, flush=True)
             time.sleep(0.05)
         return content(text("Progress test completed"))
+    if name == "test_custom_headers":
+        return content(text(f"Region: {args.get('region')}"))
     if name == "test_logging_tool":
         return content(text("Logging test completed"))
     if name == "json_schema_2020_12_tool":

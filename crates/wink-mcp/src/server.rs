@@ -526,6 +526,13 @@ impl ServerHandler for PromptServer {
         ))
     }
 
+    /// The offered tool `name`: the HTTP transport checks a `tools/call`'s `Mcp-Param-*` headers
+    /// against its schema's `x-mcp-header` annotations (SEP-2243).
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        let rendered = self.render().ok()?;
+        rendered.tool(name).map(mcp_tool)
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
