@@ -93,6 +93,25 @@ def tool(name, args):
             print(json.dumps({"progress": progress, "total": 100}), file=sys.stderr, flush=True)
             time.sleep(0.05)
         return content(text("Progress test completed"))
+    if name == "greet":
+        return content(text(f"Hello, {args.get('name')}!"))
+    if name == "slow_compute":
+        time.sleep(float(args.get("seconds", 0)))
+        return content(text(f"Computed {args.get('label', 'result')} after {args.get('seconds')} s"))
+    if name == "failing_job":
+        time.sleep(1)
+        return content(text("The job failed."), error=True)
+    if name == "confirm_delete":
+        if answer("confirm") is None:
+            return ask({"confirm": elicit("Delete the item?", {"confirm": {"type": "boolean"}}, ["confirm"])})
+        return content(text("Deleted." if (answer("confirm") or {}).get("confirm") else "Kept."))
+    if name == "multi_input":
+        if answer("first") is None or answer("second") is None:
+            return ask({
+                "first": elicit("First question?", {"value": {"type": "string"}}, ["value"]),
+                "second": elicit("Second question?", {"value": {"type": "string"}}, ["value"]),
+            })
+        return content(text("Both answered."))
     if name == "test_custom_headers":
         return content(text(f"Region: {args.get('region')}"))
     if name == "test_logging_tool":

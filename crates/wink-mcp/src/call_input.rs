@@ -97,3 +97,20 @@ impl ProgressReporter {
         (self.0)(update);
     }
 }
+
+/// Set when the client cancelled the call (`tasks/cancel`): a tool that runs long (a command)
+/// checks it and stops.
+#[derive(Debug, Clone, Default)]
+pub struct CancelSignal(Arc<std::sync::atomic::AtomicBool>);
+
+impl CancelSignal {
+    /// Asks the call to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the call was asked to stop.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}

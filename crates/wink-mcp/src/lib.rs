@@ -64,11 +64,12 @@ mod published;
 mod server;
 mod server_call;
 mod server_published;
+mod server_tasks;
 mod skills;
 mod stdio;
 
 pub use bridge::bridge_tool_name;
-pub use call_input::{ClientInput, ProgressReporter, ProgressUpdate};
+pub use call_input::{CancelSignal, ClientInput, ProgressReporter, ProgressUpdate};
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
 pub use client::{
     CachedTools, CatalogBuilderMcp, DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, DEFAULT_TTL,

@@ -65,6 +65,9 @@ struct ServerState {
     state_codec: Arc<rmcp::model::RequestStateCodec>,
     /// Resources, templates and prompts the prompt file publishes beside its sections.
     published: Arc<crate::published::Published>,
+    /// The tools whose calls run as MCP tasks (name, whether a task is required), and the tasks.
+    task_tools: Vec<(String, bool)>,
+    tasks: rmcp::task_manager::TaskManager,
 }
 
 impl ServerState {
@@ -81,6 +84,8 @@ impl ServerState {
             skills: self.skills.clone(),
             state_codec: self.state_codec.clone(),
             published: self.published.clone(),
+            task_tools: self.task_tools.clone(),
+            tasks: self.tasks.clone(),
         }
     }
 }
@@ -128,6 +133,8 @@ impl PromptServer {
                 skills: Vec::new(),
                 state_codec: Arc::new(crate::server_call::state_codec()),
                 published: Arc::default(),
+                task_tools: Vec::new(),
+                tasks: rmcp::task_manager::TaskManager::new(),
             }),
         }
     }
@@ -163,6 +170,32 @@ impl PromptServer {
         Self {
             state: Arc::new(state),
         }
+    }
+
+    /// Run the calls of the tools `tools` (name, whether a task is required) as MCP tasks (the
+    /// Tasks extension: a prompt file's tools declared with `task`, `LoadedPrompt::task_tools`).
+    /// Clients without the extension get a synchronous result, or `-32021` when a task is
+    /// required.
+    #[must_use]
+    pub fn with_task_tools(self, tools: Vec<(String, bool)>) -> Self {
+        let mut state = self.state.copy();
+        state.task_tools = tools;
+        Self {
+            state: Arc::new(state),
+        }
+    }
+
+    /// Whether `name` runs as a task: `Some(required)`.
+    pub(crate) fn task_tool(&self, name: &str) -> Option<bool> {
+        self.state
+            .task_tools
+            .iter()
+            .find(|(tool, _)| tool == name)
+            .map(|(_, required)| *required)
+    }
+
+    pub(crate) fn tasks(&self) -> &rmcp::task_manager::TaskManager {
+        &self.state.tasks
     }
 
     pub(crate) fn published(&self) -> &Arc<crate::published::Published> {
@@ -202,9 +235,9 @@ impl PromptServer {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call_with(name, arguments, self.tool_resources())
+        self.call_with(name, arguments, self.tool_resources(), true)
             .await
-            .map(|(result, _)| result)
+            .map(|done| done.result)
     }
 
     /// The resources every tool call gets.
@@ -217,19 +250,24 @@ impl PromptServer {
     }
 
     /// Runs one call with `resources`: the result as text, and the tool's value (for MCP's
-    /// result forms, see `server_call`).
+    /// result forms, see `server_call`). An `exclusive` call waits for the calls before it
+    /// (calls may open sections); a task runs beside them.
     pub(crate) async fn call_with(
         &self,
         name: &str,
         arguments: Option<JsonObject>,
         resources: Resources,
-    ) -> Result<(CallToolResult, Option<Value>), ErrorData> {
+        exclusive: bool,
+    ) -> Result<CallDone, ErrorData> {
         let state = &self.state;
-        let _turn = state.calls.lock().await;
+        let _turn = match exclusive {
+            true => Some(state.calls.lock().await),
+            false => None,
+        };
         let rendered = self.render().map_err(internal)?;
         if rendered.tool(name).is_none() {
             return match rendered.template_tool(name) {
-                Some((path, _)) => Ok((
+                Some((path, _)) => Ok(CallDone::ran(
                     CallToolResult::error(vec![ContentBlock::text(format!(
                         "Tool '{name}' is not available yet: it belongs to section '{key}', which is summarized. \
                          Call read_section with key \"{key}\" first.",
@@ -267,10 +305,11 @@ impl PromptServer {
         {
             Ok(outcome) => outcome,
             Err(error) => {
-                return Ok((
-                    CallToolResult::error(vec![ContentBlock::text(error.message)]),
-                    None,
-                ));
+                return Ok(CallDone {
+                    result: CallToolResult::error(vec![ContentBlock::text(error.message.clone())]),
+                    value: None,
+                    broke: Some(error.message),
+                });
             }
         };
         let mut value = None;
@@ -298,7 +337,7 @@ impl PromptServer {
             }
         };
         if expanded.is_empty() {
-            return Ok((tool_result(text, success), value));
+            return Ok(CallDone::ran(tool_result(text, success), value));
         }
         for path in &expanded {
             state.session.dispatch(SetVisibilityOverride {
@@ -327,7 +366,7 @@ impl PromptServer {
             text.push_str("\n\n");
             text.push_str(&new_tools_notice(&added));
         }
-        Ok((tool_result(text, success), value))
+        Ok(CallDone::ran(tool_result(text, success), value))
     }
 
     /// The resources: the rendered prompt, then one per section the client can read (rendered
@@ -443,6 +482,27 @@ impl PromptServer {
     }
 }
 
+/// What running one call gave.
+pub(crate) struct CallDone {
+    /// The result as MCP text content.
+    pub(crate) result: CallToolResult,
+    /// The tool's value (it may be in one of MCP's result forms).
+    pub(crate) value: Option<Value>,
+    /// Why the call could not run at all (the executor's error), as opposed to a tool that ran
+    /// and failed.
+    pub(crate) broke: Option<String>,
+}
+
+impl CallDone {
+    fn ran(result: CallToolResult, value: Option<Value>) -> Self {
+        Self {
+            result,
+            value,
+            broke: None,
+        }
+    }
+}
+
 /// The text of `path` and its rendered descendants within `rendered` (contiguous in the text).
 fn rendered_subtree(rendered: &RenderedPrompt, path: &SectionPath) -> Option<String> {
     let mut pieces = rendered
@@ -495,25 +555,38 @@ pub(crate) fn mcp_tool_from_parts(
     rmcp::model::Tool::new(name.to_owned(), description.to_owned(), Arc::new(schema))
 }
 
-pub(crate) fn server_capabilities(skills: bool) -> ServerCapabilities {
+pub(crate) fn server_capabilities(skills: bool, tasks: bool) -> ServerCapabilities {
     let builder = ServerCapabilities::builder()
         .enable_prompts()
         .enable_resources()
         .enable_tools()
         .enable_tool_list_changed();
-    if skills {
+    let mut capabilities = if skills {
         builder.enable_skills().build()
     } else {
         builder.build()
+    };
+    if tasks {
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                JsonObject::new(),
+            );
     }
+    capabilities
 }
 
 impl ServerHandler for PromptServer {
     fn get_info(&self) -> ServerConfig {
         let instructions = self.render().map(|r| r.text).unwrap_or_default();
-        ServerConfig::new(server_capabilities(!self.state.skills.is_empty()))
-            .with_server_info(Implementation::new("wink", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions)
+        ServerConfig::new(server_capabilities(
+            !self.state.skills.is_empty(),
+            !self.state.task_tools.is_empty(),
+        ))
+        .with_server_info(Implementation::new("wink", env!("CARGO_PKG_VERSION")))
+        .with_instructions(instructions)
     }
 
     async fn list_tools(
@@ -538,7 +611,38 @@ impl ServerHandler for PromptServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(task) = self.call_as_task(&request, &context) {
+            return task;
+        }
         self.call_tool_response(request, &context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        Ok(rmcp::model::GetTaskResult::new(
+            self.state.tasks.get_task(&request.task_id)?,
+        ))
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state.tasks.cancel_task(&request.task_id)
     }
 
     async fn list_prompts(

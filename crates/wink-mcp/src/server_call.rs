@@ -79,14 +79,15 @@ impl PromptServer {
             None => None,
         };
         let outcome = self
-            .call_with(&request.name, request.arguments.clone(), resources)
+            .call_with(&request.name, request.arguments.clone(), resources, true)
             .await;
         if let Some(task) = task {
             // The reporter went with the call's resources: the forwarder ends once it has sent
             // every report, before the result goes out.
             let _ = task.await;
         }
-        let (result, value) = outcome?;
+        let done = outcome?;
+        let (result, value) = (done.result, done.value);
         match value.as_ref().and_then(result_form) {
             Some(ToolResultForm::Complete(complete)) => Ok(complete.into()),
             Some(ToolResultForm::InputRequired(asked)) => {

@@ -108,6 +108,8 @@ enum Ending {
     /// The run's deadline came before the tool's own timeout.
     RunDeadline,
     Overflow,
+    /// The client cancelled the call.
+    Cancelled,
 }
 
 /// A command stopped at the run's deadline (see [`CommandHandler::run_by`]).
@@ -158,21 +160,24 @@ impl CommandHandler {
         extra: &[(&str, String)],
         deadline: Option<Instant>,
     ) -> Result<ToolResult<Value>, DeadlinePassed> {
-        self.run_reporting(params, extra, deadline, None)
+        self.run_reporting(params, extra, deadline, None, None)
     }
 
     /// As [`CommandHandler::run_by`], passing the progress reports the command writes on stderr
     /// (lines like `{"progress": 50, "total": 100}`, see [`wink_mcp::ProgressUpdate::from_line`])
-    /// to `progress` as they come; they are left out of the stderr shown on failure.
+    /// to `progress` as they come; they are left out of the stderr shown on failure. When
+    /// `cancel` is set while it runs, the command is killed (with everything it started) and the
+    /// call fails with `The call was cancelled.`.
     pub fn run_reporting(
         &self,
         params: &Value,
         extra: &[(&str, String)],
         deadline: Option<Instant>,
         progress: Option<wink_mcp::ProgressReporter>,
+        cancel: Option<wink_mcp::CancelSignal>,
     ) -> Result<ToolResult<Value>, DeadlinePassed> {
         Ok(
-            match self.run_for_output(params, extra, deadline, progress)? {
+            match self.run_for_output(params, extra, deadline, progress, cancel)? {
                 Ok(stdout) => parse_stdout(&stdout),
                 Err(failed) => failed,
             },
@@ -187,6 +192,7 @@ impl CommandHandler {
         extra: &[(&str, String)],
         deadline: Option<Instant>,
         progress: Option<wink_mcp::ProgressReporter>,
+        cancel: Option<wink_mcp::CancelSignal>,
     ) -> Result<Result<String, ToolResult<Value>>, DeadlinePassed> {
         wait_while_stopping();
         let marker = next_marker();
@@ -240,7 +246,7 @@ impl CommandHandler {
             Some(reporter) => spawn_progress_reader(err, reporter),
             None => spawn_reader(err, STDERR_CAP, None),
         });
-        let ending = self.wait(&mut child, &overflow, deadline);
+        let ending = self.wait(&mut child, &overflow, deadline, cancel.as_ref());
         kill_group_and_marked(child.id(), &marker);
         let _ = child.kill();
         let _ = child.wait();
@@ -260,6 +266,7 @@ impl CommandHandler {
                 "Command timed out after {} and was killed.",
                 format_duration(self.timeout)
             )),
+            Ending::Cancelled => ToolResult::failure("The call was cancelled."),
             Ending::Overflow => ToolResult::failure(format!(
                 "Command output exceeded {} bytes; the command was killed.",
                 self.max_output_bytes
@@ -280,7 +287,13 @@ impl CommandHandler {
         }))
     }
 
-    fn wait(&self, child: &mut Child, overflow: &AtomicBool, run: Option<Instant>) -> Ending {
+    fn wait(
+        &self,
+        child: &mut Child,
+        overflow: &AtomicBool,
+        run: Option<Instant>,
+        cancel: Option<&wink_mcp::CancelSignal>,
+    ) -> Ending {
         let own = Instant::now() + self.timeout;
         let (deadline, timed_out) = match run {
             Some(run) if run < own => (run, Ending::RunDeadline),
@@ -290,6 +303,9 @@ impl CommandHandler {
         loop {
             if overflow.load(Ordering::SeqCst) {
                 return Ending::Overflow;
+            }
+            if cancel.is_some_and(wink_mcp::CancelSignal::is_cancelled) {
+                return Ending::Cancelled;
             }
             match child.try_wait() {
                 Ok(Some(status)) => return Ending::Exited(status),
@@ -451,7 +467,7 @@ impl wink_mcp::ContentHandler for CommandHandler {
                 env.push((REQUEST_STATE_VARIABLE, state.clone()));
             }
         }
-        match self.run_for_output(input, &env, None, None) {
+        match self.run_for_output(input, &env, None, None, None) {
             Ok(Ok(stdout)) => Ok(stdout),
             Ok(Err(failed)) => Err(failed.message),
             Err(DeadlinePassed) => Err("The run's deadline passed.".to_owned()),
@@ -558,7 +574,7 @@ mod tests {
             1024,
         );
         let result = handler
-            .run_reporting(&json!({}), &[], None, Some(reporter))
+            .run_reporting(&json!({}), &[], None, Some(reporter), None)
             .unwrap();
         assert_eq!(
             *reports.lock().unwrap(),

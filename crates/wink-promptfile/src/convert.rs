@@ -16,6 +16,33 @@ pub(super) struct Converter<'a> {
 }
 
 impl Converter<'_> {
+    /// The tools declared with `task` (name, whether a task is required), in file order.
+    fn task_tools(
+        &self,
+        sections: &[SectionSpec<'_>],
+        at: &str,
+        found: &mut Vec<(String, bool)>,
+    ) -> Result<(), PromptFileError> {
+        for (index, section) in sections.iter().enumerate() {
+            for (tool_index, tool) in section.tools.iter().enumerate() {
+                let required = match tool.task.as_deref() {
+                    None => continue,
+                    Some("optional") => false,
+                    Some("required") => true,
+                    Some(other) => {
+                        return Err(self.invalid(
+                            format!("{at}[{index}].tools[{tool_index}].task"),
+                            format!("task is `optional` or `required`, not `{other}`"),
+                        ));
+                    }
+                };
+                found.push((tool.name.clone(), required));
+            }
+            self.task_tools(&section.children, &format!("{at}[{index}].children"), found)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn invalid(
         &self,
         key_path: impl Into<String>,
@@ -113,6 +140,8 @@ impl Converter<'_> {
         if let Some(name) = &file.name {
             builder = builder.name(name.clone());
         }
+        let mut task_tools = Vec::new();
+        self.task_tools(&file.sections, "sections", &mut task_tools)?;
         let mut roots = Vec::new();
         for (index, spec) in file.sections.iter_mut().enumerate() {
             let place = Place {
@@ -160,6 +189,7 @@ impl Converter<'_> {
             skills: self.skills,
             catalogs: self.catalogs,
             published,
+            task_tools,
         })
     }
 
@@ -547,6 +577,7 @@ impl Converter<'_> {
             parameters,
             examples,
             handler,
+            task: _,
         } = spec;
         let parameters = parameters.unwrap_or_else(wink_core::empty_params_schema);
         if !parameters.is_object() {
@@ -584,8 +615,9 @@ impl Converter<'_> {
                         }
                     }
                     let progress = ctx.resource::<wink_mcp::ProgressReporter>().cloned();
+                    let cancel = ctx.resource::<wink_mcp::CancelSignal>().cloned();
                     let deadline = ctx.deadline.map(|d| d.instant());
-                    h.run_reporting(&args, &env, deadline, progress)
+                    h.run_reporting(&args, &env, deadline, progress, cancel)
                         .map_err(|_| ToolError::DeadlineExceeded)
                 }
                 None => Err(ToolError::Fatal(format!(

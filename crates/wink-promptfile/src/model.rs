@@ -302,6 +302,12 @@ pub struct ToolDecl {
     /// How the tool runs.
     #[serde(default)]
     pub handler: Option<HandlerSpec>,
+    /// Run its MCP calls as tasks (the MCP Tasks extension): `optional` — as a task for clients
+    /// that negotiate the extension, synchronously for others; `required` — clients without the
+    /// extension get `-32021`. A task's call returns at once; the client polls for the result
+    /// and may cancel it.
+    #[serde(default)]
+    pub task: Option<String>,
 }
 
 /// A tool example.

@@ -157,4 +157,35 @@ mod tests {
                 .contains("unknown field `tools`")
         );
     }
+
+    #[test]
+    fn task_tools_are_listed_and_checked() {
+        let file = |task: &str| {
+            format!(
+                r#"{{"ns": "t", "key": "p", "sections": [{{"key": "a", "title": "A", "template": "x",
+                    "tools": [{{"name": "quick", "description": "Quick."}}],
+                    "children": [{{"key": "b", "title": "B", "template": "y",
+                        "tools": [{{"name": "slow", "description": "Slow.", "task": {task}}}]}}]}}]}}"#
+            )
+        };
+        let loaded = load_str(
+            &file(r#""required""#),
+            FileFormat::Json,
+            Path::new("."),
+            "p.json",
+        )
+        .unwrap();
+        assert_eq!(loaded.task_tools, [("slow".to_owned(), true)]);
+        let error = load_str(
+            &file(r#""sometimes""#),
+            FileFormat::Json,
+            Path::new("."),
+            "p.json",
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "p.json: sections[0].children[0].tools[0].task: task is `optional` or `required`, not `sometimes`"
+        );
+    }
 }
