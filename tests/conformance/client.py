@@ -29,8 +29,10 @@ CALLS = {
     "request-metadata": [],
     "json-schema-ref-no-deref": [],
     "http-standard-headers": [("test_headers", {}), ("my-hyphenated-tool", {})],
+    "http-invalid-tool-headers": [("valid_tool", {"region": "us-west1"})],
     "sep-2322-client-request-state": [
         ("test_mrtr_echo_state", {}),
+        ("test_mrtr_unrelated", {}),
         ("test_mrtr_no_state", {}),
         ("test_mrtr_no_result_type", {}),
     ],
@@ -73,8 +75,15 @@ def main():
         described = [t for t in rendered.get("tools", []) if t["name"] == prefix + "json_schema_2020_12_tool"]
         schema = described[0].get("parameters", {}) if described else {}
         calls = [("json_schema_echo", {"schema": schema})]
-    if scenario == "http-custom-headers":
-        calls = [(t, {}) for t in tools]
+    # Some scenarios name the calls they want in MCP_CONFORMANCE_CONTEXT.
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    if context.get("toolCalls"):
+        # A null argument is left out, as a model leaves out what it has no value for (wink
+        # checks arguments against the tool's schema, where null is no boolean).
+        calls = [
+            (call["name"], {k: v for k, v in call.get("arguments", {}).items() if v is not None})
+            for call in context["toolCalls"]
+        ]
     for name, args in calls:
         name = name or (tools[0] if tools else None)
         if name is None:

@@ -72,10 +72,11 @@ pub use bridge::bridge_tool_name;
 pub use call_input::{CancelSignal, ClientInput, ProgressReporter, ProgressUpdate};
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
 pub use client::{
-    CachedTools, CatalogBuilderMcp, DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, DEFAULT_TTL,
-    INHERITED_VARIABLES, LazyServer, ListSource, MAX_MESSAGE_BYTES, MAX_TTL, McpServer,
-    ServerCatalog, ServerSpec, ServerTransport, ToolCache, ToolList, check_header_name,
-    check_server_url, killed_with_this_process, resolve_program, split_command_line,
+    Answered, CachedTools, CatalogBuilderMcp, ClientAnswers, DEFAULT_CALL_TIMEOUT,
+    DEFAULT_START_TIMEOUT, DEFAULT_TTL, ElicitationPolicy, INHERITED_VARIABLES, LazyServer,
+    ListSource, MAX_MESSAGE_BYTES, MAX_TTL, McpInputAnswered, McpServer, ServerCatalog, ServerSpec,
+    ServerTransport, ToolCache, ToolList, check_header_name, check_server_url,
+    killed_with_this_process, resolve_program, split_command_line,
 };
 pub use content::{ToolResultForm, content_text, result_form};
 pub use error::McpServeError;

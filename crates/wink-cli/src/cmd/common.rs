@@ -40,6 +40,10 @@ pub struct PromptArgs {
     /// window), auto:N (N%), always or never. Default: each catalog section's `defer`.
     #[arg(long, value_name = "POLICY")]
     pub defer: Option<String>,
+    /// MCP servers that ask the user for input during a tool call (elicitation): ask (a form on
+    /// stderr, answers from stdin) or decline. Default: ask on a terminal, decline otherwise.
+    #[arg(long, value_name = "POLICY", value_parser = ["ask", "decline"])]
+    pub elicitation: Option<String>,
 }
 
 impl PromptArgs {
@@ -58,6 +62,7 @@ impl PromptArgs {
             disclosure: self.disclosure.clone(),
             name_hidden_tools: self.name_hidden_tools,
             defer: self.defer.clone(),
+            elicitation: self.elicitation.clone(),
         })
     }
 

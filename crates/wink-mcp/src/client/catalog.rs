@@ -9,14 +9,39 @@ use wink_catalog::{
 };
 use wink_core::{ToolContext, ToolError, ToolFuture, ToolPayload, ToolResponse, ToolResult};
 
-use super::connection::McpServer;
+use super::answers::{ClientAnswers, McpInputAnswered};
+use super::connection::{Answered, McpServer};
 use super::servers::{LazyServer, ServerCatalog};
 
-/// A server's answer to a forwarded call, as a tool response.
+/// A server's answer to a forwarded call, as a tool response; what the client answered on the
+/// way is recorded in the call's session ([`McpInputAnswered`]).
 fn forwarded<'a>(
-    call: impl Future<Output = Result<ToolResult<ToolPayload>, ToolError>> + Send + 'a,
+    server: String,
+    tool: &'a str,
+    session: wink_session::Session,
+    call: impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a,
 ) -> ToolFuture<'a> {
-    Box::pin(async move { Ok(ToolResponse::from(call.await?)) })
+    Box::pin(async move {
+        let (result, answered) = call.await?;
+        for answer in answered {
+            session.dispatch(McpInputAnswered {
+                server: server.clone(),
+                tool: tool.to_owned(),
+                method: answer.method,
+                message: answer.message,
+                action: answer.action,
+            });
+        }
+        Ok(ToolResponse::from(result))
+    })
+}
+
+/// The run's answers to servers' requests for input (its tool resources), else the defaults.
+fn answers(context: &ToolContext) -> ClientAnswers {
+    context
+        .resource::<ClientAnswers>()
+        .cloned()
+        .unwrap_or_default()
 }
 
 impl ToolInvoker for McpServer {
@@ -26,7 +51,18 @@ impl ToolInvoker for McpServer {
         args: Value,
         context: &'a mut ToolContext,
     ) -> ToolFuture<'a> {
-        forwarded(self.call(remote_name, args, context.deadline))
+        let answers = answers(context);
+        let deadline = context.deadline;
+        let call = async move {
+            self.call_answering(remote_name, args, deadline, &answers)
+                .await
+        };
+        forwarded(
+            self.command().to_owned(),
+            remote_name,
+            context.session.clone(),
+            call,
+        )
     }
 
     fn kind(&self) -> &'static str {
@@ -41,7 +77,18 @@ impl ToolInvoker for LazyServer {
         args: Value,
         context: &'a mut ToolContext,
     ) -> ToolFuture<'a> {
-        forwarded(self.call(remote_name, args, context.deadline))
+        let answers = answers(context);
+        let deadline = context.deadline;
+        let call = async move {
+            self.call_answering(remote_name, args, deadline, &answers)
+                .await
+        };
+        forwarded(
+            self.name().to_owned(),
+            remote_name,
+            context.session.clone(),
+            call,
+        )
     }
 
     fn kind(&self) -> &'static str {

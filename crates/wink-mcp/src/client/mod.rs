@@ -7,15 +7,17 @@
 //! - [`CatalogBuilderMcp`]: adds a server's tools to a [`wink_catalog::CatalogBuilder`], calls
 //!   forwarded to the server (each server is a [`wink_catalog::ToolInvoker`]).
 
+mod answers;
 mod cache;
 mod catalog;
 mod connection;
 mod servers;
 mod stdio;
 
+pub use answers::{ClientAnswers, ElicitationPolicy, McpInputAnswered};
 pub use cache::{CachedTools, DEFAULT_TTL, MAX_TTL, ToolCache};
 pub use catalog::CatalogBuilderMcp;
-pub use connection::{McpServer, ToolList, split_command_line};
+pub use connection::{Answered, McpServer, ToolList, split_command_line};
 pub use servers::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec,
     ServerTransport, check_header_name, check_server_url,

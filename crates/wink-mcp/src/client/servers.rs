@@ -14,9 +14,10 @@ use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
 
 use wink_catalog::{Catalog, CatalogBuilder, CatalogError, ToolFilter, ToolRecord};
 
+use super::answers::ClientAnswers;
 use super::cache::ToolCache;
 use super::catalog::CatalogBuilderMcp;
-use super::connection::{McpServer, ToolList};
+use super::connection::{Answered, McpServer, ToolList};
 
 /// How long a call may wait for its answer unless configured otherwise (or the run's deadline
 /// comes first).
@@ -528,6 +529,20 @@ impl LazyServer {
         args: Value,
         deadline: Option<Deadline>,
     ) -> Result<ToolResult<ToolPayload>, ToolError> {
+        self.call_answering(remote_name, args, deadline, &ClientAnswers::default())
+            .await
+            .map(|(result, _)| result)
+    }
+
+    /// [`LazyServer::call`], answering the server's requests for input as `answers` says;
+    /// returns what was answered too.
+    pub async fn call_answering(
+        &self,
+        remote_name: &str,
+        args: Value,
+        deadline: Option<Deadline>,
+        answers: &ClientAnswers,
+    ) -> Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError> {
         let name = &self.spec.name;
         if !self.filter.admits(remote_name) {
             return Err(ToolError::Failed(format!(
@@ -547,8 +562,11 @@ impl LazyServer {
             Some(run) if run.remaining() < own.remaining() => (run, false),
             _ => (own, true),
         };
-        match server.call(remote_name, args, Some(deadline)).await {
-            Ok(result) => Ok(result),
+        match server
+            .call_answering(remote_name, args, Some(deadline), answers)
+            .await
+        {
+            Ok(done) => Ok(done),
             Err(ToolError::DeadlineExceeded) if own_deadline => Err(ToolError::Failed(format!(
                 "MCP server `{name}` did not answer `{remote_name}` within {} s.",
                 self.call_timeout.as_secs_f64()
