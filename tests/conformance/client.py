@@ -39,6 +39,24 @@ CALLS = {
 }
 
 
+def oauth_block(context):
+    """The server's `oauth` entry for an auth scenario: the client the scenario registered for
+    wink (MCP_CONFORMANCE_CONTEXT), else discovery and registration."""
+    oauth = {"client_metadata_url": "https://conformance-test.local/client-metadata.json"}
+    if context.get("client_id"):
+        oauth["client_id"] = context["client_id"]
+    if context.get("client_secret"):
+        os.environ["WINK_CONFORMANCE_SECRET"] = context["client_secret"]
+        oauth["client_secret_env"] = "WINK_CONFORMANCE_SECRET"
+    if context.get("private_key_pem"):
+        os.environ["WINK_CONFORMANCE_SECRET"] = context["private_key_pem"]
+        oauth["client_secret_env"] = "WINK_CONFORMANCE_SECRET"
+        oauth["token_endpoint_auth"] = "private_key_jwt"
+    if context.get("name", "").startswith("auth/client-credentials"):
+        oauth["grant"] = "client_credentials"
+    return oauth
+
+
 def wink(*args, check=True):
     """Runs wink; its stdout is returned, its stderr passed through for the suite's log."""
     done = subprocess.run([WINK, *args], stdout=subprocess.PIPE, text=True)
@@ -54,12 +72,18 @@ def main():
     work = tempfile.mkdtemp(prefix="wink-conformance-")
     os.environ["WINK_HOME"] = os.path.join(work, "home")
     prompt = os.path.join(work, "prompt.json")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    server = {"url": url}
+    if scenario.startswith("auth/"):
+        server["oauth"] = oauth_block(context)
+        # The authorization page is "opened" by a headless browser that approves at once.
+        os.environ["BROWSER"] = f"{sys.executable} {os.path.join(os.path.dirname(os.path.abspath(__file__)), 'browser.py')}"
     section = {
         "key": "tools",
         "title": "Tools",
         "builtin": "catalog",
         "defer": "never",
-        "servers": {SERVER: {"url": url}},
+        "servers": {SERVER: server},
     }
     with open(prompt, "w") as f:
         json.dump({"ns": "conformance", "key": "client", "sections": [section]}, f)
@@ -76,7 +100,6 @@ def main():
         schema = described[0].get("parameters", {}) if described else {}
         calls = [("json_schema_echo", {"schema": schema})]
     # Some scenarios name the calls they want in MCP_CONFORMANCE_CONTEXT.
-    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     if context.get("toolCalls"):
         # A null argument is left out, as a model leaves out what it has no value for (wink
         # checks arguments against the tool's schema, where null is no boolean).

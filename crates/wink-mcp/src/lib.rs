@@ -78,6 +78,9 @@ pub use client::{
     ServerTransport, ToolCache, ToolList, check_header_name, check_server_url,
     killed_with_this_process, resolve_program, split_command_line,
 };
+pub use client::{
+    LOGIN_WAIT, LoginReport, OAuthGrant, OAuthSpec, log_in_to, login, logout, token_dir, token_path,
+};
 pub use content::{ToolResultForm, content_text, result_form};
 pub use error::McpServeError;
 pub use http::{HttpEndpoint, HttpLimits, HttpServer, check_loopback, serve_http, serve_http_with};

@@ -176,8 +176,8 @@ pub struct LoadedPrompt {
     pub task_tools: Vec<(String, bool)>,
 }
 
-/// Load a prompt file (format by extension).
-pub fn load(path: &Path) -> Result<LoadedPrompt, PromptFileError> {
+/// A prompt file's text, its format (by extension), its folder and its path as shown.
+fn read_file(path: &Path) -> Result<(String, FileFormat, PathBuf, String), PromptFileError> {
     let shown = path.display().to_string();
     let format = FileFormat::from_path(path).ok_or_else(|| PromptFileError::UnsupportedFormat {
         path: shown.clone(),
@@ -191,7 +191,61 @@ pub fn load(path: &Path) -> Result<LoadedPrompt, PromptFileError> {
         .map(Path::to_path_buf)
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| PathBuf::from("."));
+    Ok((text, format, base, shown))
+}
+
+/// Load a prompt file (format by extension).
+pub fn load(path: &Path) -> Result<LoadedPrompt, PromptFileError> {
+    let (text, format, base, shown) = read_file(path)?;
     load_str(&text, format, &base, &shown)
+}
+
+/// How to reach the MCP server `name` of the prompt file at `path` (an entry of a catalog
+/// section's `servers`), checked, without loading the prompt or starting anything: what
+/// `wink mcp login` and `wink mcp logout` need.
+pub fn server_spec(path: &Path, name: &str) -> Result<wink_mcp::ServerSpec, PromptFileError> {
+    let (text, format, base, shown) = read_file(path)?;
+    let file = parse_file(&text, format, &shown)?;
+    let converter = Converter {
+        origin: &shown,
+        base_dir: &base,
+        workspace: None,
+        skills: Vec::new(),
+        catalogs: Vec::new(),
+        last_params_type: None,
+    };
+    let mut names = Vec::new();
+    let mut stack: Vec<(String, &SectionSpec<'_>)> = file
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("sections[{i}]"), s))
+        .collect();
+    while let Some((at, section)) = stack.pop() {
+        if let Some(entry) = section.servers.get(name) {
+            return converter.server_spec(name, entry, &format!("{at}.servers.{name}"));
+        }
+        names.extend(section.servers.keys().cloned());
+        stack.extend(
+            section
+                .children
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (format!("{at}.children[{i}]"), c)),
+        );
+    }
+    names.sort();
+    Err(converter.invalid(
+        "sections",
+        format!(
+            "no catalog section names an MCP server `{name}` (servers: {})",
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        ),
+    ))
 }
 
 /// Load a prompt from text. `origin` names it in errors; `base_dir` resolves relative paths.

@@ -282,6 +282,35 @@ pub struct ServerEntry {
     /// These tools of the server are left out.
     #[serde(default)]
     pub disabled_tools: Vec<String>,
+    /// How a `url` server's client logs in (OAuth 2.1); every key optional, absent means
+    /// discover the authorization server and register a client.
+    #[serde(default)]
+    pub oauth: Option<OAuthEntry>,
+}
+
+/// A server's `oauth` block.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthEntry {
+    /// A pre-registered client id.
+    #[serde(default)]
+    pub client_id: Option<String>,
+    /// The environment variable holding the client secret (for `private_key_jwt`: the PEM
+    /// private key).
+    #[serde(default)]
+    pub client_secret_env: Option<String>,
+    /// The scopes to ask for.
+    #[serde(default)]
+    pub scopes: Option<Vec<String>>,
+    /// `authorization_code` (default) or `client_credentials`.
+    #[serde(default)]
+    pub grant: Option<String>,
+    /// `client_secret_basic`, `client_secret_post`, `none` or `private_key_jwt`.
+    #[serde(default)]
+    pub token_endpoint_auth: Option<String>,
+    /// A Client ID Metadata Document URL (https) to use as the client id where supported.
+    #[serde(default)]
+    pub client_metadata_url: Option<String>,
 }
 
 /// One tool as a prompt file declares it (name, description, schema, examples, handler); the

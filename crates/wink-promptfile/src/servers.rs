@@ -17,73 +17,7 @@ impl Converter<'_> {
         let mut servers = Vec::with_capacity(spec.servers.len());
         for (name, entry) in &spec.servers {
             let key = format!("{at}.servers.{name}");
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            {
-                return Err(self.invalid(
-                    key,
-                    "a server name is its tools' namespace: letters, digits, '_' and '-' only",
-                ));
-            }
-            let server = match (&entry.command, &entry.url) {
-                (Some(command), None) => {
-                    if !entry.headers_env.is_empty() {
-                        return Err(self.invalid(
-                            format!("{key}.headers_env"),
-                            "headers_env is for `url` servers",
-                        ));
-                    }
-                    let Some((program, args)) = command.split_first() else {
-                        return Err(
-                            self.invalid(format!("{key}.command"), "command must name a program")
-                        );
-                    };
-                    let program_path = PathBuf::from(program);
-                    let program = if program.contains('/') && program_path.is_relative() {
-                        self.base_dir.join(program_path).display().to_string()
-                    } else {
-                        program.clone()
-                    };
-                    let words = std::iter::once(program)
-                        .chain(args.iter().cloned())
-                        .collect();
-                    let cwd = match &entry.cwd {
-                        Some(dir) => self.base_dir.join(dir),
-                        None => self.base_dir.to_path_buf(),
-                    };
-                    entry.env.iter().fold(
-                        wink_mcp::ServerSpec::stdio(name.clone(), words).cwd(cwd),
-                        |spec, (k, v)| spec.env(k.clone(), v.clone()),
-                    )
-                }
-                (None, Some(url)) => {
-                    if !entry.env.is_empty() || entry.cwd.is_some() {
-                        return Err(self.invalid(
-                            key,
-                            "env and cwd are for `command` servers; a `url` server takes headers_env",
-                        ));
-                    }
-                    wink_mcp::check_server_url(url)
-                        .map_err(|why| self.invalid(format!("{key}.url"), why))?;
-                    for header in entry.headers_env.keys() {
-                        wink_mcp::check_header_name(header).map_err(|why| {
-                            self.invalid(format!("{key}.headers_env.{header}"), why)
-                        })?;
-                    }
-                    entry.headers_env.iter().fold(
-                        wink_mcp::ServerSpec::http(name.clone(), url.clone()),
-                        |spec, (h, v)| spec.header_env(h.clone(), v.clone()),
-                    )
-                }
-                _ => {
-                    return Err(self.invalid(
-                        key,
-                        "a server takes exactly one of `command` (stdio) or `url` (streamable HTTP)",
-                    ));
-                }
-            };
+            let server = self.server_spec(name, entry, &key)?;
             let mut server = wink_mcp::LazyServer::new(server, cache.clone())
                 .tool_filter(self.tool_filter(entry, &key)?);
             if let Some(seconds) = entry.timeout_s {
@@ -92,6 +26,146 @@ impl Converter<'_> {
             servers.push(Arc::new(server));
         }
         Ok(servers)
+    }
+
+    /// How to reach server `name` (its entry at `key`), checked.
+    pub(super) fn server_spec(
+        &self,
+        name: &str,
+        entry: &crate::model::ServerEntry,
+        key: &str,
+    ) -> Result<wink_mcp::ServerSpec, PromptFileError> {
+        let name = name.to_owned();
+        let key = key.to_owned();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(self.invalid(
+                key,
+                "a server name is its tools' namespace: letters, digits, '_' and '-' only",
+            ));
+        }
+        let server = match (&entry.command, &entry.url) {
+            (Some(command), None) => {
+                if entry.oauth.is_some() {
+                    return Err(self.invalid(format!("{key}.oauth"), "oauth is for `url` servers"));
+                }
+                if !entry.headers_env.is_empty() {
+                    return Err(self.invalid(
+                        format!("{key}.headers_env"),
+                        "headers_env is for `url` servers",
+                    ));
+                }
+                let Some((program, args)) = command.split_first() else {
+                    return Err(
+                        self.invalid(format!("{key}.command"), "command must name a program")
+                    );
+                };
+                let program_path = PathBuf::from(program);
+                let program = if program.contains('/') && program_path.is_relative() {
+                    self.base_dir.join(program_path).display().to_string()
+                } else {
+                    program.clone()
+                };
+                let words = std::iter::once(program)
+                    .chain(args.iter().cloned())
+                    .collect();
+                let cwd = match &entry.cwd {
+                    Some(dir) => self.base_dir.join(dir),
+                    None => self.base_dir.to_path_buf(),
+                };
+                entry.env.iter().fold(
+                    wink_mcp::ServerSpec::stdio(name.clone(), words).cwd(cwd),
+                    |spec, (k, v)| spec.env(k.clone(), v.clone()),
+                )
+            }
+            (None, Some(url)) => {
+                if !entry.env.is_empty() || entry.cwd.is_some() {
+                    return Err(self.invalid(
+                        key,
+                        "env and cwd are for `command` servers; a `url` server takes headers_env",
+                    ));
+                }
+                wink_mcp::check_server_url(url)
+                    .map_err(|why| self.invalid(format!("{key}.url"), why))?;
+                for header in entry.headers_env.keys() {
+                    wink_mcp::check_header_name(header)
+                        .map_err(|why| self.invalid(format!("{key}.headers_env.{header}"), why))?;
+                }
+                let mut spec = entry.headers_env.iter().fold(
+                    wink_mcp::ServerSpec::http(name.clone(), url.clone()),
+                    |spec, (h, v)| spec.header_env(h.clone(), v.clone()),
+                );
+                if let Some(oauth) = &entry.oauth {
+                    spec = spec.oauth(self.oauth(oauth, &format!("{key}.oauth"))?);
+                }
+                spec.login_command(format!("wink mcp login {} {name}", self.origin))
+            }
+            _ => {
+                return Err(self.invalid(
+                    key,
+                    "a server takes exactly one of `command` (stdio) or `url` (streamable HTTP)",
+                ));
+            }
+        };
+        Ok(server)
+    }
+
+    /// A server's `oauth` block, checked.
+    fn oauth(
+        &self,
+        entry: &crate::model::OAuthEntry,
+        key: &str,
+    ) -> Result<wink_mcp::OAuthSpec, PromptFileError> {
+        let grant = match entry.grant.as_deref() {
+            None | Some("authorization_code") => wink_mcp::OAuthGrant::AuthorizationCode,
+            Some("client_credentials") => wink_mcp::OAuthGrant::ClientCredentials,
+            Some(other) => {
+                return Err(self.invalid(
+                    format!("{key}.grant"),
+                    format!("grant is `authorization_code` or `client_credentials`, not `{other}`"),
+                ));
+            }
+        };
+        if let Some(method) = &entry.token_endpoint_auth
+            && !matches!(
+                method.as_str(),
+                "client_secret_basic" | "client_secret_post" | "none" | "private_key_jwt"
+            )
+        {
+            return Err(self.invalid(
+                format!("{key}.token_endpoint_auth"),
+                format!(
+                    "token_endpoint_auth is client_secret_basic, client_secret_post, none or private_key_jwt, not `{method}`"
+                ),
+            ));
+        }
+        if grant == wink_mcp::OAuthGrant::ClientCredentials
+            && (entry.client_id.is_none() || entry.client_secret_env.is_none())
+        {
+            return Err(self.invalid(
+                key,
+                "the client_credentials grant needs client_id and client_secret_env",
+            ));
+        }
+        if let Some(url) = &entry.client_metadata_url
+            && !url.starts_with("https://")
+        {
+            return Err(self.invalid(
+                format!("{key}.client_metadata_url"),
+                "a Client ID Metadata Document URL is an https:// URL",
+            ));
+        }
+        Ok(wink_mcp::OAuthSpec {
+            client_id: entry.client_id.clone(),
+            client_secret_env: entry.client_secret_env.clone(),
+            scopes: entry.scopes.clone().unwrap_or_default(),
+            grant,
+            token_endpoint_auth: entry.token_endpoint_auth.clone(),
+            client_metadata_url: entry.client_metadata_url.clone(),
+        })
     }
 
     /// A server's `enabled_tools` and `disabled_tools` (checked against its tool list when the

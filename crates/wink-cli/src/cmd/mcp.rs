@@ -1,4 +1,4 @@
-//! `wink mcp serve`.
+//! `wink mcp serve`, `wink mcp login`, `wink mcp logout`.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -24,6 +24,20 @@ pub struct McpArgs {
 pub enum McpCommand {
     /// Serve a prompt file's sections and tools to MCP clients (stdio by default).
     Serve(ServeArgs),
+    /// Log in to an MCP server of a prompt file (OAuth), ahead of a run: opens the authorization
+    /// page with $BROWSER (else prints it) and stores the tokens; prints who is logged in.
+    Login(ServerArgs),
+    /// Forget the stored tokens of an MCP server of a prompt file.
+    Logout(ServerArgs),
+}
+
+/// `wink mcp login|logout FILE SERVER`
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// The prompt file (.json, .toml, .yaml).
+    pub file: std::path::PathBuf,
+    /// The server: its name in a catalog section's `servers`.
+    pub server: String,
 }
 
 /// `wink mcp serve FILE [--params JSON] [--expand KEY]... [--disclosure MODE] [--http ADDR]`
@@ -50,7 +64,70 @@ pub struct ServeArgs {
 pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
     match &args.command {
         McpCommand::Serve(serve) => run_serve(serve),
+        McpCommand::Login(server) => run_login(server),
+        McpCommand::Logout(server) => run_logout(server),
     }
+}
+
+fn server_url(args: &ServerArgs) -> anyhow::Result<(wink_mcp::ServerSpec, String)> {
+    let spec =
+        wink_promptfile::server_spec(&args.file, &args.server).map_err(|e| usage(e.to_string()))?;
+    let url = match &spec.transport {
+        wink_mcp::ServerTransport::Http { url, .. } => url.clone(),
+        _ => {
+            return Err(usage(format!(
+                "MCP server `{}` is a `command` server; only `url` servers log in",
+                args.server
+            )));
+        }
+    };
+    Ok((spec, url))
+}
+
+fn run_login(args: &ServerArgs) -> anyhow::Result<ExitCode> {
+    let (spec, url) = server_url(args)?;
+    match wink_mcp::log_in_to(&spec) {
+        Ok(Some(report)) => {
+            let scopes = if report.scopes.is_empty() {
+                "none".to_owned()
+            } else {
+                report.scopes.join(" ")
+            };
+            crate::output::println(&format!(
+                "Logged in to `{}` ({url}) as client {}{}; scopes: {scopes}; tokens in {}",
+                args.server,
+                report.client_id,
+                report
+                    .issuer
+                    .map(|issuer| format!(" of {issuer}"))
+                    .unwrap_or_default(),
+                report.token_file.display()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(None) => {
+            crate::output::println(&format!(
+                "`{}` ({url}) asks for no authorization: nothing to log in to",
+                args.server
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => Err(anyhow::anyhow!("MCP server `{}`: {e}", args.server)),
+    }
+}
+
+fn run_logout(args: &ServerArgs) -> anyhow::Result<ExitCode> {
+    let (_, url) = server_url(args)?;
+    let removed = wink_mcp::logout(&url).map_err(|e| anyhow::anyhow!(e))?;
+    crate::output::println(&if removed {
+        format!(
+            "Logged out of `{}` ({url}): its tokens are removed",
+            args.server
+        )
+    } else {
+        format!("`{}` ({url}) had no stored tokens", args.server)
+    })?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {

@@ -17,7 +17,6 @@ use rmcp::model::{
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, Peer, RoleClient};
 use serde_json::Value;
@@ -36,7 +35,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(1);
 
 /// The client side of the connection: notes `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Default)]
-struct Watcher {
+pub(crate) struct Watcher {
     tools_changed: Arc<AtomicBool>,
 }
 
@@ -86,6 +85,8 @@ pub struct McpServer {
     timeout: Duration,
     peer: Peer<RoleClient>,
     service: Option<RunningService<RoleClient, Watcher>>,
+    /// An HTTP server's spec and URL, for logging in again when it asks for more scope.
+    http: Option<(ServerSpec, String)>,
     /// A stdio server's process (its process group is killed when the server is dropped).
     process: Option<Box<dyn process_wrap::tokio::ChildWrapper>>,
     runtime: Option<tokio::runtime::Runtime>,
@@ -210,6 +211,10 @@ impl McpServer {
             timeout,
             peer,
             service: Some(service),
+            http: match &spec.transport {
+                ServerTransport::Http { url, .. } => Some((spec.clone(), url.clone())),
+                _ => None,
+            },
             process,
             runtime: Some(runtime),
         })
@@ -330,8 +335,9 @@ impl McpServer {
         let peer = self.peer.clone();
         let hung_up = self.hung_up.clone();
         let answers = answers.clone();
+        let http = self.http.clone();
         let handle = runtime.spawn(async move {
-            let call = call_rounds(peer, params, answers, hung_up);
+            let call = call_stepping_up(peer, params, answers, hung_up, http);
             match deadline {
                 Some(deadline) => match tokio::time::timeout(deadline.remaining(), call).await {
                     Ok(result) => result,
@@ -358,21 +364,73 @@ pub struct Answered {
     pub action: String,
 }
 
-/// `tools/call`, answering `input_required` rounds until the server completes the call.
-async fn call_rounds(
+/// Why a call failed: the tool's error, or the server's authorization challenge (a 401, or a
+/// 403 for more scope).
+enum CallFailure {
+    Tool(ToolError),
+    Challenge(String),
+}
+
+impl From<ToolError> for CallFailure {
+    fn from(error: ToolError) -> Self {
+        Self::Tool(error)
+    }
+}
+
+/// [`call_rounds`], logging in once (where wink can) when an HTTP server asks for
+/// authorization or more scope, then calling again; a second challenge ends the call.
+async fn call_stepping_up(
     peer: Peer<RoleClient>,
-    mut params: CallToolRequestParams,
+    params: CallToolRequestParams,
     answers: ClientAnswers,
     hung_up: Arc<AtomicBool>,
+    http: Option<(ServerSpec, String)>,
 ) -> Result<(CallToolResult, Vec<Answered>), ToolError> {
+    let mut logged_in = false;
+    loop {
+        let challenge = match call_rounds(&peer, params.clone(), &answers, &hung_up).await {
+            Ok(done) => return Ok(done),
+            Err(CallFailure::Tool(error)) => return Err(error),
+            Err(CallFailure::Challenge(challenge)) => challenge,
+        };
+        let Some((spec, url)) = &http else {
+            return Err(ToolError::Failed(format!(
+                "authorization refused: {challenge}"
+            )));
+        };
+        if logged_in {
+            return Err(ToolError::Failed(format!(
+                "the server refused the call again after logging in ({challenge})"
+            )));
+        }
+        if !super::http_auth::may_log_in(spec) {
+            return Err(ToolError::Failed(super::http_auth::login_needed(spec)));
+        }
+        super::http_auth::log_in(spec, url, challenge)
+            .await
+            .map_err(ToolError::Failed)?;
+        logged_in = true;
+    }
+}
+
+/// `tools/call`, answering `input_required` rounds until the server completes the call.
+async fn call_rounds(
+    peer: &Peer<RoleClient>,
+    mut params: CallToolRequestParams,
+    answers: &ClientAnswers,
+    hung_up: &AtomicBool,
+) -> Result<(CallToolResult, Vec<Answered>), CallFailure> {
     let failed = |e: rmcp::ServiceError| {
+        if let Some(challenge) = super::http_auth::auth_challenge(&e) {
+            return CallFailure::Challenge(challenge);
+        }
         if matches!(
             e,
             rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
         ) {
             hung_up.store(true, Ordering::SeqCst);
         }
-        ToolError::Failed(plain(&e))
+        CallFailure::Tool(ToolError::Failed(plain(&e)))
     };
     let mut answered = Vec::new();
     for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
@@ -380,10 +438,10 @@ async fn call_rounds(
             CallToolResponse::Complete(result) => return Ok((result, answered)),
             CallToolResponse::InputRequired(asked) => asked,
             _ => {
-                return Err(ToolError::Failed(
+                return Err(CallFailure::Tool(ToolError::Failed(
                     "the server answered with a task, which wink's client did not ask for"
                         .to_owned(),
-                ));
+                )));
             }
         };
         let mut responses = InputResponses::new();
@@ -410,9 +468,9 @@ async fn call_rounds(
         params.input_responses = (!responses.is_empty()).then_some(responses);
         params.request_state = asked.request_state;
     }
-    Err(ToolError::Failed(format!(
+    Err(CallFailure::Tool(ToolError::Failed(format!(
         "the server asked for input more than {DEFAULT_MRTR_MAX_ROUNDS} times"
-    )))
+    ))))
 }
 
 impl Drop for McpServer {
@@ -478,11 +536,7 @@ async fn start(
             let client = http_client(url, !headers_env.is_empty(), protocol_error)?;
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
-            let transport = StreamableHttpClientTransport::with_client(client, config);
-            let service = watcher
-                .serve_with_lifecycle(transport, lifecycle())
-                .await
-                .map_err(|e| format!("MCP initialisation failed: {}", plain(&e)))?;
+            let service = super::http_auth::serve(&spec, url, &watcher, client, config).await?;
             (service, None)
         }
     };
@@ -533,7 +587,7 @@ async fn listen_for_tool_changes(peer: &Peer<RoleClient>, watcher: &Watcher) {
 /// How a connection starts: `server/discover` with protocol 2026-07-28 (stateless requests,
 /// each carrying its metadata), falling back to the `initialize` handshake at 2025-11-25 when
 /// the server is older.
-fn lifecycle() -> ClientLifecycleMode {
+pub(crate) fn lifecycle() -> ClientLifecycleMode {
     ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         legacy_version: Some(ProtocolVersion::V_2025_11_25),
@@ -584,7 +638,7 @@ fn http_client(
 /// (`Transport [rmcp::transport::async_rw::AsyncRwTransport<…>] error: `), which tells a user
 /// nothing, and ending with its root cause when the message leaves it out (`error sending
 /// request` says nothing of the `Connection refused` under it).
-fn plain(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn plain(error: &(dyn std::error::Error + 'static)) -> String {
     const TRANSPORT: &str = "Transport [";
     let mut text = error.to_string();
     let mut root = None;
@@ -623,7 +677,7 @@ fn protocol_note(protocol_error: &ProtocolError) -> Option<String> {
 
 /// Makes `ring` the process's rustls crypto provider unless one is installed already (this
 /// crate's reqwest brings none, and building a client without one panics).
-fn install_crypto_provider() {
+pub(crate) fn install_crypto_provider() {
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Losing a race with another installer is fine: a provider is installed either way.
         let _ = rustls::crypto::ring::default_provider().install_default();

@@ -11,6 +11,8 @@ mod answers;
 mod cache;
 mod catalog;
 mod connection;
+mod http_auth;
+mod oauth;
 mod servers;
 mod stdio;
 
@@ -18,6 +20,9 @@ pub use answers::{ClientAnswers, ElicitationPolicy, McpInputAnswered};
 pub use cache::{CachedTools, DEFAULT_TTL, MAX_TTL, ToolCache};
 pub use catalog::CatalogBuilderMcp;
 pub use connection::{Answered, McpServer, ToolList, split_command_line};
+pub use oauth::{
+    LOGIN_WAIT, LoginReport, OAuthGrant, OAuthSpec, log_in_to, login, logout, token_dir, token_path,
+};
 pub use servers::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec,
     ServerTransport, check_header_name, check_server_url,

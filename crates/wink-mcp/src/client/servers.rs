@@ -18,6 +18,7 @@ use super::answers::ClientAnswers;
 use super::cache::ToolCache;
 use super::catalog::CatalogBuilderMcp;
 use super::connection::{Answered, McpServer, ToolList};
+use super::oauth::OAuthSpec;
 
 /// How long a call may wait for its answer unless configured otherwise (or the run's deadline
 /// comes first).
@@ -77,6 +78,12 @@ pub struct ServerSpec {
     pub name: String,
     /// Where it runs.
     pub transport: ServerTransport,
+    /// How a streamable HTTP server's client logs in (OAuth); `None`: discover and register
+    /// when the server asks for authorization.
+    pub oauth: Option<OAuthSpec>,
+    /// The command that logs in to it ahead of a run (`wink mcp login FILE SERVER`), named when
+    /// a run needs a login it cannot do itself.
+    pub login_command: Option<String>,
 }
 
 /// Where an MCP server runs.
@@ -111,6 +118,8 @@ impl ServerSpec {
                 env: Vec::new(),
                 cwd: None,
             },
+            oauth: None,
+            login_command: None,
         }
     }
 
@@ -122,6 +131,8 @@ impl ServerSpec {
                 url: url.into(),
                 headers_env: Vec::new(),
             },
+            oauth: None,
+            login_command: None,
         }
     }
 
@@ -140,6 +151,20 @@ impl ServerSpec {
         if let ServerTransport::Stdio { cwd, .. } = &mut self.transport {
             *cwd = Some(dir.into());
         }
+        self
+    }
+
+    /// How the HTTP server's client logs in (a prompt file's `oauth`).
+    #[must_use]
+    pub fn oauth(mut self, oauth: OAuthSpec) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
+    /// The command that logs in to the server, for messages (`wink mcp login FILE SERVER`).
+    #[must_use]
+    pub fn login_command(mut self, command: impl Into<String>) -> Self {
+        self.login_command = Some(command.into());
         self
     }
 
