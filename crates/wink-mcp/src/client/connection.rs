@@ -421,7 +421,7 @@ async fn call_rounds(
     hung_up: &AtomicBool,
 ) -> Result<(CallToolResult, Vec<Answered>), CallFailure> {
     let failed = |e: rmcp::ServiceError| {
-        if let Some(challenge) = super::http_auth::auth_challenge(&e) {
+        if let Some(challenge) = super::http_auth::service_challenge(&e) {
             return CallFailure::Challenge(challenge);
         }
         if matches!(
@@ -536,8 +536,10 @@ async fn start(
             let client = http_client(url, !headers_env.is_empty(), protocol_error)?;
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
-            let service = super::http_auth::serve(&spec, url, &watcher, client, config).await?;
-            (service, None)
+            let (service, list) =
+                super::http_auth::serve(&spec, url, &watcher, client, config).await?;
+            listen_for_tool_changes(service.peer(), &changes).await;
+            return Ok((service, list, None));
         }
     };
     let list = list_tools(service.peer())
@@ -685,7 +687,7 @@ pub(crate) fn install_crypto_provider() {
 }
 
 /// Every page of `tools/list`, and the smallest `ttlMs` the pages gave.
-async fn list_tools(
+pub(crate) async fn list_tools(
     peer: &Peer<RoleClient>,
 ) -> Result<(Vec<rmcp::model::Tool>, Option<u64>), rmcp::ServiceError> {
     let mut tools = Vec::new();

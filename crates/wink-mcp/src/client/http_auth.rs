@@ -14,13 +14,20 @@ use rmcp::transport::streamable_http_client::{
     AuthRequiredError, InsufficientScopeError, StreamableHttpClientTransportConfig,
 };
 
-use super::connection::{Watcher, lifecycle, plain};
+use super::connection::{Watcher, lifecycle, list_tools, plain};
+
+/// A server's tools and the `ttlMs` of their listing.
+type ListedTools = (Vec<rmcp::model::Tool>, Option<u64>);
 use super::oauth::{self, OAuthGrant};
 use super::servers::ServerSpec;
 
-/// The server's authorization challenge in an error's chain: its `WWW-Authenticate`.
-pub(crate) fn auth_challenge(error: &(dyn std::error::Error + 'static)) -> Option<String> {
-    let mut next = Some(error);
+/// The server's authorization challenge (its `WWW-Authenticate`) when a request failed on a 401
+/// or a 403 `insufficient_scope`.
+pub(crate) fn service_challenge(error: &rmcp::ServiceError) -> Option<String> {
+    let rmcp::ServiceError::TransportSend(transport) = error else {
+        return None;
+    };
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(transport.error.as_ref());
     while let Some(current) = next {
         if let Some(required) = current.downcast_ref::<AuthRequiredError>() {
             return Some(required.www_authenticate_header.clone());
@@ -50,23 +57,49 @@ pub(crate) fn login_needed(spec: &ServerSpec) -> String {
     format!("the server requires authorization; log in first with `{command}`")
 }
 
-/// Logs in to `url` with the server's `challenge` (see the module docs).
+/// Logs in to `url` with the server's `challenge` (see the module docs). Without scopes of its
+/// own, the spec asks for the scopes granted so far and those the challenge names (SEP-2350).
 pub(crate) async fn log_in(spec: &ServerSpec, url: &str, challenge: String) -> Result<(), String> {
-    let oauth = spec.oauth.clone().unwrap_or_default();
+    let mut oauth = spec.oauth.clone().unwrap_or_default();
+    if oauth.scopes.is_empty() {
+        let challenged = challenge_scopes(&challenge);
+        if !challenged.is_empty() {
+            let mut scopes = oauth::granted_scopes(url);
+            for scope in challenged {
+                if !scopes.contains(&scope) {
+                    scopes.push(scope);
+                }
+            }
+            oauth.scopes = scopes;
+        }
+    }
     oauth::login(url, &oauth, Some(challenge))
         .await
         .map(|_| ())
         .map_err(|e| format!("logging in failed: {e}"))
 }
 
-/// Connects to the server at `url` (see the module docs).
+/// The scopes a `WWW-Authenticate` challenge names (its `scope="a b"` parameter).
+fn challenge_scopes(challenge: &str) -> Vec<String> {
+    let Some(at) = challenge.find("scope=") else {
+        return Vec::new();
+    };
+    let rest = &challenge[at + "scope=".len()..];
+    let value = match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next().unwrap_or(""),
+        None => rest.split([',', ' ']).next().unwrap_or(""),
+    };
+    value.split_whitespace().map(str::to_owned).collect()
+}
+
+/// Connects to the server at `url` and lists its tools (see the module docs).
 pub(crate) async fn serve(
     spec: &ServerSpec,
     url: &str,
     watcher: &Watcher,
     client: reqwest::Client,
     config: StreamableHttpClientTransportConfig,
-) -> Result<RunningService<RoleClient, Watcher>, String> {
+) -> Result<(RunningService<RoleClient, Watcher>, ListedTools), String> {
     let mut logged_in = false;
     loop {
         let mut manager = oauth::manager(url).await?;
@@ -79,21 +112,42 @@ pub(crate) async fn serve(
             AuthClient::new(client.clone(), manager),
             config.clone(),
         );
-        let error = match watcher
+        let challenge = match watcher
             .clone()
             .serve_with_lifecycle(transport, lifecycle())
             .await
         {
-            Ok(service) => return Ok(service),
-            Err(error) => error,
-        };
-        let Some(challenge) = auth_challenge(&error) else {
-            return Err(format!("MCP initialisation failed: {}", plain(&error)));
+            Ok(service) => match list_tools(service.peer()).await {
+                Ok(list) => return Ok((service, list)),
+                Err(error) => service_challenge(&error)
+                    .ok_or_else(|| format!("tools/list failed: {}", plain(&error)))?,
+            },
+            Err(error) => error
+                .auth_challenge()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("MCP initialisation failed: {}", plain(&error)))?,
         };
         if logged_in || !may_log_in(spec) {
             return Err(login_needed(spec));
         }
         log_in(spec, url, challenge).await?;
         logged_in = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenges_name_their_scopes() {
+        assert_eq!(
+            challenge_scopes(
+                r#"Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://x/y""#
+            ),
+            ["files:read", "files:write"]
+        );
+        assert_eq!(challenge_scopes("Bearer scope=read"), ["read"]);
+        assert!(challenge_scopes(r#"Bearer resource_metadata="https://x/y""#).is_empty());
     }
 }

@@ -145,6 +145,15 @@ impl CredentialStore for TokenFile {
     }
 }
 
+/// The scopes stored tokens of the server at `url` were granted (none without tokens).
+pub(crate) fn granted_scopes(url: &str) -> Vec<String> {
+    token_path(url)
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .and_then(|text| serde_json::from_str::<StoredCredentials>(&text).ok())
+        .map(|stored| stored.granted_scopes)
+        .unwrap_or_default()
+}
+
 /// An authorization manager for the server at `url`, its tokens in their file.
 pub(crate) async fn manager(url: &str) -> Result<AuthorizationManager, String> {
     let path = token_path(url).ok_or("no directory for tokens: set HOME or WINK_HOME")?;
@@ -203,6 +212,9 @@ pub async fn login(
     spec: &OAuthSpec,
     challenge: Option<String>,
 ) -> Result<LoginReport, String> {
+    if spec.token_endpoint_auth.as_deref() == Some("private_key_jwt") {
+        return Err("token_endpoint_auth private_key_jwt is not supported: wink's MCP client signs no JWT assertions (use client_secret_basic or client_secret_post)".to_owned());
+    }
     let mut manager = manager(url).await?;
     let resolution = manager
         .resolve_metadata_from_challenge(challenge.as_deref())
