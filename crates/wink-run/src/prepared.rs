@@ -156,7 +156,7 @@ impl PreparedRun {
             },
             budget: settings.budget,
             derive_input_budget: settings.derive_input_budget,
-            resources: prompt.resources.clone(),
+            resources: with_sampler(&prompt.resources, &adapter),
             max_expansions: settings.max_expansions,
             policy: settings.policy,
             opening_calls,
@@ -236,6 +236,21 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 /// The catalog tool names a pre-opening `tool.describe` call describes.
+/// `resources` with the run's model answering MCP servers' sampling requests.
+fn with_sampler(
+    resources: &wink_core::Resources,
+    adapter: &Arc<dyn ProviderAdapter>,
+) -> wink_core::Resources {
+    let answers = resources
+        .get::<wink_mcp::ClientAnswers>()
+        .cloned()
+        .unwrap_or_default();
+    resources.clone().with(wink_mcp::ClientAnswers {
+        sampler: Some(Arc::clone(adapter)),
+        ..answers
+    })
+}
+
 fn described_names(call: &ToolCall) -> Vec<String> {
     match (call.name.as_str(), &call.arguments) {
         (wink_catalog::TOOL_DESCRIBE, ToolArguments::Json(args)) => args["names"]

@@ -150,7 +150,12 @@ impl PromptSpec {
             .filter_map(|root| std::fs::canonicalize(root).ok())
             .map(|root| format!("file://{}", root.display()))
             .collect();
-        Ok(wink_mcp::ClientAnswers { elicitation, roots })
+        Ok(wink_mcp::ClientAnswers {
+            elicitation,
+            roots,
+            // A run sets its model (`PreparedRun`).
+            sampler: None,
+        })
     }
 
     fn checked_params(&self, template: &PromptTemplate) -> Result<Map<String, Value>> {

@@ -1,15 +1,18 @@
 //! How wink's MCP client answers a server that asks for input before a tool call can finish
 //! (SEP-2322 `input_required`): elicitation by the person at the terminal, or declined by
-//! policy; roots from the run's workspace; sampling is not offered.
+//! policy; roots from the run's workspace; sampling (a model completion) with the run's own
+//! model, when the run has one (`wink run`; `wink call` has none).
 //!
 //! A run sets the policy in its tool resources ([`ClientAnswers`]); each answer is recorded in
 //! the session as an [`McpInputAnswered`] event (what was asked and the action, never the
 //! values typed).
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use wink_model::{Message, ModelRequest, ProviderAdapter};
 use wink_session::Event;
 
 /// What to do when a server asks the user for input (elicitation).
@@ -48,20 +51,36 @@ impl std::str::FromStr for ElicitationPolicy {
 }
 
 /// How a run answers servers' requests for input; put it in the run's tool resources.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct ClientAnswers {
     /// Elicitation: ask or decline.
     pub elicitation: ElicitationPolicy,
     /// The roots offered to `roots/list`, as `file://` URIs (the run's workspace).
     pub roots: Vec<String>,
+    /// The model that answers sampling requests (the run's own).
+    pub sampler: Option<Arc<dyn ProviderAdapter>>,
+}
+
+impl std::fmt::Debug for ClientAnswers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientAnswers")
+            .field("elicitation", &self.elicitation)
+            .field("roots", &self.roots)
+            .field(
+                "sampler",
+                &self.sampler.as_ref().map(|s| s.model().to_owned()),
+            )
+            .finish()
+    }
 }
 
 impl Default for ClientAnswers {
-    /// Decline elicitation, offer no roots.
+    /// Decline elicitation, offer no roots, no model for sampling.
     fn default() -> Self {
         Self {
             elicitation: ElicitationPolicy::Decline,
             roots: Vec::new(),
+            sampler: None,
         }
     }
 }
@@ -105,12 +124,75 @@ impl ClientAnswers {
                 let roots: Vec<Value> = self.roots.iter().map(|uri| json!({"uri": uri})).collect();
                 Ok((json!({"roots": roots}), "answered".to_owned(), None))
             }
-            "sampling/createMessage" => Err(
-                "the server asked wink's client for a model completion (sampling), which this run does not offer".to_owned(),
-            ),
+            "sampling/createMessage" => match &self.sampler {
+                Some(model) => sample(model.as_ref(), &params).map(|result| (result, "answered".to_owned(), None)),
+                None => Err(
+                    "the server asked wink's client for a model completion (sampling), and this run has no model to answer with".to_owned(),
+                ),
+            },
             other => Err(format!("the server asked for `{other}`, which wink's client does not answer")),
         }
     }
+}
+
+/// Answers a `sampling/createMessage` with `model`: its messages (text) after its system prompt,
+/// at most `maxTokens` tokens at its `temperature`; the reply as a `CreateMessageResult`.
+fn sample(model: &dyn ProviderAdapter, params: &Value) -> Result<Value, String> {
+    let mut messages = Vec::new();
+    if let Some(system) = params.get("systemPrompt").and_then(Value::as_str) {
+        messages.push(Message::System {
+            content: system.to_owned(),
+        });
+    }
+    for message in params
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let content = &message["content"];
+        let Some(text) = content
+            .get("text")
+            .and_then(Value::as_str)
+            .filter(|_| content["type"] == "text")
+        else {
+            return Err(format!(
+                "the server's sampling request holds {} content, which wink's client does not send to a model",
+                content["type"].as_str().unwrap_or("unknown")
+            ));
+        };
+        messages.push(match message["role"].as_str() {
+            Some("assistant") => Message::Assistant {
+                content: Some(text.to_owned()),
+                tool_calls: Vec::new(),
+            },
+            _ => Message::User {
+                content: text.to_owned(),
+            },
+        });
+    }
+    let mut request = ModelRequest {
+        messages,
+        ..ModelRequest::default()
+    };
+    request.max_output_tokens = params
+        .get("maxTokens")
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok());
+    request.temperature = params
+        .get("temperature")
+        .and_then(Value::as_f64)
+        .map(|t| t as f32);
+    let turn = tokio::runtime::Handle::try_current()
+        .map_err(|e| format!("no runtime to sample on: {e}"))?
+        .block_on(model.complete(&request, None))
+        .map_err(|e| format!("sampling with {} failed: {e}", model.model()))?;
+    Ok(json!({
+        "role": "assistant",
+        "content": {"type": "text", "text": turn.text.unwrap_or_default()},
+        "model": model.model(),
+        "stopReason": "endTurn"
+    }))
 }
 
 /// Shows an elicitation form on stderr and reads the answers from stdin: one line per field

@@ -44,12 +44,13 @@ impl ClientHandler for Watcher {
         self.tools_changed.store(true, Ordering::SeqCst);
     }
 
-    /// wink answers elicitation (form) and roots requests ([`ClientAnswers`]); it offers no
-    /// sampling.
+    /// wink answers elicitation (form), roots and sampling requests ([`ClientAnswers`]; sampling
+    /// needs a run with a model).
     fn get_info(&self) -> rmcp::model::ClientConfig {
         let capabilities = serde_json::from_value(serde_json::json!({
             "elicitation": {"form": {}},
-            "roots": {}
+            "roots": {},
+            "sampling": {}
         }))
         .unwrap_or_default();
         rmcp::model::ClientConfig::new(
