@@ -301,7 +301,7 @@ mod tests {
             answers
                 .answer(&json!({"method": "sampling/createMessage", "params": {}}))
                 .unwrap_err(),
-            "the server asked wink's client for a model completion (sampling), which this run does not offer"
+            "the server asked wink's client for a model completion (sampling), and this run has no model to answer with"
         );
         assert_eq!(typed("42", "integer"), json!(42));
         assert_eq!(typed("yes", "boolean"), json!(true));
