@@ -1,6 +1,7 @@
 //! OAuth end to end against the official conformance suite's authorization server and protected
-//! MCP server (scenario `auth/metadata-default`): `wink mcp login` (a headless `$BROWSER`
-//! approves), then `wink run` with a scripted model calls the protected tool. The token file is
+//! MCP server (scenario `auth/metadata-default`): without a login a run stops with exit 2 and the
+//! command to run; `wink mcp login` (a headless `$BROWSER` approves), then `wink run` with a
+//! scripted model calls the protected tool. The token file is
 //! mode 0600, and the token appears in no output: stdout, stderr, `--transcript`, `--session`.
 //! Without the suite it prints a note and passes, unless `CI` is set.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -29,6 +30,7 @@ fn a_login_then_a_run_calls_the_protected_tool_and_never_shows_the_token() {
     let script = r#"set -e
 url="$1"
 printf '{"ns": "e2e", "key": "oauth", "sections": [{"key": "tools", "title": "Tools", "builtin": "catalog", "defer": "never", "servers": {"suite": {"url": "%s"}}}]}' "$url" > "$DIR/prompt.json"
+env -u BROWSER "$WINK" render "$DIR/prompt.json" < /dev/null > "$DIR/before.out" 2> "$DIR/before.err" || echo $? > "$DIR/before.code"
 "$WINK" mcp login "$DIR/prompt.json" suite > "$DIR/login.out" 2> "$DIR/login.err"
 "$WINK" run "$DIR/prompt.json" --model "scripted:$DIR/script.json" --transcript "$DIR/t.json" --session "$DIR/s.jsonl" > "$DIR/run.out" 2> "$DIR/run.err"
 "#;
@@ -57,6 +59,16 @@ printf '{"ns": "e2e", "key": "oauth", "sections": [{"key": "tools", "title": "To
         read("login.err"),
         read("run.out"),
         read("run.err")
+    );
+    // Before the login, a run that cannot open a browser stops at once, naming the command.
+    assert_eq!(read("before.code"), "2\n");
+    let prompt = dir.join("prompt.json");
+    assert_eq!(
+        read("before.err"),
+        format!(
+            "error: {p}: sections[0].servers: MCP server `suite`: the server requires authorization; log in first with `wink mcp login {p} suite`\n",
+            p = prompt.display()
+        )
     );
     let login = read("login.out");
     assert!(
