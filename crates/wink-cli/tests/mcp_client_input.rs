@@ -149,18 +149,8 @@ fn sampling_is_answered_by_the_runs_own_model() {
         session.to_str().unwrap(),
     ]);
     assert_eq!(common::stdout(&out), "Done.\n");
-    let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
-    let last = saved["model_calls"].as_array().unwrap().last().unwrap();
-    let results: Vec<&str> = last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default())
-        .collect();
     assert_eq!(
-        results,
+        common::last_tool_results(&transcript),
         [r#"Sampling answered: {"type": "text", "text": "Paris."}"#]
     );
     // The answer is in the session: what was asked and what was done.

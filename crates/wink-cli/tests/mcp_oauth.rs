@@ -77,20 +77,7 @@ env -u BROWSER "$WINK" render "$DIR/prompt.json" < /dev/null > "$DIR/before.out"
     );
     assert!(login.contains("; scopes: "), "{login}");
     assert_eq!(read("run.out"), "Done.\n");
-    let transcript: Value = serde_json::from_str(&read("t.json")).unwrap();
-    let last = transcript["model_calls"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap();
-    let results: Vec<&str> = last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default())
-        .collect();
-    assert_eq!(results, ["test"]);
+    assert_eq!(common::last_tool_results(&dir.join("t.json")), ["test"]);
 
     // The token file: private, and the token in it shown nowhere.
     let tokens: Vec<PathBuf> = std::fs::read_dir(dir.join("home/mcp-auth"))

@@ -64,6 +64,7 @@ mod published;
 mod server;
 mod server_call;
 mod server_published;
+mod server_resources;
 mod server_tasks;
 mod skills;
 mod stdio;

@@ -8,16 +8,16 @@ use rmcp::model::{
     GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, Implementation,
     JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt as McpPrompt, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, Role,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{Mutex, broadcast};
 use wink_core::{
     CallOutcome, Prompt, RenderedPrompt, Resources, SectionPath, SectionVisibility, ToolArguments,
-    ToolCall, ToolContext, ToolExecutor, ToolRef,
+    ToolCall, ToolExecutor, ToolRef,
 };
 use wink_session::{Session, SetVisibilityOverride};
 
@@ -198,6 +198,10 @@ impl PromptServer {
         &self.state.tasks
     }
 
+    pub(crate) fn skills(&self) -> &[Arc<wink_skills::Skill>] {
+        &self.state.skills
+    }
+
     pub(crate) fn published(&self) -> &Arc<crate::published::Published> {
         &self.state.published
     }
@@ -369,111 +373,6 @@ impl PromptServer {
         Ok(CallDone::ran(tool_result(text, success), value))
     }
 
-    /// The resources: the rendered prompt, then one per section the client can read (rendered
-    /// sections and the descendants of summarized ones), in tree order.
-    pub fn resource_list(&self) -> Result<Vec<Resource>, McpServeError> {
-        let rendered = self.render()?;
-        let template = rendered.template().clone();
-        let mut resources = vec![
-            Resource::new(PROMPT_URI, "prompt")
-                .with_title(self.state.prompt_name.clone())
-                .with_description(
-                    "The rendered prompt: summarized sections show their summary; read a section's resource or call read_section for its full content.",
-                )
-                .with_mime_type("text/markdown"),
-        ];
-        let summarized: Vec<&SectionPath> = rendered
-            .sections
-            .iter()
-            .filter(|s| s.visibility == SectionVisibility::Summary)
-            .map(|s| &s.path)
-            .collect();
-        for node in template.nodes() {
-            let rendered_section = rendered.sections.iter().find(|s| s.path == node.path);
-            let under_summary = summarized.iter().any(|p| node.path.is_descendant_of(p));
-            if rendered_section.is_none() && !under_summary {
-                continue;
-            }
-            let summarized_here = rendered_section
-                .is_some_and(|s| s.visibility == SectionVisibility::Summary)
-                || under_summary;
-            let description = match (summarized_here, node.section.summary()) {
-                (true, Some(summary)) if !summary.contains('$') => {
-                    format!(
-                        "{} (summarized; reading returns the full content)",
-                        summary.trim()
-                    )
-                }
-                (true, _) => "Summarized section; reading returns the full content.".to_owned(),
-                (false, _) => "Section shown in full in the prompt.".to_owned(),
-            };
-            resources.push(
-                Resource::new(section_uri(&node.path), node.path.dotted())
-                    .with_title(node.section.title().to_owned())
-                    .with_description(description)
-                    .with_mime_type("text/markdown"),
-            );
-        }
-        resources.extend(crate::skills::skill_resources(&self.state.skills));
-        Ok(resources)
-    }
-
-    /// Read `wink://prompt` or `wink://section/<dot.key>` (a summarized section's full content,
-    /// as `read_section` returns it, without expanding it).
-    pub async fn read_resource_text(&self, uri: &str) -> Result<String, ErrorData> {
-        let rendered = self.render().map_err(internal)?;
-        if uri == PROMPT_URI {
-            return Ok(rendered.text);
-        }
-        let Some(key) = uri.strip_prefix(SECTION_URI_PREFIX) else {
-            return Err(ErrorData::resource_not_found(
-                format!(
-                    "Unknown resource '{uri}': expected {PROMPT_URI} or {SECTION_URI_PREFIX}<dot.key>."
-                ),
-                Some(json!({"uri": uri})),
-            ));
-        };
-        let not_found = || {
-            ErrorData::resource_not_found(
-                format!("Unknown section key: '{key}' (resource '{uri}')."),
-                Some(json!({"uri": uri})),
-            )
-        };
-        let node = rendered
-            .template()
-            .find_section(key)
-            .ok_or_else(not_found)?;
-        let path = node.path.clone();
-        let shown_in_full = rendered
-            .sections
-            .iter()
-            .any(|s| s.path == path && s.visibility == SectionVisibility::Full);
-        if shown_in_full && let Some(text) = rendered_subtree(&rendered, &path) {
-            return Ok(text);
-        }
-        let Some(reader) = rendered.tool(wink_core::READ_SECTION) else {
-            return Err(not_found());
-        };
-        let mut context = ToolContext::new(self.state.session.clone());
-        context.resources = self.state.resources.clone();
-        let response = reader
-            .invoke(json!({"section_key": path.dotted()}), &mut context)
-            .await
-            .map_err(|e| {
-                ErrorData::resource_not_found(
-                    format!("{e} (resource '{uri}')."),
-                    Some(json!({"uri": uri})),
-                )
-            })?;
-        match (response.result.success, response.result.value) {
-            (true, Some(payload)) => Ok(payload.rendered),
-            _ => Err(ErrorData::resource_not_found(
-                format!("{} (resource '{uri}').", response.result.message),
-                Some(json!({"uri": uri})),
-            )),
-        }
-    }
-
     fn prompt_description(&self) -> String {
         format!(
             "The wink prompt '{}', rendered with the current visibility (summarized sections expand with read_section).",
@@ -504,7 +403,7 @@ impl CallDone {
 }
 
 /// The text of `path` and its rendered descendants within `rendered` (contiguous in the text).
-fn rendered_subtree(rendered: &RenderedPrompt, path: &SectionPath) -> Option<String> {
+pub(crate) fn rendered_subtree(rendered: &RenderedPrompt, path: &SectionPath) -> Option<String> {
     let mut pieces = rendered
         .sections
         .iter()
@@ -523,7 +422,7 @@ fn tool_result(text: String, success: bool) -> CallToolResult {
     }
 }
 
-fn internal(error: McpServeError) -> ErrorData {
+pub(crate) fn internal(error: McpServeError) -> ErrorData {
     ErrorData::internal_error(error.to_string(), None)
 }
 

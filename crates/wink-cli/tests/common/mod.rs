@@ -198,3 +198,22 @@ pub fn conformance_suite() -> Option<(PathBuf, PathBuf)> {
 pub fn conformance_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance")
 }
+
+/// The tool results (their content) the last model call of a `--transcript` file saw.
+pub fn last_tool_results(transcript: &std::path::Path) -> Vec<String> {
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(transcript).unwrap()).unwrap();
+    let last = saved["model_calls"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}

@@ -7,25 +7,85 @@ use serde_json::Value;
 use wink_catalog::{
     Catalog, CatalogBuilder, CatalogError, CatalogSource, SourceStatus, ToolInvoker, ToolRecord,
 };
-use wink_core::{ToolContext, ToolError, ToolFuture, ToolPayload, ToolResponse, ToolResult};
+use wink_core::{
+    Deadline, ToolContext, ToolError, ToolFuture, ToolPayload, ToolResponse, ToolResult,
+};
 
 use super::answers::{ClientAnswers, McpInputAnswered};
-use super::connection::{Answered, McpServer};
+use super::call::Answered;
+use super::connection::McpServer;
 use super::servers::{LazyServer, ServerCatalog};
 
-/// A server's answer to a forwarded call, as a tool response; what the client answered on the
-/// way is recorded in the call's session ([`McpInputAnswered`]).
-fn forwarded<'a>(
-    server: String,
+/// A server that catalog tools forward their calls to.
+trait Forwards: Sync {
+    /// How the server is named in session events.
+    fn label(&self) -> String;
+
+    /// Calls the server's tool `tool`.
+    fn forward<'a>(
+        &'a self,
+        tool: &'a str,
+        args: Value,
+        deadline: Option<Deadline>,
+        answers: &'a ClientAnswers,
+    ) -> impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a;
+}
+
+impl Forwards for McpServer {
+    fn label(&self) -> String {
+        self.command().to_owned()
+    }
+
+    fn forward<'a>(
+        &'a self,
+        tool: &'a str,
+        args: Value,
+        deadline: Option<Deadline>,
+        answers: &'a ClientAnswers,
+    ) -> impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a
+    {
+        self.call_answering(tool, args, deadline, answers)
+    }
+}
+
+impl Forwards for LazyServer {
+    fn label(&self) -> String {
+        self.name().to_owned()
+    }
+
+    fn forward<'a>(
+        &'a self,
+        tool: &'a str,
+        args: Value,
+        deadline: Option<Deadline>,
+        answers: &'a ClientAnswers,
+    ) -> impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a
+    {
+        self.call_answering(tool, args, deadline, answers)
+    }
+}
+
+/// Forwards a call to `server` with the run's answers to its requests for input (the tool
+/// resources' [`ClientAnswers`], else the defaults); what was answered on the way is recorded
+/// in the call's session ([`McpInputAnswered`]).
+fn invoke_on<'a, S: Forwards>(
+    server: &'a S,
     tool: &'a str,
-    session: wink_session::Session,
-    call: impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a,
+    args: Value,
+    context: &'a mut ToolContext,
 ) -> ToolFuture<'a> {
+    let answers = context
+        .resource::<ClientAnswers>()
+        .cloned()
+        .unwrap_or_default();
+    let deadline = context.deadline;
+    let session = context.session.clone();
     Box::pin(async move {
-        let (result, answered) = call.await?;
+        let (result, answered) = server.forward(tool, args, deadline, &answers).await?;
+        let label = server.label();
         for answer in answered {
             session.dispatch(McpInputAnswered {
-                server: server.clone(),
+                server: label.clone(),
                 tool: tool.to_owned(),
                 method: answer.method,
                 message: answer.message,
@@ -36,14 +96,6 @@ fn forwarded<'a>(
     })
 }
 
-/// The run's answers to servers' requests for input (its tool resources), else the defaults.
-fn answers(context: &ToolContext) -> ClientAnswers {
-    context
-        .resource::<ClientAnswers>()
-        .cloned()
-        .unwrap_or_default()
-}
-
 impl ToolInvoker for McpServer {
     fn invoke<'a>(
         &'a self,
@@ -51,18 +103,7 @@ impl ToolInvoker for McpServer {
         args: Value,
         context: &'a mut ToolContext,
     ) -> ToolFuture<'a> {
-        let answers = answers(context);
-        let deadline = context.deadline;
-        let call = async move {
-            self.call_answering(remote_name, args, deadline, &answers)
-                .await
-        };
-        forwarded(
-            self.command().to_owned(),
-            remote_name,
-            context.session.clone(),
-            call,
-        )
+        invoke_on(self, remote_name, args, context)
     }
 
     fn kind(&self) -> &'static str {
@@ -77,18 +118,7 @@ impl ToolInvoker for LazyServer {
         args: Value,
         context: &'a mut ToolContext,
     ) -> ToolFuture<'a> {
-        let answers = answers(context);
-        let deadline = context.deadline;
-        let call = async move {
-            self.call_answering(remote_name, args, deadline, &answers)
-                .await
-        };
-        forwarded(
-            self.name().to_owned(),
-            remote_name,
-            context.session.clone(),
-            call,
-        )
+        invoke_on(self, remote_name, args, context)
     }
 
     fn kind(&self) -> &'static str {

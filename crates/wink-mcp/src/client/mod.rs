@@ -9,6 +9,7 @@
 
 mod answers;
 mod cache;
+mod call;
 mod catalog;
 mod connection;
 mod http_auth;
@@ -18,8 +19,9 @@ mod stdio;
 
 pub use answers::{ClientAnswers, ElicitationPolicy, McpInputAnswered};
 pub use cache::{CachedTools, DEFAULT_TTL, MAX_TTL, ToolCache};
+pub use call::Answered;
 pub use catalog::CatalogBuilderMcp;
-pub use connection::{Answered, McpServer, ToolList, split_command_line};
+pub use connection::{McpServer, ToolList, split_command_line};
 pub use oauth::{
     LOGIN_WAIT, LoginReport, OAuthGrant, OAuthSpec, log_in_to, login, logout, token_dir, token_path,
 };

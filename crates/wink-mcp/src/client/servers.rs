@@ -16,8 +16,9 @@ use wink_catalog::{Catalog, CatalogBuilder, CatalogError, ToolFilter, ToolRecord
 
 use super::answers::ClientAnswers;
 use super::cache::ToolCache;
+use super::call::Answered;
 use super::catalog::CatalogBuilderMcp;
-use super::connection::{Answered, McpServer, ToolList};
+use super::connection::{McpServer, ToolList};
 use super::oauth::OAuthSpec;
 
 /// How long a call may wait for its answer unless configured otherwise (or the run's deadline
