@@ -340,10 +340,23 @@ impl PromptServer {
                 )
             }
         };
-        if expanded.is_empty() {
-            return Ok(CallDone::ran(tool_result(text, success), value));
+        if !expanded.is_empty() {
+            self.open_sections(&expanded, &before, &mut text)?;
         }
-        for path in &expanded {
+        Ok(CallDone::ran(tool_result(text, success), value))
+    }
+
+    /// Marks `expanded` open in the session; a call that opened sections gets their content;
+    /// when the offered tools changed, `tools/list_changed` goes out and `text` ends with
+    /// [`new_tools_notice`] naming the new ones (`before`: the tools offered before the call).
+    fn open_sections(
+        &self,
+        expanded: &[SectionPath],
+        before: &[String],
+        text: &mut String,
+    ) -> Result<(), ErrorData> {
+        let state = &self.state;
+        for path in expanded {
             state.session.dispatch(SetVisibilityOverride {
                 path: path.clone(),
                 visibility: SectionVisibility::Full,
@@ -351,7 +364,7 @@ impl PromptServer {
         }
         let after = self.render().map_err(internal)?;
         if text.starts_with("Opened sections:") {
-            for path in &expanded {
+            for path in expanded {
                 if let Some(content) = rendered_subtree(&after, path) {
                     text.push_str("\n\n");
                     text.push_str(&content);
@@ -370,7 +383,7 @@ impl PromptServer {
             text.push_str("\n\n");
             text.push_str(&new_tools_notice(&added));
         }
-        Ok(CallDone::ran(tool_result(text, success), value))
+        Ok(())
     }
 
     fn prompt_description(&self) -> String {
