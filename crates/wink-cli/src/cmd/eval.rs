@@ -28,7 +28,7 @@ pub struct EvalArgs {
     /// The prompt file (.json, .toml, .yaml).
     pub prompt: PathBuf,
     /// The cases: one JSON object per line, `{"id", "params"?, "input"?, "expect": {"contains"?,
-    /// "regex"?, "tools_called"?, "max_model_calls"?}}`.
+    /// "regex"?, "not_regex"?, "tools_called"?, "tools_not_called"?, "max_model_calls"?}}`.
     #[arg(long, value_name = "CASES.jsonl")]
     pub cases: PathBuf,
     #[command(flatten)]
@@ -84,9 +84,17 @@ pub struct EvalArgs {
 struct Expect {
     contains: Vec<String>,
     regex: Option<regex::Regex>,
+    /// The answer must not match it (an invented fact, a forbidden claim).
+    not_regex: Option<regex::Regex>,
     tools_called: Vec<String>,
+    /// Tools the run must not call, not even once (a question no tool answers, an action the
+    /// procedure forbids).
+    tools_not_called: Vec<String>,
     max_model_calls: Option<u32>,
 }
+
+const EXPECT_KEYS: &str =
+    "contains, regex, not_regex, tools_called, tools_not_called, max_model_calls";
 
 /// One line of the cases file.
 #[derive(Debug)]
@@ -165,6 +173,13 @@ fn string_list(value: &Value, file: &Path, line: usize, key: &str) -> anyhow::Re
         .collect()
 }
 
+fn parse_regex(value: &Value, file: &Path, line: usize, key: &str) -> anyhow::Result<regex::Regex> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| bad(file, line, key, "expected a string"))?;
+    regex::Regex::new(text).map_err(|e| bad(file, line, key, format!("invalid regex: {e}")))
+}
+
 fn parse_expect(value: &Value, file: &Path, line: usize) -> anyhow::Result<Expect> {
     let object = value
         .as_object()
@@ -175,14 +190,11 @@ fn parse_expect(value: &Value, file: &Path, line: usize) -> anyhow::Result<Expec
         match key.as_str() {
             "contains" => expect.contains = string_list(value, file, line, &full)?,
             "tools_called" => expect.tools_called = string_list(value, file, line, &full)?,
-            "regex" => {
-                let text = value
-                    .as_str()
-                    .ok_or_else(|| bad(file, line, &full, "expected a string"))?;
-                let regex = regex::Regex::new(text)
-                    .map_err(|e| bad(file, line, &full, format!("invalid regex: {e}")))?;
-                expect.regex = Some(regex);
+            "tools_not_called" => {
+                expect.tools_not_called = string_list(value, file, line, &full)?;
             }
+            "regex" => expect.regex = Some(parse_regex(value, file, line, &full)?),
+            "not_regex" => expect.not_regex = Some(parse_regex(value, file, line, &full)?),
             "max_model_calls" => {
                 let n = value
                     .as_u64()
@@ -195,7 +207,7 @@ fn parse_expect(value: &Value, file: &Path, line: usize) -> anyhow::Result<Expec
                     file,
                     line,
                     &full,
-                    "unknown key (expected contains, regex, tools_called, max_model_calls)",
+                    format!("unknown key (expected {EXPECT_KEYS})"),
                 ));
             }
         }
@@ -483,7 +495,8 @@ fn describe_outcome(outcome: &LoopOutcome) -> String {
 }
 
 /// Why a finished run does not meet `expect` (`None`: it passes). `contains` is
-/// case-insensitive; `tools_called` needs each name called at least once, in any order.
+/// case-insensitive; `tools_called` needs each name called at least once, in any order;
+/// `not_regex` and `tools_not_called` fail on any match or any call (failed calls count).
 fn check(
     expect: &Expect,
     answer: Option<&str>,
@@ -504,11 +517,23 @@ fn check(
     {
         return Some(format!("the answer does not match /{}/", regex.as_str()));
     }
+    if let Some(regex) = &expect.not_regex
+        && let Some(found) = regex.find(answer)
+    {
+        return Some(format!(
+            "the answer matches /{}/ ({:?}), which it must not",
+            regex.as_str(),
+            found.as_str()
+        ));
+    }
     if let Some(missing) = expect.tools_called.iter().find(|t| !called.contains(t)) {
         return Some(format!(
             "{missing} was not called (called: {})",
             called.join(", ")
         ));
+    }
+    if let Some(forbidden) = expect.tools_not_called.iter().find(|t| called.contains(t)) {
+        return Some(format!("{forbidden} was called, which the case forbids"));
     }
     if let Some(max) = expect.max_model_calls
         && model_calls > max
@@ -763,6 +788,48 @@ mod tests {
     }
 
     #[test]
+    fn negative_expectations_fail_on_a_match_or_a_call() {
+        let e = expect(
+            r#"{"id": "a", "expect": {"regex": "(?i)do not know", "not_regex": "\\d{4}-\\d{2}", "tools_not_called": ["issue_refund", "escalate"]}}"#,
+        );
+        let read = vec!["read_section".to_owned()];
+        assert_eq!(check(&e, Some("I do not know."), &read, 2), None);
+        assert_eq!(check(&e, Some("I do not know."), &[], 1), None);
+        assert_eq!(
+            check(&e, Some("I do not know: maybe 2026-04-01."), &read, 2).as_deref(),
+            Some("the answer matches /\\d{4}-\\d{2}/ (\"2026-04\"), which it must not")
+        );
+        let refunded = vec!["read_section".to_owned(), "issue_refund".to_owned()];
+        assert_eq!(
+            check(&e, Some("I do not know."), &refunded, 3).as_deref(),
+            Some("issue_refund was called, which the case forbids")
+        );
+        assert_eq!(
+            parse_case(
+                r#"{"id": "a", "expect": {"not_regex": "["}}"#,
+                Path::new("c.jsonl"),
+                4
+            )
+            .unwrap_err()
+            .to_string()
+            .lines()
+            .next()
+            .unwrap(),
+            "c.jsonl:4: expect.not_regex: invalid regex: regex parse error:"
+        );
+        assert_eq!(
+            parse_case(
+                r#"{"id": "a", "expect": {"tools_not_called": "add"}}"#,
+                Path::new("c.jsonl"),
+                4
+            )
+            .unwrap_err()
+            .to_string(),
+            "c.jsonl:4: expect.tools_not_called: expected an array of strings"
+        );
+    }
+
+    #[test]
     fn case_errors_name_the_file_line_and_key() {
         let err = |line: &str| {
             parse_case(line, Path::new("c.jsonl"), 7)
@@ -780,7 +847,7 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"id": "a", "expect": {"tools": []}}"#),
-            "c.jsonl:7: expect.tools: unknown key (expected contains, regex, tools_called, max_model_calls)"
+            "c.jsonl:7: expect.tools: unknown key (expected contains, regex, not_regex, tools_called, tools_not_called, max_model_calls)"
         );
         assert_eq!(
             err(r#"{"id": "a", "expect": {"tools_called": ["x", 1]}}"#),
