@@ -21,7 +21,8 @@ pub struct EvalArgs {
     /// The prompt file (.json, .toml, .yaml).
     pub prompt: PathBuf,
     /// The cases: one JSON object per line, `{"id", "params"?, "input"?, "expect": {"contains"?,
-    /// "regex"?, "tools_called"?, "max_model_calls"?}}`.
+    /// "regex"?, "not_regex"?, "tools_called"?, "tools_not_called"?,
+    /// "max_model_calls"?}}`.
     #[arg(long, value_name = "CASES.jsonl")]
     pub cases: PathBuf,
     #[command(flatten)]

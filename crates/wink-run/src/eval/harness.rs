@@ -289,7 +289,8 @@ fn describe_outcome(outcome: &LoopOutcome) -> String {
 }
 
 /// Why a finished run does not meet `expect` (`None`: it passes). `contains` is
-/// case-insensitive; `tools_called` needs each name called at least once, in any order.
+/// case-insensitive; `tools_called` needs each name called at least once, in any order;
+/// `not_regex` and `tools_not_called` fail on any match or any call (failed calls count).
 #[must_use]
 pub fn check(
     expect: &Expect,
@@ -311,11 +312,23 @@ pub fn check(
     {
         return Some(format!("the answer does not match /{}/", regex.as_str()));
     }
+    if let Some(regex) = &expect.not_regex
+        && let Some(found) = regex.find(answer)
+    {
+        return Some(format!(
+            "the answer matches /{}/ ({:?}), which it must not",
+            regex.as_str(),
+            found.as_str()
+        ));
+    }
     if let Some(missing) = expect.tools_called.iter().find(|t| !called.contains(t)) {
         return Some(format!(
             "{missing} was not called (called: {})",
             called.join(", ")
         ));
+    }
+    if let Some(forbidden) = expect.tools_not_called.iter().find(|t| called.contains(t)) {
+        return Some(format!("{forbidden} was called, which the case forbids"));
     }
     if let Some(max) = expect.max_model_calls
         && model_calls > max
@@ -360,6 +373,25 @@ mod tests {
         assert_eq!(
             check(&e, Some("The sum is 5555."), &called, 3).as_deref(),
             Some("3 model calls, more than 2")
+        );
+    }
+
+    #[test]
+    fn negative_expectations_fail_on_a_match_or_a_call() {
+        let e = expect(
+            r#"{"id": "a", "expect": {"regex": "(?i)do not know", "not_regex": "\\d{4}-\\d{2}", "tools_not_called": ["issue_refund", "escalate"]}}"#,
+        );
+        let read = vec!["read_section".to_owned()];
+        assert_eq!(check(&e, Some("I do not know."), &read, 2), None);
+        assert_eq!(check(&e, Some("I do not know."), &[], 1), None);
+        assert_eq!(
+            check(&e, Some("I do not know: maybe 2026-04-01."), &read, 2).as_deref(),
+            Some("the answer matches /\\d{4}-\\d{2}/ (\"2026-04\"), which it must not")
+        );
+        let refunded = vec!["read_section".to_owned(), "issue_refund".to_owned()];
+        assert_eq!(
+            check(&e, Some("I do not know."), &refunded, 3).as_deref(),
+            Some("issue_refund was called, which the case forbids")
         );
     }
 }
