@@ -272,6 +272,7 @@ impl<'a, 'o> Driver<'a, 'o> {
             messages: request.messages.clone(),
             tools: request.tools.iter().map(|t| t.name.clone()).collect(),
             usage: None,
+            turn: None,
         });
         let call = self.adapter.complete(&request, stream);
         match until_deadline(call, budget.budget().deadline).await {
@@ -280,6 +281,7 @@ impl<'a, 'o> Driver<'a, 'o> {
                 budget.record_model_call(turn.usage.as_ref());
                 if let Some(record) = self.model_calls.last_mut() {
                     record.usage = turn.usage;
+                    record.turn = Some(turn.clone());
                 }
                 self.measured =
                     turn.usage

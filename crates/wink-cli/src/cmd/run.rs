@@ -588,6 +588,7 @@ fn write_transcript(path: &std::path::Path, result: &wink_agent::RunResult) -> a
                     "messages": c.messages,
                     "tools": c.tools,
                     "usage": c.usage.unwrap_or_default(),
+                    "turn": c.turn,
                 })
             })
             .collect();
