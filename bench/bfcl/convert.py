@@ -18,6 +18,11 @@ for two more changes, each recorded in the `bfcl` block of the prompt file:
   word) within 200 characters and non-ASCII characters are transliterated (`ε₀` → `e0`); the
   full description is the section's body either way, so the model can read all of it.
 
+Every function is a terminal tool (`"terminal": true`): its first successful call ends the run,
+as BFCL's single-turn categories end at the model's first answer. A call wink refuses (arguments
+that do not fit the schema) does not end it; the model sees the failure and may try again, but
+the score is taken from the first turn that called a function either way.
+
 The question is not part of the file: the runner passes it as `--input`.
 
     python3 convert.py CATEGORY OUT_DIR
@@ -116,9 +121,11 @@ def template_text(text: str) -> str:
     return text.replace("$", "$$")
 
 
-def prompt_file(entry: dict, variant: str) -> tuple[dict, dict]:
+def prompt_file(entry: dict, variant: str, terminal: bool = True) -> tuple[dict, dict]:
     """The wink prompt file of one BFCL entry in one variant, and what the conversion did:
-    `{"names": {wink name: BFCL name}, "descriptions_shortened": [wink names]}`."""
+    `{"names": {wink name: BFCL name}, "descriptions_shortened": [wink names]}`. With
+    `terminal`, every function is a terminal tool: the run ends at the first successful call
+    (wink builds without prompt-file `terminal` need `terminal=False`)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r} (expected one of {VARIANTS})")
     sections = [{"key": "task", "title": "Task", "template": TASK}]
@@ -133,18 +140,21 @@ def prompt_file(entry: dict, variant: str) -> tuple[dict, dict]:
         description = tool_description(tool["description"])
         if description != tool["description"]:
             changed.append(name)
+        declared = {
+            "name": name,
+            "description": description,
+            "parameters": tool["parameters"],
+            "handler": {"command": ["python3", str(RECORDER), original]},
+        }
+        if terminal:
+            declared["terminal"] = True
         sections.append({
             "key": name,
             "title": name,
             "summary": template_text(first_sentence(bfcl_function["description"])),
             "visibility": "full" if variant == "visible" else "summary",
             "template": template_text(tool["description"]),
-            "tools": [{
-                "name": name,
-                "description": description,
-                "parameters": tool["parameters"],
-                "handler": {"command": ["python3", str(RECORDER), original]},
-            }],
+            "tools": [declared],
         })
     prompt = {"ns": "bfcl", "key": entry["id"].replace("_", "-"), "name": entry["id"],
               "sections": sections}

@@ -195,10 +195,11 @@ def default_wink() -> str:
     return os.environ.get("WINK", str(target / "release" / "wink"))
 
 
-def settings(model: str, flags: list[str]) -> list[str]:
-    """What must match for two runs to share a results folder: the model and the wink flags
-    (a `--base-url`'s value left out: a server's port changes from run to run)."""
-    kept = [model]
+def settings(model: str, flags: list[str], terminal: bool = True) -> list:
+    """What must match for two runs to share a results folder: the model, the wink flags (a
+    `--base-url`'s value left out: a server's port changes from run to run) and whether the
+    functions are terminal tools."""
+    kept: list = [model, terminal]
     for i, flag in enumerate(flags):
         if not (i > 0 and flags[i - 1] == "--base-url"):
             kept.append(flag)
@@ -209,15 +210,21 @@ def write_meta(out: Path, args, wink: str) -> None:
     """Appends this run to `meta.json`; refuses a folder that holds a run of other settings."""
     meta_path = out / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {"runs": []}
+    terminal = not args.no_terminal
     for earlier in meta["runs"]:
-        if settings(earlier["model"], earlier["wink_flags"]) != settings(args.model, args.extra):
+        if (settings(earlier["model"], earlier["wink_flags"], earlier.get("terminal", True))
+                != settings(args.model, args.extra, terminal)):
             raise SystemExit(
                 f"{out} holds results of --model {earlier['model']} with wink flags "
-                f"{earlier['wink_flags']}; choose another --label")
+                f"{earlier['wink_flags']} (terminal tools: {earlier.get('terminal', True)}); "
+                "choose another --label")
     version = subprocess.run([wink, "--version"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "-C", str(HERE), "describe", "--always", "--dirty"],
+                            capture_output=True, text=True).stdout.strip()
     meta["runs"].append({
         "command": shlex.join(sys.argv),
-        "wink": wink, "wink_version": version, "model": args.model, "wink_flags": args.extra,
+        "wink": wink, "wink_version": version, "checkout": commit, "model": args.model, "wink_flags": args.extra,
+        "terminal": terminal,
         "category": args.category, "variants": variants_of(args.variant), "half": args.half,
         "bfcl_eval": official.installed_version(),
         "machine": {"cpus": os.cpu_count(), "loadavg_at_start": os.getloadavg(),
@@ -229,6 +236,29 @@ def write_meta(out: Path, args, wink: str) -> None:
 
 def variants_of(variant: str) -> list[str]:
     return list(convert.VARIANTS) if variant == "both" else [variant]
+
+
+def run_and_score(args, wink: str, out: Path, index: int, entry: dict, answer: dict,
+                  variant: str) -> dict:
+    """One entry in one variant: its prompt file, the run, the scored row."""
+    prompt, conversion = convert.prompt_file(entry, variant, not args.no_terminal)
+    prompt_path = out / "prompts" / variant / f"{entry['id']}.json"
+    prompt_path.parent.mkdir(parents=True, exist_ok=True)
+    prompt_path.write_text(json.dumps(prompt, indent=1) + "\n")
+    transcript_path = out / "transcripts" / variant / f"{entry['id']}.json"
+    transcript_path.parent.mkdir(parents=True, exist_ok=True)
+    process = run_entry(wink, args.model, args.extra, prompt_path, convert.question(entry),
+                        transcript_path, args.timeout)
+    transcript = json.loads(transcript_path.read_text()) if transcript_path.exists() else None
+    row = {"id": entry["id"], "index": index, "half": half_of(index),
+           "category": args.category, "variant": variant,
+           **score_entry(entry, answer, args.category, conversion["names"], transcript),
+           "exit_code": process["exit_code"], "timed_out": process["timed_out"],
+           "seconds": process["seconds"], "loop_seconds": process["loop_seconds"],
+           "recorded": process["recorded"],
+           "stderr_tail": process["stderr"][-2000:] if transcript is None else None}
+    row["kind"] = failure_kind(row)
+    return row
 
 
 def command_run(args) -> int:
@@ -243,39 +273,27 @@ def command_run(args) -> int:
     entries = convert.load(args.category)
     ids = set(args.ids.split(",")) if args.ids else None
     chosen = select(entries, args.half, args.limit, ids)
+    done = {}
     for variant in variants_of(args.variant):
-        results_path = out / f"{args.category}-{variant}.jsonl"
-        done = set()
-        if results_path.exists():
-            done = {json.loads(line)["id"]
-                    for line in results_path.read_text().splitlines() if line.strip()}
-        todo = [c for c in chosen if c[1]["id"] not in done]
-        print(f"== {args.label} {args.category} {variant}: {len(todo)} to run "
-              f"({len(done)} done)", file=sys.stderr)
-        for n, (index, entry, answer) in enumerate(todo, 1):
-            prompt, conversion = convert.prompt_file(entry, variant)
-            prompt_path = out / "prompts" / variant / f"{entry['id']}.json"
-            prompt_path.parent.mkdir(parents=True, exist_ok=True)
-            prompt_path.write_text(json.dumps(prompt, indent=1) + "\n")
-            transcript_path = out / "transcripts" / variant / f"{entry['id']}.json"
-            transcript_path.parent.mkdir(parents=True, exist_ok=True)
-            question = convert.question(entry)
-            process = run_entry(wink, args.model, args.extra, prompt_path, question,
-                                transcript_path, args.timeout)
-            transcript = (json.loads(transcript_path.read_text())
-                          if transcript_path.exists() else None)
-            row = {"id": entry["id"], "index": index, "half": half_of(index),
-                   "category": args.category, "variant": variant,
-                   **score_entry(entry, answer, args.category, conversion["names"], transcript),
-                   "exit_code": process["exit_code"], "timed_out": process["timed_out"],
-                   "seconds": process["seconds"], "loop_seconds": process["loop_seconds"],
-                   "recorded": process["recorded"],
-                   "stderr_tail": process["stderr"][-2000:] if transcript is None else None}
-            row["kind"] = failure_kind(row)
-            with results_path.open("a") as sink:
-                sink.write(json.dumps(row) + "\n")
-            print(f"[{n}/{len(todo)}] {entry['id']} {variant}: {row['kind']} "
-                  f"({row['model_calls']} calls, {row['seconds']:.0f}s)", file=sys.stderr)
+        path = out / f"{args.category}-{variant}.jsonl"
+        done[variant] = set()
+        if path.exists():
+            done[variant] = {json.loads(line)["id"]
+                             for line in path.read_text().splitlines() if line.strip()}
+    # Entry by entry, each in every variant: a run cut short leaves the same entries in each.
+    todo = [(c, v) for c in chosen for v in done if c[1]["id"] not in done[v]]
+    print(f"== {args.label} {args.category} {'+'.join(done)}: {len(todo)} runs to go "
+          f"({sum(map(len, done.values()))} done)", file=sys.stderr)
+    for n, ((index, entry, answer), variant) in enumerate(todo, 1):
+        row = run_and_score(args, wink, out, index, entry, answer, variant)
+        if row["exit_code"] == 2:  # bad usage or a prompt file wink refuses: every run would
+            print(f"{entry['id']} {variant}: wink exited 2:\n{row['stderr_tail']}",
+                  file=sys.stderr)
+            return 2
+        with (out / f"{args.category}-{variant}.jsonl").open("a") as sink:
+            sink.write(json.dumps(row) + "\n")
+        print(f"[{n}/{len(todo)}] {entry['id']} {variant}: {row['kind']} "
+              f"({row['model_calls']} calls, {row['seconds']:.0f}s)", file=sys.stderr)
     print_report([args.label])
     return 0
 
@@ -390,6 +408,9 @@ def main(argv: list[str]) -> int:
     run.add_argument("--limit", type=int, help="at most N entries (of the chosen half)")
     run.add_argument("--ids", help="only these entry ids, comma-separated")
     run.add_argument("--wink", help="wink binary (default: $WINK, else target/release/wink)")
+    run.add_argument("--no-terminal", action="store_true",
+                     help="functions are not terminal tools: each run goes on to the model's "
+                          "answer (wink builds that do not know prompt-file `terminal`)")
     run.add_argument("--timeout", type=float, default=1800.0,
                      help="seconds before one entry's run is stopped (default 1800)")
     report = sub.add_parser("report", help="summary table of finished runs")

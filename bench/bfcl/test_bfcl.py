@@ -105,6 +105,12 @@ class Conversion(unittest.TestCase):
         self.assertTrue(circle["properties"]["radius"]["description"]
                         .endswith(" This is a float type value."))
 
+    def test_functions_are_terminal_tools_unless_asked_not_to_be(self):
+        e, _ = entry("simple", "simple_python_0")
+        self.assertTrue(convert.prompt_file(e, "visible")[0]["sections"][1]["tools"][0]["terminal"])
+        self.assertNotIn("terminal",
+                         convert.prompt_file(e, "visible", False)[0]["sections"][1]["tools"][0])
+
     def test_dollars_are_literal_in_templates(self):
         self.assertEqual(convert.template_text("costs $5 or ${x}"), "costs $$5 or $${x}")
 
@@ -223,8 +229,9 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(rows[0]["recorded"], [{"name": "triangle_properties.get",
                                                 "arguments": {"side1": 5, "side2": 4,
                                                               "side3": 3}}])
-        self.assertEqual((rows[0]["opened"], rows[0]["call_turn"], rows[0]["model_calls"]),
-                         (["triangle_properties_get"], 1, 3))
+        # The function is a terminal tool: the run ends at its call, the answer turn unused.
+        self.assertEqual((rows[0]["opened"], rows[0]["call_turn"], rows[0]["model_calls"],
+                          rows[0]["status"]), (["triangle_properties_get"], 1, 2, "terminated"))
 
 
 if __name__ == "__main__":
