@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shlex
 import signal
 import subprocess
@@ -138,6 +139,7 @@ def run_entry(wink: str, model: str, extra: list[str], prompt_path: Path, questi
                "--transcript", str(transcript_path), *extra]
     env = {**os.environ, "BFCL_CALLS": calls_path}
     started = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env, start_new_session=True)
     timed_out = False
@@ -152,10 +154,13 @@ def run_entry(wink: str, model: str, extra: list[str], prompt_path: Path, questi
             os.killpg(process.pid, signal.SIGKILL)
             stdout, stderr = process.communicate()
     seconds = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     recorded = [json.loads(line) for line in Path(calls_path).read_text().splitlines() if line]
     os.unlink(calls_path)
     stamps = re.findall(r"^\[\s*([0-9.]+)s\]", stderr, re.M)
     return {"exit_code": process.returncode, "timed_out": timed_out, "seconds": round(seconds, 2),
+            "cpu_seconds": round(cpu, 2),
             "loop_seconds": float(stamps[-1]) if stamps else None, "stdout": stdout,
             "stderr": stderr, "recorded": recorded}
 
@@ -254,7 +259,8 @@ def run_and_score(args, wink: str, out: Path, index: int, entry: dict, answer: d
            "category": args.category, "variant": variant,
            **score_entry(entry, answer, args.category, conversion["names"], transcript),
            "exit_code": process["exit_code"], "timed_out": process["timed_out"],
-           "seconds": process["seconds"], "loop_seconds": process["loop_seconds"],
+           "seconds": process["seconds"], "cpu_seconds": process["cpu_seconds"],
+           "loop_seconds": process["loop_seconds"],
            "recorded": process["recorded"],
            "stderr_tail": process["stderr"][-2000:] if transcript is None else None}
     row["kind"] = failure_kind(row)
@@ -323,6 +329,7 @@ def summarize(rows: list[dict]) -> dict:
         "cached_tokens": mean(r["cached_tokens"] for r in rows),
         "output_tokens": mean(r["output_tokens"] for r in rows),
         "seconds": mean(r["seconds"] for r in rows),
+        "cpu_seconds": mean(r.get("cpu_seconds") for r in rows),
     }
 
 
@@ -333,8 +340,8 @@ def fmt(value, digits=0) -> str:
 def print_report(labels: list[str]) -> dict:
     summary = {}
     print("| run | category | variant | dev | held-out | all | model calls | input tok "
-          "(cached) | output tok | s/entry |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "(cached) | output tok | s/entry | CPU s/entry |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label in labels:
         rows = load_rows(label)
         groups = sorted({(r["category"], r["variant"]) for r in rows},
@@ -354,7 +361,8 @@ def print_report(labels: list[str]) -> dict:
             print(f"| {label} | {category} | {variant} | {acc(cells['dev'])} | "
                   f"{acc(cells['held-out'])} | {acc(whole)} | {fmt(whole['model_calls'], 2)} | "
                   f"{fmt(whole['input_tokens'])} ({fmt(whole['cached_tokens'])}) | "
-                  f"{fmt(whole['output_tokens'])} | {fmt(whole['seconds'], 1)} |")
+                  f"{fmt(whole['output_tokens'])} | {fmt(whole['seconds'], 1)} | "
+                  f"{fmt(whole['cpu_seconds'], 1)} |")
         (RESULTS / label / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
 
