@@ -88,6 +88,19 @@ def first_call_turn(turns: list[dict]) -> tuple[dict | None, list[str]]:
     return None, opened
 
 
+def sections_in_full(transcript: dict | None) -> list[str] | None:
+    """Keys of the sections the first request's system prompt shows in full (for the
+    `disclosed` variant: the function sections pre-opened before the model's first call)."""
+    calls = (transcript or {}).get("model_calls") or []
+    system = next((m["content"] for m in (calls[0]["messages"] if calls else [])
+                   if m.get("role") == "system"), None)
+    if system is None:
+        return None
+    parts = re.split(r"^## [0-9.]+ .*\(([a-z0-9._-]+)\)$", system, flags=re.M)
+    return [key for key, body in zip(parts[1::2], parts[2::2])
+            if "This section is summarized" not in body]
+
+
 def bfcl_calls(turn: dict | None, names: dict[str, str]) -> list[dict]:
     """The turn's calls in BFCL's decoded format `[{bfcl_name: {arg: value}}]` (disclosure calls
     left out; a name the prompt did not offer is kept as the model wrote it)."""
@@ -173,10 +186,12 @@ def score_entry(entry: dict, answer: dict, category: str, names: dict[str, str],
     verdict = official.check(entry, answer, calls, convert.CATEGORIES[category])
     status = transcript.get("status") if transcript else None
     usage = (transcript or {}).get("usage") or {}
+    in_full = sections_in_full(transcript)
     return {
         "valid": verdict["valid"], "error_type": verdict["error_type"],
         "error": verdict["error"], "calls": calls,
         "call_turn": turn["call"] if turn else None, "opened": opened,
+        "preopened": None if in_full is None else [k for k in in_full if k in names],
         "status": status.get("status") if isinstance(status, dict) else status,
         "status_message": status.get("message") if isinstance(status, dict) else None,
         "text": (transcript or {}).get("text"),
@@ -397,7 +412,62 @@ def command_failures(args) -> int:
                 print(f"      got {got[:240]}; opened {row['opened']}; "
                       f"{row['error_type'] or row['status_message'] or ''} "
                       f"{'; '.join(map(str, row['error']))[:160]}")
+        if key[1] == "disclosed":
+            print_disclosure(args.label, group, answers)
+    for category in sorted({r["category"] for r in rows}):
+        print_pairs(category, [r for r in rows if r["category"] == category])
     return 0
+
+
+def expected_keys(answer: dict) -> set[str]:
+    """The wink section keys of the functions the ground truth calls."""
+    return {convert.wink_name(name) for call in answer["ground_truth"] for name in call}
+
+
+def print_disclosure(label: str, group: list[dict], answers: dict) -> None:
+    """How the model reached the function in the `disclosed` variant: pre-opened by wink
+    before the first call, opened by the model (`read_section` / `open_sections`), or called
+    while its section was still summarized (the loop opened it)."""
+    ways: dict[str, list[bool]] = {}
+    for row in group:
+        preopened = row.get("preopened")
+        if preopened is None:  # rows written before `preopened` was recorded
+            path = RESULTS / label / "transcripts" / "disclosed" / f"{row['id']}.json"
+            transcript = json.loads(path.read_text()) if path.exists() else None
+            in_full = sections_in_full(transcript) or []
+            preopened = [k for k in in_full if k != "task"]
+        wanted = expected_keys(answers[row["id"]][1])
+        if wanted <= set(preopened):
+            way = "pre-opened by wink"
+        elif wanted & set(row["opened"]):
+            way = "opened by the model"
+        elif row["calls"]:
+            way = "not pre-opened nor opened; the model called a function"
+        else:
+            way = "not pre-opened nor opened; no call"
+        ways.setdefault(way, []).append(row["valid"])
+    print("  how the expected function's section was reached:")
+    for way, valid in sorted(ways.items(), key=lambda kv: -len(kv[1])):
+        print(f"  - {way}: {len(valid)} entries, {sum(valid)} passed")
+
+
+def print_pairs(category: str, rows: list[dict]) -> None:
+    """Entry by entry, `visible` against `disclosed`."""
+    by_variant = {v: {r["id"]: r["valid"] for r in rows if r["variant"] == v}
+                  for v in convert.VARIANTS}
+    both = set(by_variant["visible"]) & set(by_variant["disclosed"])
+    if not both:
+        return
+    counts: dict[tuple[bool, bool], int] = {}
+    for entry_id in both:
+        pair = (by_variant["visible"][entry_id], by_variant["disclosed"][entry_id])
+        counts[pair] = counts.get(pair, 0) + 1
+    print(f"\n## {category}: visible against disclosed, {len(both)} entries run in both")
+    for (visible, disclosed), label in [((True, True), "both passed"),
+                                        ((True, False), "only visible passed"),
+                                        ((False, True), "only disclosed passed"),
+                                        ((False, False), "both failed")]:
+        print(f"- {label}: {counts.get((visible, disclosed), 0)}")
 
 
 def main(argv: list[str]) -> int:

@@ -180,6 +180,14 @@ class Transcripts(unittest.TestCase):
         self.assertEqual(run.first_call_turn(run.model_turns(older)),
                          run.first_call_turn(run.model_turns(transcript_with_turns())))
 
+    def test_sections_shown_in_full_at_the_first_call(self):
+        system = ("## 1. Task (task)\n\nDo it.\n\n## 2. f_a (f_a)\n\nA.\n\n## 3. f_b (f_b)\n\nB."
+                  "\n\n---\n[This section is summarized. To view full content, call "
+                  "`read_section` with key \"f_b\".]")
+        transcript = {"model_calls": [{"messages": [{"role": "system", "content": system}]}]}
+        self.assertEqual(run.sections_in_full(transcript), ["task", "f_a"])
+        self.assertIsNone(run.sections_in_full({"model_calls": []}))
+
     def test_failure_kinds(self):
         row = {"valid": False, "timed_out": False, "calls": [], "status": "finished",
                "error_type": "multiple_function_checker:wrong_count"}
