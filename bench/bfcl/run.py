@@ -142,6 +142,19 @@ def failure_kind(row: dict) -> str:
 # --- one entry --------------------------------------------------------------------------------
 
 
+def server_cpu_seconds() -> float:
+    """CPU seconds used so far by the model server `$BFCL_SERVER_PID` names (0 when unset), so
+    an HTTP provider's entries count the server's work too."""
+    pid = os.environ.get("BFCL_SERVER_PID")
+    if not pid:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_entry(wink: str, model: str, extra: list[str], prompt_path: Path, question: str,
               transcript_path: Path, timeout: float) -> dict:
     """Runs `wink run` on one prompt file; returns the process facts and the recorded calls."""
@@ -153,6 +166,7 @@ def run_entry(wink: str, model: str, extra: list[str], prompt_path: Path, questi
     env = {**os.environ, "BFCL_CALLS": calls_path}
     started = time.monotonic()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before = server_cpu_seconds()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env, start_new_session=True)
     timed_out = False
@@ -169,6 +183,7 @@ def run_entry(wink: str, model: str, extra: list[str], prompt_path: Path, questi
     seconds = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu += server_cpu_seconds() - server_before
     recorded = [json.loads(line) for line in Path(calls_path).read_text().splitlines() if line]
     os.unlink(calls_path)
     stamps = re.findall(r"^\[\s*([0-9.]+)s\]", stderr, re.M)
