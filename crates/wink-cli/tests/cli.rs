@@ -483,6 +483,24 @@ fn wink_run_with_the_scripted_provider_writes_transcript_and_session_log() {
             json!(["read_section", "add"])
         ]
     );
+    // Each model call records what the model answered, the last one included.
+    let turns: Vec<Value> = t["model_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["turn"].clone())
+        .collect();
+    assert_eq!(
+        turns,
+        [
+            json!({"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "math"}}],
+                   "usage": {"input_tokens": 50, "output_tokens": 5, "cached_tokens": 0},
+                   "finish_reason": "tool_calls"}),
+            json!({"tool_calls": [{"id": "c2", "name": "add", "arguments": {"a": 2, "b": 40}}],
+                   "finish_reason": "tool_calls"}),
+            json!({"text": "The sum is 42.", "finish_reason": "stop"})
+        ]
+    );
     let shown = stdout(&wink(&[
         "session",
         "show",

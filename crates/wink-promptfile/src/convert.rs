@@ -542,6 +542,7 @@ impl Converter<'_> {
             parameters,
             examples,
             handler,
+            terminal,
         } = spec;
         let parameters = parameters.unwrap_or_else(wink_core::empty_params_schema);
         if !parameters.is_object() {
@@ -587,6 +588,9 @@ impl Converter<'_> {
                 other => render_json_payload(&other),
             };
             builder = builder.example(example.description, example.input, output);
+        }
+        if terminal {
+            builder = builder.terminal();
         }
         builder.build().map_err(|e| self.invalid(at, e))
     }

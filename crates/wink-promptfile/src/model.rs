@@ -204,6 +204,9 @@ pub struct ToolDecl {
     /// How the tool runs.
     #[serde(default)]
     pub handler: Option<HandlerSpec>,
+    /// A successful call ends the run with its result (`ToolBuilder::terminal`).
+    #[serde(default)]
+    pub terminal: bool,
 }
 
 /// A tool example.

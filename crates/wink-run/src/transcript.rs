@@ -27,6 +27,7 @@ pub fn transcript_json(result: &RunResult, repairs: &[TurnRepaired]) -> Value {
                 "messages": c.messages,
                 "tools": c.tools,
                 "usage": c.usage.unwrap_or_default(),
+                "turn": c.turn,
             })
         })
         .collect();

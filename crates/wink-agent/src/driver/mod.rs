@@ -38,6 +38,10 @@ pub struct ModelCallRecord {
     /// call failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TokenUsage>,
+    /// What the model answered: its text and tool calls as the adapter returned them, before
+    /// the loop acted on them (`None` when the call failed or ran out of time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<ModelTurn>,
 }
 
 /// Progress callbacks (the CLI prints them to stderr).

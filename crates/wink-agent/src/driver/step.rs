@@ -291,6 +291,7 @@ impl<'a, 'o> Driver<'a, 'o> {
             messages: request.messages.clone(),
             tools: request.tools.iter().map(|t| t.name.clone()).collect(),
             usage: None,
+            turn: None,
         });
         // A turn the policies may take back is not streamed until they have reviewed it.
         let held = super::held::HeldStream::default();
@@ -308,6 +309,7 @@ impl<'a, 'o> Driver<'a, 'o> {
                 budget.record_model_call(turn.usage.as_ref());
                 if let Some(record) = self.model_calls.last_mut() {
                     record.usage = turn.usage;
+                    record.turn = Some(turn.clone());
                 }
                 self.measured =
                     turn.usage
