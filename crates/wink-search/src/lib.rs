@@ -37,6 +37,7 @@ pub mod eval;
 #[cfg(feature = "embeddings")]
 pub mod hybrid;
 mod index;
+mod rank;
 pub mod synthetic;
 mod tokenize;
 
@@ -48,4 +49,5 @@ pub use index::{
     Bm25Params, ExactNameRule, FieldScoring, FieldWeights, HeapUsage, IndexConfig, SearchHit,
     SearchIndex,
 };
+pub use rank::{Bm25Ranking, Ranked, Ranking};
 pub use tokenize::{Stemming, Tokenizer, stem, tokenize};
