@@ -33,9 +33,10 @@ use wink_model::{Message, ModelRequest, ToolSpec};
 use crate::{DecodingConstraint, callable_tools};
 
 /// Built-in tools that disclose prompt content rather than do the user's work.
-pub const DISCLOSURE_TOOLS: [&str; 4] = [
+pub const DISCLOSURE_TOOLS: [&str; 5] = [
     "read_section",
     "open_sections",
+    "search_sections",
     "find_tool",
     "tool.describe",
 ];
