@@ -35,6 +35,10 @@ pub struct PromptArgs {
     /// alone means true; default: the file's `name_hidden_tools`, else false).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub name_hidden_tools: Option<bool>,
+    /// When the builtin `search_sections` tool is offered: auto (once summaries hide 12 sections
+    /// or more), on (while anything is summarized) or off. Default: the file's `search_sections`.
+    #[arg(long, value_name = "WHEN")]
+    pub search_sections: Option<String>,
     /// Tool catalogs: when to list the tools one line each with tool.describe/find_tool instead
     /// of offering them in full — auto (full when their schemas fit in 10% of the model's context
     /// window), auto:N (N%), always or never. Default: each catalog section's `defer`.
@@ -101,6 +105,12 @@ impl PromptArgs {
         }
         if let Some(on) = self.name_hidden_tools {
             loaded.template = Arc::new(loaded.template.with_hidden_tool_names(on));
+        }
+        if let Some(when) = &self.search_sections {
+            let setting: wink_core::SearchSections = when
+                .parse()
+                .map_err(|e: String| usage(format!("--search-sections: {e}")))?;
+            loaded.template = Arc::new(loaded.template.with_search_sections(setting));
         }
         let params = match &self.params {
             None => Map::new(),
@@ -326,23 +336,26 @@ pub fn effective_preopen(
 
 /// `--preopen K`: opens the `k` summarized sections most relevant to `input` (or, without input,
 /// to the prompt's fully rendered sections) before the first model call, in `--preopen-style`
-/// `style` (`render` or `call`). Returns the keys opened and, in the `call` style, the calls to
-/// run first ([`wink_agent::MainLoopConfig::opening_calls`]).
+/// `style` (`render` or `call`), keeping the prompt within half the model's context `window`
+/// when it is known. Returns the keys opened and, in the `call` style, the calls to run first
+/// ([`wink_agent::MainLoopConfig::opening_calls`]).
 pub fn preopen(
     prepared: &PreparedPrompt,
     input: Option<&str>,
     k: usize,
     style: &str,
+    window: Option<u64>,
 ) -> anyhow::Result<wink_agent::preopen::Preopened> {
     let style: wink_agent::preopen::PreopenStyle = style
         .parse()
         .map_err(|e| usage(format!("--preopen-style: {e}")))?;
-    let mut preopened = wink_agent::preopen::apply_styled(
+    let mut preopened = wink_agent::preopen::apply_within(
         &prepared.prompt,
         &prepared.session,
         input.unwrap_or_default(),
         k,
         style,
+        window.map(|w| w / 2),
     )
     .map_err(|e| usage(format!("--preopen: {e}")))?;
     if let Some(call) = catalog_opening_call(prepared, input.unwrap_or_default(), k)? {
@@ -493,6 +506,7 @@ mod tests {
             summarize: Vec::new(),
             disclosure: None,
             name_hidden_tools: None,
+            search_sections: None,
             defer: None,
         };
         let prepared = args.prepare_in(wink_session::Session::new()).unwrap();

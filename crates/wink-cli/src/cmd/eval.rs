@@ -65,6 +65,9 @@ pub struct EvalArgs {
     /// Name the tools each summarized section hides in its summary (see `wink run --help`).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub name_hidden_tools: Option<bool>,
+    /// When `search_sections` is offered: auto, on or off (see `wink run --help`).
+    #[arg(long, value_name = "WHEN")]
+    pub search_sections: Option<String>,
     /// Tool catalogs: auto, auto:N, always or never, for every catalog section (see
     /// `wink run --help`). Default: each catalog section's `defer`.
     #[arg(long, value_name = "POLICY")]
@@ -359,6 +362,7 @@ impl Evaluator<'_> {
             summarize: Vec::new(),
             disclosure: self.disclosure.mode.clone(),
             name_hidden_tools: self.args.name_hidden_tools,
+            search_sections: self.args.search_sections.clone(),
             defer: self.args.defer.clone(),
         };
         let mut prepared = prompt_args.prepare_in(Session::new()).map_err(|e| {
@@ -401,11 +405,17 @@ impl Evaluator<'_> {
         if let Some(k) = preopen
             && !self.disclosure.expanded
         {
+            let window = self
+                .args
+                .model
+                .context_size
+                .or_else(|| self.adapter.context_window());
             opening_calls = super::common::preopen(
                 &prepared,
                 case.input.as_deref(),
                 k,
                 &self.args.preopen_style,
+                window,
             )?
             .calls;
         }

@@ -373,7 +373,8 @@ fn open(args: &RunArgs, settings: &Settings) -> anyhow::Result<Opened> {
         &prepared.session,
     )?;
     decide_catalogs(args, &mut prepared, adapter.as_ref())?;
-    let opening_calls = preopen_calls(args, &prepared)?;
+    let window = args.model.context_size.or_else(|| adapter.context_window());
+    let opening_calls = preopen_calls(args, &prepared, window)?;
     if let (Some(path), None) = (&args.session, &log) {
         log = Some(
             wink_store::SessionLog::create_for_prompt(
@@ -429,6 +430,7 @@ fn decide_catalogs(
 fn preopen_calls(
     args: &RunArgs,
     prepared: &super::common::PreparedPrompt,
+    window: Option<u64>,
 ) -> anyhow::Result<Vec<ToolCall>> {
     let Some(k) = super::common::effective_preopen(
         args.preopen,
@@ -438,8 +440,13 @@ fn preopen_calls(
     ) else {
         return Ok(Vec::new());
     };
-    let preopened =
-        super::common::preopen(prepared, args.input.as_deref(), k, &args.preopen_style)?;
+    let preopened = super::common::preopen(
+        prepared,
+        args.input.as_deref(),
+        k,
+        &args.preopen_style,
+        window,
+    )?;
     if !preopened.opened.is_empty() {
         let keys: Vec<&str> = preopened.opened.iter().map(|(k, _)| k.as_str()).collect();
         note!("wink run: pre-opened {}", keys.join(", "));

@@ -135,6 +135,7 @@ pub fn prompt_args(
         summarize: Vec::new(),
         disclosure: None,
         name_hidden_tools: None,
+        search_sections: None,
         defer: None,
     })
 }
