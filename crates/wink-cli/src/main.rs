@@ -48,6 +48,9 @@ enum Command {
     Result(cmd::queue::ResultArgs),
     /// A Redis queue's counts.
     Queue(cmd::queue::QueueArgs),
+    /// A folder of Markdown, HTML or plain-text documents as a prompt file of summarized
+    /// sections, grouped by folder and heading.
+    DocsToPrompt(cmd::docs::DocsArgs),
 }
 
 /// [`Cli`] with the `render` subcommand alone: what `wink render ...` is parsed with, so that
@@ -109,6 +112,7 @@ fn main() -> ExitCode {
         Command::Submit(args) => cmd::queue::submit(&args),
         Command::Result(args) => cmd::queue::result(&args),
         Command::Queue(args) => cmd::queue::run(&args),
+        Command::DocsToPrompt(args) => cmd::docs::run(&args),
     };
     match outcome {
         Ok(code) => code,

@@ -107,9 +107,18 @@ impl Converter<'_> {
             wink_agent::turn_policy::check_policy_names([name.as_str()])
                 .map_err(|e| self.invalid(format!("repairs.{name}"), e))?;
         }
+        let search = match &file.search_sections {
+            None => SearchSections::Auto,
+            Some(SearchSectionsSpec::Flag(true)) => SearchSections::On,
+            Some(SearchSectionsSpec::Flag(false)) => SearchSections::Off,
+            Some(SearchSectionsSpec::Name(name)) => name
+                .parse::<SearchSections>()
+                .map_err(|e| self.invalid("search_sections", e))?,
+        };
         let mut builder = PromptTemplate::builder(file.ns.clone(), file.key.clone())
             .disclosure(disclosure)
-            .name_hidden_tools(file.name_hidden_tools.unwrap_or(false));
+            .name_hidden_tools(file.name_hidden_tools.unwrap_or(false))
+            .search_sections(search);
         if let Some(name) = &file.name {
             builder = builder.name(name.clone());
         }
@@ -133,9 +142,23 @@ impl Converter<'_> {
         if let Some(output) = &file.output {
             builder = builder.output_spec(self.output(output, &file)?);
         }
-        let template = builder
+        let mut template = builder
             .build()
             .map_err(|e| self.prompt_error(&e, &file.sections))?;
+        match file.search_rerank.as_deref() {
+            None | Some("bm25") => {}
+            Some("hybrid") => {
+                let model = self.embedding_model_for("search_rerank")?;
+                template = template
+                    .with_section_ranking(Arc::new(wink_search::hybrid::HybridRanking::new(model)));
+            }
+            Some(other) => {
+                return Err(self.invalid(
+                    "search_rerank",
+                    format!("unknown search_rerank '{other}' (bm25, hybrid)"),
+                ));
+            }
+        }
         let (workspace_root, filesystem) = match self.workspace {
             Some((root, fs)) => (Some(root), Some(fs)),
             None => (None, None),
@@ -461,15 +484,23 @@ impl Converter<'_> {
         &self,
         at: &str,
     ) -> Result<Arc<wink_embed::StaticModel>, PromptFileError> {
+        self.embedding_model_for(&format!("{at}.rerank"))
+    }
+
+    /// [`Self::embedding_model`] for the field `field` (named in errors).
+    pub(super) fn embedding_model_for(
+        &self,
+        field: &str,
+    ) -> Result<Arc<wink_embed::StaticModel>, PromptFileError> {
         let dir = wink_embed::StaticModel::configured_dir().ok_or_else(|| {
             self.invalid(
-                format!("{at}.rerank"),
+                field.to_owned(),
                 "no cache directory for the embedding model: set WINK_HOME or WINK_EMBED_MODEL",
             )
         })?;
         let model = wink_embed::StaticModel::load(&dir).map_err(|e| {
             self.invalid(
-                format!("{at}.rerank"),
+                field.to_owned(),
                 format!("{e} (fetch it with `bash scripts/fetch-embeddings.sh`)"),
             )
         })?;

@@ -32,6 +32,14 @@ pub struct PromptFile<'a> {
     /// them directly (the call opens the section). Default false; ignored in `wink` mode.
     #[serde(default)]
     pub name_hidden_tools: Option<bool>,
+    /// When the builtin `search_sections` tool is offered: `"auto"` (default: once summaries hide
+    /// a dozen sections or more), `"on"`/`true` (while anything is summarized) or `"off"`/`false`.
+    #[serde(default)]
+    pub search_sections: Option<SearchSectionsSpec>,
+    /// How `search_sections` and pre-opening rank sections: `"bm25"` (default) or `"hybrid"` (BM25
+    /// re-ranked with the static embedding model).
+    #[serde(default)]
+    pub search_rerank: Option<String>,
     /// Open this many summarized sections, the most relevant to the input, before the first
     /// model call (`wink run`/`wink eval`; see `wink_agent::preopen`).
     #[serde(default)]
@@ -60,6 +68,16 @@ pub struct PromptFile<'a> {
     /// file declares; a `subagents` section offering `dispatch_subagent` is appended.
     #[serde(default, deserialize_with = "strict::map")]
     pub subagents: IndexMap<String, String>,
+}
+
+/// `search_sections`: a setting's name or a boolean.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SearchSectionsSpec {
+    /// `true` (on) or `false` (off).
+    Flag(bool),
+    /// `auto`, `on` or `off`.
+    Name(String),
 }
 
 /// One params field.

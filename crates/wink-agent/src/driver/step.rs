@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use wink_core::{
-    EvaluationPhase, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall, ToolExecutor,
-    ToolRef,
+    ContextRoom, EvaluationPhase, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall,
+    ToolExecutor, ToolRef,
 };
 use wink_session::{LoopIntervention, PromptExecuted, PromptRendered, Session, TurnRepaired};
 
@@ -12,7 +12,9 @@ use super::failure::provider_failure;
 use super::injection::announce_injection;
 use super::tools::{RunCallsError, run_calls};
 use super::{EvaluateOptions, Evaluation, ExpansionDecider, ModelCallRecord};
-use crate::budget::{BudgetLimit, MeasuredRequest, estimate_request_tokens_after};
+use crate::budget::{
+    BudgetLimit, DEFAULT_OUTPUT_RESERVE, MeasuredRequest, estimate_request_tokens_after,
+};
 use crate::guard::{Intervention, InterventionKind};
 use crate::inner::{InnerLoop, LoopOutcome, Repair, Step, TurnEffects};
 use crate::timer::{DeadlineExpired, until_deadline};
@@ -37,6 +39,9 @@ pub struct Driver<'a, 'o> {
     announced: bool,
     /// The last request the provider measured (for the context-window estimate).
     measured: Option<MeasuredRequest>,
+    /// The estimate of the last request (output reserve included) and its output reserve, when
+    /// the context window is known.
+    last_request: Option<(u64, u64)>,
 }
 
 impl<'a, 'o> Driver<'a, 'o> {
@@ -122,6 +127,7 @@ impl<'a, 'o> Driver<'a, 'o> {
             model_calls: Vec::new(),
             announced: false,
             measured: None,
+            last_request: None,
         }
     }
 
@@ -264,6 +270,10 @@ impl<'a, 'o> Driver<'a, 'o> {
         let window = self.context_window();
         if let Some(window) = window {
             let estimate = estimate_request_tokens_after(&request, self.measured);
+            let reserve = request
+                .max_output_tokens
+                .map_or(DEFAULT_OUTPUT_RESERVE, u64::from);
+            self.last_request = Some((estimate, reserve));
             if estimate > window {
                 let message = format!(
                     "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
@@ -347,7 +357,25 @@ impl<'a, 'o> Driver<'a, 'o> {
         }
     }
 
+    /// The room left in the context window for the result of each of `calls` calls, in the
+    /// loop's estimate (see [`ContextRoom`]): the window less what the last request used (as
+    /// the provider measured it, else as estimated), the next request's output reserve and the
+    /// overhead of the result messages, shared equally. `None` when the window is unknown.
+    fn context_room(&self, calls: usize) -> Option<u64> {
+        const MESSAGE_OVERHEAD: u64 = 8;
+        let window = self.context_window()?;
+        let (estimate, reserve) = self.last_request?;
+        let used = self.measured.map_or(estimate, |m| m.tokens);
+        let calls = calls.max(1) as u64;
+        let overhead = 2 * MESSAGE_OVERHEAD * calls;
+        Some(window.saturating_sub(used + reserve + overhead) / calls)
+    }
+
     async fn run_tools(&mut self, calls: &[ToolCall]) {
+        // Section reads fit what is left of the context window (`read_section` in parts).
+        if let Some(room) = self.context_room(calls.len()) {
+            self.executor.resources = self.executor.resources.clone().with(ContextRoom(room));
+        }
         let deadline = self.options.budget.budget().deadline;
         // With a deadline, the turn's calls race it; if it passes first they are dropped
         // mid-way, so the turn's changes are undone from a snapshot taken here.

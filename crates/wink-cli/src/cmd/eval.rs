@@ -59,6 +59,9 @@ pub struct EvalArgs {
     /// Name the tools each summarized section hides in its summary (see `wink run --help`).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub name_hidden_tools: Option<bool>,
+    /// When `search_sections` is offered: auto, on or off (see `wink run --help`).
+    #[arg(long, value_name = "WHEN")]
+    pub search_sections: Option<String>,
     /// Tool catalogs: auto, auto:N, always or never, for every catalog section (see
     /// `wink run --help`). Default: each catalog section's `defer`.
     #[arg(long, value_name = "POLICY")]
@@ -80,6 +83,7 @@ fn eval_spec(args: &EvalArgs) -> anyhow::Result<EvalSpec> {
         prompt: PromptSpec {
             disclosure: args.disclosure.clone(),
             name_hidden_tools: args.name_hidden_tools,
+            search_sections: args.search_sections.clone(),
             defer: args.defer.clone(),
             ..PromptSpec::file(&args.prompt)
         },

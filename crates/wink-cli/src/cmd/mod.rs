@@ -3,6 +3,7 @@
 pub mod call;
 pub mod catalog;
 pub mod common;
+pub mod docs;
 pub mod eval;
 pub mod local_model;
 pub mod mcp;
