@@ -303,7 +303,7 @@ fn render_json_has_tools_response_format_and_token_counts() {
     .unwrap();
     assert_eq!(
         out["tools"],
-        json!([{"name": "read_section", "description": "Read the full content of a summarized section. Tools the section holds become available to you.", "parameters": {"type": "object", "properties": {"section_key": {"type": "string", "description": "Key of the summarized section, exactly as its summary shows it (dot notation for nested sections, e.g. 'parent.child')."}}, "additionalProperties": false, "required": ["section_key"]}}])
+        json!([{"name": "read_section", "description": "Read the full content of a summarized section. Tools the section holds become available to you.", "parameters": {"type": "object", "properties": {"section_key": {"type": "string", "description": "Key of the summarized section, exactly as its summary shows it (dot notation for nested sections, e.g. 'parent.child')."}, "part": {"type": "integer", "minimum": 1, "description": "Which part of a long section to read, when an earlier read of it said it continues (default 1)."}}, "additionalProperties": false, "required": ["section_key"]}}])
     );
     assert_eq!(out["response_format"], Value::Null);
     let sections = out["tokens"]["sections"].as_object().unwrap();

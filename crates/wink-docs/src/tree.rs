@@ -225,7 +225,10 @@ pub fn document(path: &Path, text: &str, taken: &mut Vec<String>) -> DocNode {
     }
     // A page that starts with a heading of its top level (no `#` title) is titled by it.
     let top = parts.iter().map(|p| p.level).min();
-    if title.is_none() && intro.trim().is_empty() && parts.first().map(|p| p.level) == top {
+    if title.is_none()
+        && intro.trim().is_empty()
+        && parts.first().is_some_and(|p| Some(p.level) == top)
+    {
         let first = parts.remove(0);
         title = Some(first.title);
         intro = first.body;
@@ -426,6 +429,20 @@ pub fn folder(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_with_no_text_and_no_heading_is_titled_by_its_file() {
+        for (name, text) in [
+            ("empty.html", "<main><div><p>".repeat(3000)),
+            ("empty.md", String::new()),
+            ("blank.txt", "\n \n".to_owned()),
+        ] {
+            let node = document(Path::new(name), &text, &mut Vec::new());
+            let stem = name.split('.').next().unwrap_or_default();
+            assert_eq!((node.key.as_str(), node.title.as_str()), (stem, stem));
+            assert!(node.children.is_empty(), "{name}");
+        }
+    }
 
     #[test]
     fn slugs_are_short_unique_keys() {

@@ -60,11 +60,11 @@ impl Converter<'_> {
         Ok(())
     }
 
-    pub(super) fn convert(
-        mut self,
-        mut file: PromptFile<'_>,
-    ) -> Result<LoadedPrompt, PromptFileError> {
-        self.check_identity(&file)?;
+    /// The file's params types, each field's type and default checked.
+    fn params_types(
+        &self,
+        file: &PromptFile<'_>,
+    ) -> Result<HashMap<String, ParamsType>, PromptFileError> {
         let mut types: HashMap<String, ParamsType> = HashMap::new();
         for (type_name, fields) in &file.params {
             let mut params = Vec::new();
@@ -93,6 +93,15 @@ impl Converter<'_> {
                 ParamsType::named(type_name.clone(), params),
             );
         }
+        Ok(types)
+    }
+
+    pub(super) fn convert(
+        mut self,
+        mut file: PromptFile<'_>,
+    ) -> Result<LoadedPrompt, PromptFileError> {
+        self.check_identity(&file)?;
+        let types = self.params_types(&file)?;
         let disclosure = match &file.disclosure {
             None => DisclosureMode::default(),
             Some(mode) => mode

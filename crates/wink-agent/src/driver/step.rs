@@ -314,7 +314,13 @@ impl<'a, 'o> Driver<'a, 'o> {
         let call = self.adapter.complete(&request, sink);
         let outcome = until_deadline(call, budget.budget().deadline).await;
         match outcome {
-            Err(DeadlineExpired) => self.state.exhaust(BudgetLimit::Deadline),
+            Err(DeadlineExpired) => {
+                // The run ends here: what streamed before the deadline is shown, as without review.
+                if let (true, Some(stream)) = (reviewed, stream) {
+                    held.release(stream);
+                }
+                self.state.exhaust(BudgetLimit::Deadline);
+            }
             Ok(Ok(turn)) => {
                 budget.record_model_call(turn.usage.as_ref());
                 if let Some(record) = self.model_calls.last_mut() {
