@@ -257,6 +257,35 @@ impl<'a, 'o> Driver<'a, 'o> {
         }
     }
 
+    /// Whether `request` fits the model's context `window` (estimated); a request that does
+    /// not fails the run, naming both sizes. Records the estimate for the room left to tools.
+    fn fits_window(&mut self, request: &ModelRequest, window: Option<u64>) -> bool {
+        let Some(window) = window else {
+            return true;
+        };
+        let estimate = estimate_request_tokens_after(request, self.measured);
+        let reserve = request
+            .max_output_tokens
+            .map_or(DEFAULT_OUTPUT_RESERVE, u64::from);
+        self.last_request = Some((estimate, reserve));
+        if estimate <= window {
+            return true;
+        }
+        let message = format!(
+            "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
+        );
+        self.announce_intervention(&Intervention::new(
+            InterventionKind::ContextWindow,
+            message.clone(),
+        ));
+        self.state.fail(&PromptEvaluationError::new(
+            message,
+            self.state.prompt_name(),
+            EvaluationPhase::Request,
+        ));
+        false
+    }
+
     async fn call_model(&mut self, request: ModelRequest) {
         // Copied out: the options themselves (with the `!Sync` decider) are not held across
         // the await.
@@ -268,27 +297,8 @@ impl<'a, 'o> Driver<'a, 'o> {
             return;
         }
         let window = self.context_window();
-        if let Some(window) = window {
-            let estimate = estimate_request_tokens_after(&request, self.measured);
-            let reserve = request
-                .max_output_tokens
-                .map_or(DEFAULT_OUTPUT_RESERVE, u64::from);
-            self.last_request = Some((estimate, reserve));
-            if estimate > window {
-                let message = format!(
-                    "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
-                );
-                self.announce_intervention(&Intervention::new(
-                    InterventionKind::ContextWindow,
-                    message.clone(),
-                ));
-                self.state.fail(&PromptEvaluationError::new(
-                    message,
-                    self.state.prompt_name(),
-                    EvaluationPhase::Request,
-                ));
-                return;
-            }
+        if !self.fits_window(&request, window) {
+            return;
         }
         if let Some(o) = observer {
             o.on_model_call(
