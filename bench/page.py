@@ -48,6 +48,8 @@ def markdown(text: str) -> list[str]:
     lines = [line.rstrip() for line in text.splitlines() if not line.startswith("load average:")]
     out: list[str] = []
     for line in lines:
+        if line.startswith("|") and out and out[-1] and not out[-1].startswith("|"):
+            out.append("")  # a table starts a block of its own
         if line or (out and out[-1]):
             out.append(line)
     while out and not out[-1]:
@@ -171,8 +173,13 @@ def queue(text: str) -> list[str]:
         if m:
             out.append("| " + " | ".join(m.groups()) + " |")
         elif line.strip():
-            rest.append(line.strip())
+            rest.append("* " + line.strip())
     return out + [""] + rest
+
+
+def bullets(text: str) -> list[str]:
+    """Each line a list item."""
+    return ["* " + line.strip() for line in text.splitlines() if line.strip()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,7 +267,7 @@ BENCHMARKS = [
               [Step(["bash", "bench/disclosure/run.sh", "local:{model}"])], needs=["wink", "model"]),
     Benchmark("queue", "requests per second through Redis workers, checkpoint cost, memory per run, a fault run", "3",
               "release (workers), debug (fault run)",
-              [Step(["bash", "bench/queue/run.sh", "200"], queue), Step(["bash", "bench/queue/fault.sh", "500"])],
+              [Step(["bash", "bench/queue/run.sh", "200"], queue), Step(["bash", "bench/queue/fault.sh", "500"], bullets)],
               needs=["wink", "redis-server"]),
 ]
 BY_NAME = {b.name: b for b in BENCHMARKS}
@@ -461,7 +468,7 @@ def quick(wink: str) -> None:
             output = run(words)
             # Deterministic figures on the page must be what the command prints now.
             for step in bench.steps:
-                if step.command == command and step.convert not in (markdown, divan):
+                if step.command == command and step.convert not in (markdown, divan, bullets):
                     rows = [r for r in step.convert(output) if r.startswith("| ") and not r.startswith("|---")]
                     if found[bench.name].startswith("*Measured"):
                         for row in rows:
