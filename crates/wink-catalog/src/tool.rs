@@ -1,5 +1,5 @@
-//! Catalog tools built from [`ToolRecord`]s: unbound (a catalog file), bound to a handler, or
-//! forwarded to an MCP server.
+//! Catalog tools built from [`ToolRecord`]s, and what runs them: nothing (a catalog file), a
+//! handler, or any [`ToolInvoker`] (the MCP client of `wink-mcp` forwards calls to a server).
 
 use std::fmt;
 use std::sync::Arc;
@@ -7,50 +7,102 @@ use std::sync::Arc;
 use serde_json::Value;
 use wink_core::{Tool, ToolContext, ToolError, ToolFuture, ToolMetadata, ToolResponse, ToolResult};
 
-use crate::mcp::McpServer;
 use crate::record::ToolRecord;
-use crate::servers::LazyServer;
 
 /// A synchronous handler for record-based tools: gets the tool's remote name and the arguments.
 pub type RecordHandler =
     dyn Fn(&str, Value, &mut ToolContext) -> Result<ToolResult<Value>, ToolError> + Send + Sync;
 
-#[derive(Clone)]
-pub(crate) enum Invoker {
-    /// From a catalog file: describable, but calling it reports that nothing runs it.
-    Unbound,
-    /// A caller-supplied handler.
-    Handler(Arc<RecordHandler>),
-    /// Forwarded to an MCP server.
-    Mcp(Arc<McpServer>),
-    /// Forwarded to an MCP server started on first use.
-    Lazy(Arc<LazyServer>),
+/// What runs the tools of a group of records: gets each call's remote name (the name the
+/// record's source knows it by), the arguments and the call's context (its deadline, session).
+///
+/// ```
+/// use std::sync::Arc;
+/// use serde_json::{Value, json};
+/// use wink_catalog::{Catalog, ToolInvoker, ToolRecord};
+/// use wink_core::{ToolContext, ToolFuture, ToolResponse, ToolResult, block_on};
+///
+/// #[derive(Debug)]
+/// struct Echo;
+/// impl ToolInvoker for Echo {
+///     fn invoke<'a>(&'a self, remote_name: &'a str, args: Value, _: &'a mut ToolContext) -> ToolFuture<'a> {
+///         Box::pin(async move { Ok(ToolResponse::from(ToolResult::ok(format!("{remote_name} {args}"), ()).erase())) })
+///     }
+///     fn kind(&self) -> &'static str { "echo" }
+/// }
+///
+/// let catalog = Catalog::builder()
+///     .records_invoked_by([ToolRecord::new("echo", "Echo.")], Arc::new(Echo))
+///     .build()
+///     .unwrap();
+/// let tool = catalog.get("echo").unwrap().tool().clone();
+/// let mut context = ToolContext::new(wink_session::Session::new());
+/// let response = block_on(tool.invoke(json!({"a": 1}), &mut context)).unwrap();
+/// assert_eq!(response.result.model_text(), r#"echo {"a":1}"#);
+/// ```
+pub trait ToolInvoker: Send + Sync + fmt::Debug {
+    /// Runs the tool known to its source as `remote_name`.
+    fn invoke<'a>(
+        &'a self,
+        remote_name: &'a str,
+        args: Value,
+        context: &'a mut ToolContext,
+    ) -> ToolFuture<'a>;
+
+    /// A word for debug output: `handler`, `mcp`, …
+    fn kind(&self) -> &'static str;
+}
+
+/// A caller-supplied handler.
+pub(crate) struct Handler(pub(crate) Arc<RecordHandler>);
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Handler")
+    }
+}
+
+impl ToolInvoker for Handler {
+    fn invoke<'a>(
+        &'a self,
+        remote_name: &'a str,
+        args: Value,
+        context: &'a mut ToolContext,
+    ) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let result = (self.0)(remote_name, args, context)?;
+            Ok(ToolResponse::from(result.erase()))
+        })
+    }
+
+    fn kind(&self) -> &'static str {
+        "handler"
+    }
 }
 
 /// A tool the catalog made from a [`ToolRecord`].
 #[derive(Clone)]
 pub struct CatalogTool {
     record: ToolRecord,
-    invoker: Invoker,
+    /// `None` for a tool from a catalog file: describable, but calling it reports that nothing
+    /// runs it.
+    invoker: Option<Arc<dyn ToolInvoker>>,
 }
 
 impl fmt::Debug for CatalogTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let invoker = match &self.invoker {
-            Invoker::Unbound => "unbound",
-            Invoker::Handler(_) => "handler",
-            Invoker::Mcp(_) => "mcp",
-            Invoker::Lazy(_) => "mcp (lazy)",
-        };
         f.debug_struct("CatalogTool")
             .field("name", &self.record.name)
-            .field("invoker", &invoker)
+            .field(
+                "invoker",
+                &self.invoker.as_ref().map_or("unbound", |i| i.kind()),
+            )
             .finish()
     }
 }
 
 impl CatalogTool {
-    pub(crate) fn new(record: ToolRecord, invoker: Invoker) -> Self {
+    pub(crate) fn new(record: ToolRecord, invoker: Option<Arc<dyn ToolInvoker>>) -> Self {
         Self { record, invoker }
     }
 
@@ -89,42 +141,14 @@ impl Tool for CatalogTool {
     }
 
     fn invoke<'a>(&'a self, args: Value, context: &'a mut ToolContext) -> ToolFuture<'a> {
-        match &self.invoker {
-            Invoker::Unbound => {
-                let name = self.record.name.clone();
-                Box::pin(async move {
-                    Err(ToolError::Failed(format!(
-                        "`{name}` comes from a tool list without an implementation here; nothing was run."
-                    )))
-                })
-            }
-            Invoker::Handler(handler) => {
-                let handler = handler.clone();
-                Box::pin(async move {
-                    let result = handler(&self.record.remote_name, args, context)?;
-                    Ok(ToolResponse::from(result.erase()))
-                })
-            }
-            Invoker::Mcp(server) => {
-                let server = server.clone();
-                let deadline = context.deadline;
-                Box::pin(async move {
-                    let result = server
-                        .call(&self.record.remote_name, args, deadline)
-                        .await?;
-                    Ok(ToolResponse::from(result))
-                })
-            }
-            Invoker::Lazy(server) => {
-                let server = server.clone();
-                let deadline = context.deadline;
-                Box::pin(async move {
-                    let result = server
-                        .call(&self.record.remote_name, args, deadline)
-                        .await?;
-                    Ok(ToolResponse::from(result))
-                })
-            }
-        }
+        let Some(invoker) = &self.invoker else {
+            let name = &self.record.name;
+            return Box::pin(async move {
+                Err(ToolError::Failed(format!(
+                    "`{name}` comes from a tool list without an implementation here; nothing was run."
+                )))
+            });
+        };
+        invoker.invoke(&self.record.remote_name, args, context)
     }
 }

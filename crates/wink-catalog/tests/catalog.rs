@@ -1,15 +1,14 @@
 //! The catalog section end to end: listings, meta-tool texts, activation through the agent loop
-//! (dynamic injection and restart), MCP over stdio, and the LiveMCP footprint targets.
+//! (dynamic injection and restart) and the LiveMCP footprint targets.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde_json::{Value, json};
 use wink_agent::{LoopOutcome, MainLoop, MainLoopConfig, Message, RunHooks, ScriptedProvider};
 use wink_catalog::{
     Catalog, CatalogListing, CatalogNativeSearch, CatalogToolsActivated, Footprint, LineBudget,
-    ListQuery, McpServer, ToolCatalogSection, ToolRecord, load_catalog_file, native_search_enabled,
+    ListQuery, ToolCatalogSection, ToolRecord, load_catalog_file, native_search_enabled,
     native_search_tools,
 };
 use wink_core::{
@@ -506,43 +505,6 @@ fn unbound_catalog_tools_say_nothing_runs_them() {
         error.to_string(),
         "`file.read` comes from a tool list without an implementation here; nothing was run."
     );
-}
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
-#[test]
-fn mcp_stdio_round_trip() {
-    let command = format!("python3 {}", fixture("mcp_server.py").display());
-    let server = Arc::new(McpServer::spawn(&command).unwrap());
-    assert_eq!(server.server_name(), "fixture-server");
-    let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["add", "echo", "fail"]);
-
-    let catalog = Catalog::builder()
-        .mcp_server_in(server.clone(), "math")
-        .build()
-        .unwrap();
-    assert_eq!(
-        catalog.list_text(&ListQuery::new()),
-        "Catalog: tools 1-3 of 3.\n- math.add: Add two numbers.\n- math.echo: Echo a message back.\n- math.fail: Always fails."
-    );
-    let add = catalog.get("math.add").unwrap().tool().clone();
-    let mut context = ToolContext::new(Session::new());
-    let response = block_on(add.invoke(json!({"a": 2, "b": 3.5}), &mut context)).unwrap();
-    assert!(response.result.success);
-    assert_eq!(response.result.model_text(), "5.5");
-    let fail = catalog.get("math.fail").unwrap().tool().clone();
-    let response = block_on(fail.invoke(json!({}), &mut context)).unwrap();
-    assert!(!response.result.success);
-    assert_eq!(response.result.model_text(), "it failed");
-    drop(catalog);
-    drop(add);
-    drop(fail);
-    drop(server);
 }
 
 #[test]

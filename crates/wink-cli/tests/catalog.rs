@@ -16,7 +16,7 @@ fn fixture(name: &str) -> String {
 
 fn mcp_server() -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../wink-catalog/tests/fixtures/mcp_server.py")
+        .join("../wink-mcp/tests/fixtures/mcp_server.py")
         .display()
         .to_string()
 }

@@ -1,6 +1,7 @@
 //! # wink-mcp
 //!
-//! wink prompts over the Model Context Protocol (with the official Rust SDK, `rmcp`).
+//! wink and the Model Context Protocol (with the official Rust SDK, `rmcp`): serving prompts to
+//! MCP clients, and using MCP servers' tools in catalogs.
 //!
 //! **Serving** — [`PromptServer`] exposes one prompt to any MCP client (`wink mcp serve FILE`
 //! over stdio, or streamable HTTP on loopback with [`serve_http`]):
@@ -16,6 +17,12 @@
 //! `tools.listChanged`; handshake-era clients get it directly, 2026-07-28 clients through
 //! `subscriptions/listen`). For clients that ignore it, the tool result ends with
 //! [`new_tools_notice`] — seed 003's restart signal expressed as a tool result.
+//!
+//! **Using MCP servers** — the client side: [`McpServer`] (one connection over stdio or
+//! streamable HTTP), [`LazyServer`] (started on first use, its tool list cached on disk by
+//! [`ToolCache`]) and [`ServerCatalog`] (the servers of a catalog section: a
+//! [`wink_catalog::CatalogSource`]). Catalog tools made from a server's tools forward their calls
+//! to it ([`CatalogBuilderMcp`]).
 //!
 //! **Driving the claude CLI** — [`ClaudeCliAdapter`] is a [`wink_model::ProviderAdapter`] for
 //! `claude -p --input-format stream-json --output-format stream-json`, with the evaluation's
@@ -46,18 +53,38 @@
 //! ```
 
 mod bridge;
+mod call_input;
 mod claude;
+mod client;
+mod content;
 mod error;
 mod http;
 pub mod lines;
+mod published;
 mod server;
+mod server_call;
+mod server_published;
+mod server_tasks;
 mod skills;
 mod stdio;
 
 pub use bridge::bridge_tool_name;
+pub use call_input::{CancelSignal, ClientInput, ProgressReporter, ProgressUpdate};
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
+pub use client::{
+    Answered, CachedTools, CatalogBuilderMcp, ClientAnswers, DEFAULT_CALL_TIMEOUT,
+    DEFAULT_START_TIMEOUT, DEFAULT_TTL, ElicitationPolicy, INHERITED_VARIABLES, LazyServer,
+    ListSource, MAX_MESSAGE_BYTES, MAX_TTL, McpInputAnswered, McpServer, ServerCatalog, ServerSpec,
+    ServerTransport, ToolCache, ToolList, check_header_name, check_server_url,
+    killed_with_this_process, resolve_program, split_command_line,
+};
+pub use content::{ToolResultForm, content_text, result_form};
 pub use error::McpServeError;
 pub use http::{HttpEndpoint, HttpLimits, HttpServer, check_loopback, serve_http, serve_http_with};
+pub use published::{
+    ContentHandler, Published, PublishedContent, PublishedPrompt, PublishedResource,
+    PublishedTemplate, match_template,
+};
 pub use server::{
     PROMPT_URI, PromptServer, SECTION_URI_PREFIX, mcp_tool, new_tools_notice, section_uri,
 };

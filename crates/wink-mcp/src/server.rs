@@ -6,10 +6,10 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, Implementation,
-    JsonObject, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, Prompt as McpPrompt, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt as McpPrompt, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -61,6 +61,33 @@ struct ServerState {
     calls: Mutex<()>,
     /// Skills offered through the MCP Skills extension (none: the extension is not declared).
     skills: Vec<Arc<wink_skills::Skill>>,
+    /// Seals the request states of tools that ask the client for input.
+    state_codec: Arc<rmcp::model::RequestStateCodec>,
+    /// Resources, templates and prompts the prompt file publishes beside its sections.
+    published: Arc<crate::published::Published>,
+    /// The tools whose calls run as MCP tasks (name, whether a task is required), and the tasks.
+    task_tools: Vec<(String, bool)>,
+    tasks: rmcp::task_manager::TaskManager,
+}
+
+impl ServerState {
+    /// The same state, for a builder method to change one part of (calls in flight are not
+    /// shared: a server is configured before it serves).
+    fn copy(&self) -> Self {
+        Self {
+            prompt: self.prompt.clone(),
+            session: self.session.clone(),
+            resources: self.resources.clone(),
+            prompt_name: self.prompt_name.clone(),
+            tools_changed: self.tools_changed.clone(),
+            calls: Mutex::new(()),
+            skills: self.skills.clone(),
+            state_codec: self.state_codec.clone(),
+            published: self.published.clone(),
+            task_tools: self.task_tools.clone(),
+            tasks: self.tasks.clone(),
+        }
+    }
 }
 
 /// Serves one prompt over MCP: `tools/list` offers the tools the rendered prompt offers
@@ -104,6 +131,10 @@ impl PromptServer {
                 tools_changed,
                 calls: Mutex::new(()),
                 skills: Vec::new(),
+                state_codec: Arc::new(crate::server_call::state_codec()),
+                published: Arc::default(),
+                task_tools: Vec::new(),
+                tasks: rmcp::task_manager::TaskManager::new(),
             }),
         }
     }
@@ -111,17 +142,10 @@ impl PromptServer {
     /// Resources handed to tools (e.g. an `Arc<dyn wink_fs::Filesystem>`).
     #[must_use]
     pub fn with_resources(self, resources: Resources) -> Self {
-        let state = &self.state;
+        let mut state = self.state.copy();
+        state.resources = resources;
         Self {
-            state: Arc::new(ServerState {
-                prompt: state.prompt.clone(),
-                session: state.session.clone(),
-                resources,
-                prompt_name: state.prompt_name.clone(),
-                tools_changed: state.tools_changed.clone(),
-                calls: Mutex::new(()),
-                skills: state.skills.clone(),
-            }),
+            state: Arc::new(state),
         }
     }
 
@@ -130,18 +154,52 @@ impl PromptServer {
     /// `builtin: skills` sections give them (`LoadedPrompt::skills`).
     #[must_use]
     pub fn with_skills(self, skills: Vec<Arc<wink_skills::Skill>>) -> Self {
-        let state = &self.state;
+        let mut state = self.state.copy();
+        state.skills = skills;
         Self {
-            state: Arc::new(ServerState {
-                prompt: state.prompt.clone(),
-                session: state.session.clone(),
-                resources: state.resources.clone(),
-                prompt_name: state.prompt_name.clone(),
-                tools_changed: state.tools_changed.clone(),
-                calls: Mutex::new(()),
-                skills,
-            }),
+            state: Arc::new(state),
         }
+    }
+
+    /// Serve the resources, resource templates and prompts a prompt file publishes (its `mcp`
+    /// block: `LoadedPrompt::published`) beside the prompt's own.
+    #[must_use]
+    pub fn with_published(self, published: crate::published::Published) -> Self {
+        let mut state = self.state.copy();
+        state.published = Arc::new(published);
+        Self {
+            state: Arc::new(state),
+        }
+    }
+
+    /// Run the calls of the tools `tools` (name, whether a task is required) as MCP tasks (the
+    /// Tasks extension: a prompt file's tools declared with `task`, `LoadedPrompt::task_tools`).
+    /// Clients without the extension get a synchronous result, or `-32021` when a task is
+    /// required.
+    #[must_use]
+    pub fn with_task_tools(self, tools: Vec<(String, bool)>) -> Self {
+        let mut state = self.state.copy();
+        state.task_tools = tools;
+        Self {
+            state: Arc::new(state),
+        }
+    }
+
+    /// Whether `name` runs as a task: `Some(required)`.
+    pub(crate) fn task_tool(&self, name: &str) -> Option<bool> {
+        self.state
+            .task_tools
+            .iter()
+            .find(|(tool, _)| tool == name)
+            .map(|(_, required)| *required)
+    }
+
+    pub(crate) fn tasks(&self) -> &rmcp::task_manager::TaskManager {
+        &self.state.tasks
+    }
+
+    pub(crate) fn published(&self) -> &Arc<crate::published::Published> {
+        &self.state.published
     }
 
     /// The session holding the server's visibility state.
@@ -177,16 +235,46 @@ impl PromptServer {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
+        self.call_with(name, arguments, self.tool_resources(), true)
+            .await
+            .map(|done| done.result)
+    }
+
+    /// The resources every tool call gets.
+    pub(crate) fn tool_resources(&self) -> Resources {
+        self.state.resources.clone()
+    }
+
+    pub(crate) fn state_codec(&self) -> &rmcp::model::RequestStateCodec {
+        &self.state.state_codec
+    }
+
+    /// Runs one call with `resources`: the result as text, and the tool's value (for MCP's
+    /// result forms, see `server_call`). An `exclusive` call waits for the calls before it
+    /// (calls may open sections); a task runs beside them.
+    pub(crate) async fn call_with(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        resources: Resources,
+        exclusive: bool,
+    ) -> Result<CallDone, ErrorData> {
         let state = &self.state;
-        let _turn = state.calls.lock().await;
+        let _turn = match exclusive {
+            true => Some(state.calls.lock().await),
+            false => None,
+        };
         let rendered = self.render().map_err(internal)?;
         if rendered.tool(name).is_none() {
             return match rendered.template_tool(name) {
-                Some((path, _)) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "Tool '{name}' is not available yet: it belongs to section '{key}', which is summarized. \
-                     Call read_section with key \"{key}\" first.",
-                    key = path.dotted()
-                ))])),
+                Some((path, _)) => Ok(CallDone::ran(
+                    CallToolResult::error(vec![ContentBlock::text(format!(
+                        "Tool '{name}' is not available yet: it belongs to section '{key}', which is summarized. \
+                         Call read_section with key \"{key}\" first.",
+                        key = path.dotted()
+                    ))]),
+                    None,
+                )),
                 None => Err(ErrorData::invalid_params(
                     format!(
                         "Unknown tool '{name}'. Offered: {}.",
@@ -198,7 +286,7 @@ impl PromptServer {
         }
         let executor = ToolExecutor {
             adapter: "mcp".into(),
-            resources: state.resources.clone(),
+            resources,
             ..ToolExecutor::new(state.session.clone(), state.prompt_name.clone())
         };
         let call = ToolCall {
@@ -217,17 +305,25 @@ impl PromptServer {
         {
             Ok(outcome) => outcome,
             Err(error) => {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(
-                    error.message,
-                )]));
+                return Ok(CallDone {
+                    result: CallToolResult::error(vec![ContentBlock::text(error.message.clone())]),
+                    value: None,
+                    broke: Some(error.message),
+                });
             }
         };
+        let mut value = None;
         let (mut text, success, expanded) = match outcome {
             CallOutcome::Completed(result) => {
                 let expanded = match (&result.expansion, result.result.success) {
                     (Some(expansion), true) => vec![expansion.path.clone()],
                     _ => Vec::new(),
                 };
+                value = result
+                    .result
+                    .value
+                    .as_ref()
+                    .map(|payload| payload.json.clone());
                 (result.model_text(), result.result.success, expanded)
             }
             CallOutcome::ExpansionRequired(request) => {
@@ -241,7 +337,7 @@ impl PromptServer {
             }
         };
         if expanded.is_empty() {
-            return Ok(tool_result(text, success));
+            return Ok(CallDone::ran(tool_result(text, success), value));
         }
         for path in &expanded {
             state.session.dispatch(SetVisibilityOverride {
@@ -270,7 +366,7 @@ impl PromptServer {
             text.push_str("\n\n");
             text.push_str(&new_tools_notice(&added));
         }
-        Ok(tool_result(text, success))
+        Ok(CallDone::ran(tool_result(text, success), value))
     }
 
     /// The resources: the rendered prompt, then one per section the client can read (rendered
@@ -334,13 +430,13 @@ impl PromptServer {
                 format!(
                     "Unknown resource '{uri}': expected {PROMPT_URI} or {SECTION_URI_PREFIX}<dot.key>."
                 ),
-                None,
+                Some(json!({"uri": uri})),
             ));
         };
         let not_found = || {
             ErrorData::resource_not_found(
                 format!("Unknown section key: '{key}' (resource '{uri}')."),
-                None,
+                Some(json!({"uri": uri})),
             )
         };
         let node = rendered
@@ -363,12 +459,17 @@ impl PromptServer {
         let response = reader
             .invoke(json!({"section_key": path.dotted()}), &mut context)
             .await
-            .map_err(|e| ErrorData::resource_not_found(format!("{e} (resource '{uri}')."), None))?;
+            .map_err(|e| {
+                ErrorData::resource_not_found(
+                    format!("{e} (resource '{uri}')."),
+                    Some(json!({"uri": uri})),
+                )
+            })?;
         match (response.result.success, response.result.value) {
             (true, Some(payload)) => Ok(payload.rendered),
             _ => Err(ErrorData::resource_not_found(
                 format!("{} (resource '{uri}').", response.result.message),
-                None,
+                Some(json!({"uri": uri})),
             )),
         }
     }
@@ -378,6 +479,27 @@ impl PromptServer {
             "The wink prompt '{}', rendered with the current visibility (summarized sections expand with read_section).",
             self.state.prompt_name
         )
+    }
+}
+
+/// What running one call gave.
+pub(crate) struct CallDone {
+    /// The result as MCP text content.
+    pub(crate) result: CallToolResult,
+    /// The tool's value (it may be in one of MCP's result forms).
+    pub(crate) value: Option<Value>,
+    /// Why the call could not run at all (the executor's error), as opposed to a tool that ran
+    /// and failed.
+    pub(crate) broke: Option<String>,
+}
+
+impl CallDone {
+    fn ran(result: CallToolResult, value: Option<Value>) -> Self {
+        Self {
+            result,
+            value,
+            broke: None,
+        }
     }
 }
 
@@ -433,25 +555,38 @@ pub(crate) fn mcp_tool_from_parts(
     rmcp::model::Tool::new(name.to_owned(), description.to_owned(), Arc::new(schema))
 }
 
-pub(crate) fn server_capabilities(skills: bool) -> ServerCapabilities {
+pub(crate) fn server_capabilities(skills: bool, tasks: bool) -> ServerCapabilities {
     let builder = ServerCapabilities::builder()
         .enable_prompts()
         .enable_resources()
         .enable_tools()
         .enable_tool_list_changed();
-    if skills {
+    let mut capabilities = if skills {
         builder.enable_skills().build()
     } else {
         builder.build()
+    };
+    if tasks {
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                JsonObject::new(),
+            );
     }
+    capabilities
 }
 
 impl ServerHandler for PromptServer {
     fn get_info(&self) -> ServerConfig {
         let instructions = self.render().map(|r| r.text).unwrap_or_default();
-        ServerConfig::new(server_capabilities(!self.state.skills.is_empty()))
-            .with_server_info(Implementation::new("wink", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions)
+        ServerConfig::new(server_capabilities(
+            !self.state.skills.is_empty(),
+            !self.state.task_tools.is_empty(),
+        ))
+        .with_server_info(Implementation::new("wink", env!("CARGO_PKG_VERSION")))
+        .with_instructions(instructions)
     }
 
     async fn list_tools(
@@ -464,14 +599,50 @@ impl ServerHandler for PromptServer {
         ))
     }
 
+    /// The offered tool `name`: the HTTP transport checks a `tools/call`'s `Mcp-Param-*` headers
+    /// against its schema's `x-mcp-header` annotations (SEP-2243).
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        let rendered = self.render().ok()?;
+        rendered.tool(name).map(mcp_tool)
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call_tool_text(&request.name, request.arguments)
-            .await
-            .map(CallToolResponse::from)
+        if let Some(task) = self.call_as_task(&request, &context) {
+            return task;
+        }
+        self.call_tool_response(request, &context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        Ok(rmcp::model::GetTaskResult::new(
+            self.state.tasks.get_task(&request.task_id)?,
+        ))
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state.tasks.cancel_task(&request.task_id)
     }
 
     async fn list_prompts(
@@ -484,14 +655,19 @@ impl ServerHandler for PromptServer {
             Some(self.prompt_description()),
             None,
         );
-        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+        let mut prompts = vec![prompt];
+        prompts.extend(self.state.published.prompt_list()?);
+        Ok(ListPromptsResult::with_all_items(prompts))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if let Some(published) = self.get_published(&request, &context).await {
+            return published;
+        }
         if request.name != self.state.prompt_name {
             return Err(ErrorData::invalid_params(
                 format!(
@@ -513,16 +689,29 @@ impl ServerHandler for PromptServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(
-            self.resource_list().map_err(internal)?,
+        let mut resources = self.resource_list().map_err(internal)?;
+        resources.extend(self.state.published.resource_list()?);
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            self.state.published.template_list()?,
         ))
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(published) = self.read_published(&request, &context).await {
+            return published;
+        }
         if request.uri.starts_with(crate::skills::SKILL_URI_SCHEME) {
             let contents = crate::skills::read_skill_resource(&self.state.skills, &request.uri)?;
             return Ok(ReadResourceResponse::from(ReadResourceResult::new(vec![

@@ -127,8 +127,12 @@ pub fn read_skill_resource(
     skills: &[Arc<Skill>],
     uri: &str,
 ) -> Result<ResourceContents, ErrorData> {
-    let unknown =
-        |why: String| ErrorData::resource_not_found(format!("{why} (resource '{uri}')."), None);
+    let unknown = |why: String| {
+        ErrorData::resource_not_found(
+            format!("{why} (resource '{uri}')."),
+            Some(serde_json::json!({"uri": uri})),
+        )
+    };
     let rest = uri
         .strip_prefix(SKILL_URI_SCHEME)
         .ok_or_else(|| unknown("Not a skill resource".into()))?;

@@ -39,6 +39,14 @@ pub const CALL_ID_VARIABLE: &str = "WINK_TOOL_CALL_ID";
 /// tool runs in.
 pub const SESSION_ID_VARIABLE: &str = "WINK_SESSION_ID";
 
+/// The variable holding the MCP client's answers (`inputResponses`, a JSON object) when a call
+/// is retried after the tool asked for input (`{"resultType": "input_required", ...}`).
+pub const INPUT_RESPONSES_VARIABLE: &str = "WINK_INPUT_RESPONSES";
+
+/// The variable holding the `requestState` the tool gave with its `input_required` result, on
+/// the retried call (checked by the server: a client cannot change it).
+pub const REQUEST_STATE_VARIABLE: &str = "WINK_REQUEST_STATE";
+
 /// Calls in flight: their process group and marker.
 static RUNNING: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
 
@@ -100,6 +108,8 @@ enum Ending {
     /// The run's deadline came before the tool's own timeout.
     RunDeadline,
     Overflow,
+    /// The client cancelled the call.
+    Cancelled,
 }
 
 /// A command stopped at the run's deadline (see [`CommandHandler::run_by`]).
@@ -113,8 +123,8 @@ impl CommandHandler {
     /// is then reported as before).
     fn command(&self) -> Command {
         let program = self.program.to_string_lossy();
-        let wrapped = wink_catalog::resolve_program(&program, Some(&self.cwd))
-            .and_then(|resolved| wink_catalog::killed_with_this_process(&resolved));
+        let wrapped = wink_mcp::resolve_program(&program, Some(&self.cwd))
+            .and_then(|resolved| wink_mcp::killed_with_this_process(&resolved));
         match wrapped {
             Some((wrapper, args)) => {
                 let mut command = Command::new(wrapper);
@@ -150,6 +160,40 @@ impl CommandHandler {
         extra: &[(&str, String)],
         deadline: Option<Instant>,
     ) -> Result<ToolResult<Value>, DeadlinePassed> {
+        self.run_reporting(params, extra, deadline, None, None)
+    }
+
+    /// As [`CommandHandler::run_by`], passing the progress reports the command writes on stderr
+    /// (lines like `{"progress": 50, "total": 100}`, see [`wink_mcp::ProgressUpdate::from_line`])
+    /// to `progress` as they come; they are left out of the stderr shown on failure. When
+    /// `cancel` is set while it runs, the command is killed (with everything it started) and the
+    /// call fails with `The call was cancelled.`.
+    pub fn run_reporting(
+        &self,
+        params: &Value,
+        extra: &[(&str, String)],
+        deadline: Option<Instant>,
+        progress: Option<wink_mcp::ProgressReporter>,
+        cancel: Option<wink_mcp::CancelSignal>,
+    ) -> Result<ToolResult<Value>, DeadlinePassed> {
+        Ok(
+            match self.run_for_output(params, extra, deadline, progress, cancel)? {
+                Ok(stdout) => parse_stdout(&stdout),
+                Err(failed) => failed,
+            },
+        )
+    }
+
+    /// Runs the command: what it printed when it exited with status 0, else the failed result
+    /// saying what happened.
+    fn run_for_output(
+        &self,
+        params: &Value,
+        extra: &[(&str, String)],
+        deadline: Option<Instant>,
+        progress: Option<wink_mcp::ProgressReporter>,
+        cancel: Option<wink_mcp::CancelSignal>,
+    ) -> Result<Result<String, ToolResult<Value>>, DeadlinePassed> {
         wait_while_stopping();
         let marker = next_marker();
         let mut command = self.command();
@@ -170,17 +214,17 @@ impl CommandHandler {
         let mut child = match command.spawn() {
             Ok(c) => c,
             Err(e) if !self.cwd.is_dir() => {
-                return Ok(ToolResult::failure(format!(
+                return Ok(Err(ToolResult::failure(format!(
                     "Command '{}' could not be started: its working directory '{}' does not exist ({e})",
                     self.program.display(),
                     self.cwd.display()
-                )));
+                ))));
             }
             Err(e) => {
-                return Ok(ToolResult::failure(format!(
+                return Ok(Err(ToolResult::failure(format!(
                     "Command '{}' could not be started: {e}",
                     self.program.display()
-                )));
+                ))));
             }
         };
         RUNNING
@@ -198,11 +242,11 @@ impl CommandHandler {
             .stdout
             .take()
             .map(|out| spawn_reader(out, self.max_output_bytes, Some(overflow.clone())));
-        let stderr = child
-            .stderr
-            .take()
-            .map(|err| spawn_reader(err, STDERR_CAP, None));
-        let ending = self.wait(&mut child, &overflow, deadline);
+        let stderr = child.stderr.take().map(|err| match progress {
+            Some(reporter) => spawn_progress_reader(err, reporter),
+            None => spawn_reader(err, STDERR_CAP, None),
+        });
+        let ending = self.wait(&mut child, &overflow, deadline, cancel.as_ref());
         kill_group_and_marked(child.id(), &marker);
         let _ = child.kill();
         let _ = child.wait();
@@ -216,12 +260,13 @@ impl CommandHandler {
         }
         let stdout = stdout.and_then(|h| h.join().ok()).unwrap_or_default();
         let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
-        Ok(match ending {
+        Ok(Err(match ending {
             Ending::RunDeadline => return Err(DeadlinePassed),
             Ending::TimedOut => ToolResult::failure(format!(
                 "Command timed out after {} and was killed.",
                 format_duration(self.timeout)
             )),
+            Ending::Cancelled => ToolResult::failure("The call was cancelled."),
             Ending::Overflow => ToolResult::failure(format!(
                 "Command output exceeded {} bytes; the command was killed.",
                 self.max_output_bytes
@@ -238,11 +283,17 @@ impl CommandHandler {
                     ToolResult::failure(format!("{what}: {detail}"))
                 }
             }
-            Ending::Exited(_) => parse_stdout(&String::from_utf8_lossy(&stdout)),
-        })
+            Ending::Exited(_) => return Ok(Ok(String::from_utf8_lossy(&stdout).into_owned())),
+        }))
     }
 
-    fn wait(&self, child: &mut Child, overflow: &AtomicBool, run: Option<Instant>) -> Ending {
+    fn wait(
+        &self,
+        child: &mut Child,
+        overflow: &AtomicBool,
+        run: Option<Instant>,
+        cancel: Option<&wink_mcp::CancelSignal>,
+    ) -> Ending {
         let own = Instant::now() + self.timeout;
         let (deadline, timed_out) = match run {
             Some(run) if run < own => (run, Ending::RunDeadline),
@@ -252,6 +303,9 @@ impl CommandHandler {
         loop {
             if overflow.load(Ordering::SeqCst) {
                 return Ending::Overflow;
+            }
+            if cancel.is_some_and(wink_mcp::CancelSignal::is_cancelled) {
+                return Ending::Cancelled;
             }
             match child.try_wait() {
                 Ok(Some(status)) => return Ending::Exited(status),
@@ -292,6 +346,36 @@ fn spawn_reader<R: Read + Send + 'static>(
                     out.extend_from_slice(&buf[..n]);
                 }
             }
+        }
+        out
+    })
+}
+
+/// Reads stderr line by line: progress reports go to `reporter`, the rest is kept (at most
+/// [`STDERR_CAP`] bytes, the stream drained to its end).
+fn spawn_progress_reader<R: Read + Send + 'static>(
+    reader: R,
+    reporter: wink_mcp::ProgressReporter,
+) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut lines = std::io::BufReader::new(reader);
+        let mut line = Vec::new();
+        while let Ok(read) = std::io::BufRead::read_until(&mut lines, b'\n', &mut line) {
+            if read == 0 {
+                break;
+            }
+            match std::str::from_utf8(&line)
+                .ok()
+                .and_then(wink_mcp::ProgressUpdate::from_line)
+            {
+                Some(update) => reporter.report(update),
+                None => {
+                    let keep = STDERR_CAP.saturating_sub(out.len()).min(line.len());
+                    out.extend_from_slice(&line[..keep]);
+                }
+            }
+            line.clear();
         }
         out
     })
@@ -368,10 +452,57 @@ fn format_duration(d: Duration) -> String {
     }
 }
 
+impl wink_mcp::ContentHandler for CommandHandler {
+    /// Runs the command with `input` on stdin (and the client's answers in
+    /// [`INPUT_RESPONSES_VARIABLE`] and [`REQUEST_STATE_VARIABLE`] on a retried request).
+    fn produce(
+        &self,
+        input: &Value,
+        client: Option<&wink_mcp::ClientInput>,
+    ) -> Result<String, String> {
+        let mut env = Vec::new();
+        if let Some(client) = client {
+            env.push((INPUT_RESPONSES_VARIABLE, client.responses.to_string()));
+            if let Some(state) = &client.state {
+                env.push((REQUEST_STATE_VARIABLE, state.clone()));
+            }
+        }
+        match self.run_for_output(input, &env, None, None, None) {
+            Ok(Ok(stdout)) => Ok(stdout),
+            Ok(Err(failed)) => Err(failed.message),
+            Err(DeadlinePassed) => Err("The run's deadline passed.".to_owned()),
+        }
+    }
+}
+
 /// stdout as a result: a JSON object with a string `message` is a ToolResult
-/// (`message`, `value`, `success`, `exclude_value_from_context`); anything else is the message.
+/// (`message`, `value`, `success`, `exclude_value_from_context`); an object in one of MCP's
+/// result forms ([`wink_mcp::result_form`]: content blocks, or `input_required`) is kept whole
+/// as the value, for MCP clients, with what a model reads as the message; anything else is the
+/// message.
 pub fn parse_stdout(stdout: &str) -> ToolResult<Value> {
     let text = stdout.trim_end();
+    if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(text.trim_start())
+        && let Some(form) = wink_mcp::result_form(&value)
+    {
+        return match form {
+            wink_mcp::ToolResultForm::Complete(result) => ToolResult {
+                message: wink_mcp::content_text(&result.content),
+                value: Some(value),
+                success: result.is_error != Some(true),
+                exclude_value_from_context: true,
+            },
+            _ => ToolResult {
+                message: format!(
+                    "The tool asks its MCP client for input, which only an MCP client can give: {}",
+                    value.get("inputRequests").unwrap_or(&Value::Null)
+                ),
+                value: Some(value),
+                success: false,
+                exclude_value_from_context: true,
+            },
+        };
+    }
     if let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(text.trim_start())
         && let Some(Value::String(message)) = obj.get("message")
     {
@@ -403,6 +534,53 @@ mod tests {
             timeout: Duration::from_millis(timeout_ms),
             max_output_bytes: cap,
         }
+    }
+
+    #[test]
+    fn mcp_result_forms_are_kept_whole_with_the_text_a_model_reads() {
+        let result = parse_stdout(
+            r#"{"content": [{"type": "text", "text": "Oops"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}], "isError": true}"#,
+        );
+        assert_eq!(
+            result.message,
+            "Oops\n\n{\"type\":\"image\",\"data\":\"<4 base64 characters>\",\"mimeType\":\"image/png\"}"
+        );
+        assert!(!result.success);
+        assert!(result.exclude_value_from_context);
+        assert_eq!(result.value.unwrap()["content"][1]["data"], json!("AAAA"));
+        let asked = parse_stdout(
+            r#"{"resultType": "input_required", "inputRequests": {"q": {"method": "roots/list", "params": {}}}}"#,
+        );
+        assert_eq!(
+            asked.message,
+            r#"The tool asks its MCP client for input, which only an MCP client can give: {"q":{"method":"roots/list","params":{}}}"#
+        );
+        assert!(!asked.success);
+        // Another key makes it a plain value.
+        let plain = parse_stdout(r#"{"content": [], "extra": 1}"#);
+        assert_eq!(plain.message, r#"{"content": [], "extra": 1}"#);
+    }
+
+    #[test]
+    fn progress_lines_on_stderr_are_reported_and_left_out_of_failures() {
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let kept = reports.clone();
+        let reporter = wink_mcp::ProgressReporter::new(move |update| {
+            kept.lock().unwrap().push((update.progress, update.total));
+        });
+        let handler = sh(
+            r#"echo '{"progress": 1, "total": 2}' >&2; echo 'real trouble' >&2; echo '{"progress": 2, "total": 2}' >&2; exit 3"#,
+            5_000,
+            1024,
+        );
+        let result = handler
+            .run_reporting(&json!({}), &[], None, Some(reporter), None)
+            .unwrap();
+        assert_eq!(
+            *reports.lock().unwrap(),
+            [(1.0, Some(2.0)), (2.0, Some(2.0))]
+        );
+        assert_eq!(result.message, "Command exited with status 3: real trouble");
     }
 
     #[test]

@@ -16,6 +16,33 @@ pub(super) struct Converter<'a> {
 }
 
 impl Converter<'_> {
+    /// The tools declared with `task` (name, whether a task is required), in file order.
+    fn task_tools(
+        &self,
+        sections: &[SectionSpec<'_>],
+        at: &str,
+        found: &mut Vec<(String, bool)>,
+    ) -> Result<(), PromptFileError> {
+        for (index, section) in sections.iter().enumerate() {
+            for (tool_index, tool) in section.tools.iter().enumerate() {
+                let required = match tool.task.as_deref() {
+                    None => continue,
+                    Some("optional") => false,
+                    Some("required") => true,
+                    Some(other) => {
+                        return Err(self.invalid(
+                            format!("{at}[{index}].tools[{tool_index}].task"),
+                            format!("task is `optional` or `required`, not `{other}`"),
+                        ));
+                    }
+                };
+                found.push((tool.name.clone(), required));
+            }
+            self.task_tools(&section.children, &format!("{at}[{index}].children"), found)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn invalid(
         &self,
         key_path: impl Into<String>,
@@ -131,6 +158,8 @@ impl Converter<'_> {
         if let Some(name) = &file.name {
             builder = builder.name(name.clone());
         }
+        let mut task_tools = Vec::new();
+        self.task_tools(&file.sections, "sections", &mut task_tools)?;
         let mut roots = Vec::new();
         for (index, spec) in file.sections.iter_mut().enumerate() {
             let place = Place {
@@ -168,6 +197,10 @@ impl Converter<'_> {
                 ));
             }
         }
+        let published = match &file.mcp {
+            Some(spec) => self.published(spec)?,
+            None => wink_mcp::Published::default(),
+        };
         let (workspace_root, filesystem) = match self.workspace {
             Some((root, fs)) => (Some(root), Some(fs)),
             None => (None, None),
@@ -187,6 +220,8 @@ impl Converter<'_> {
             subagents,
             skills: self.skills,
             catalogs: self.catalogs,
+            published,
+            task_tools,
         })
     }
 
@@ -404,7 +439,7 @@ impl Converter<'_> {
             wink_catalog::ToolCatalogSection::new(spec.title.clone(), spec.key.clone(), catalog)
         } else {
             let servers = self.servers(spec, at)?;
-            let servers = wink_catalog::ServerCatalog::new(base, servers);
+            let servers = wink_mcp::ServerCatalog::new(base, servers);
             wink_catalog::ToolCatalogSection::with_servers(
                 spec.title.clone(),
                 spec.key.clone(),
@@ -583,6 +618,7 @@ impl Converter<'_> {
             examples,
             handler,
             terminal,
+            task: _,
         } = spec;
         let parameters = parameters.unwrap_or_else(wink_core::empty_params_schema);
         if !parameters.is_object() {
@@ -613,8 +649,16 @@ impl Converter<'_> {
                     if let Some(id) = &ctx.call_id {
                         env.push((CALL_ID_VARIABLE, id.clone()));
                     }
+                    if let Some(input) = ctx.resource::<wink_mcp::ClientInput>() {
+                        env.push((INPUT_RESPONSES_VARIABLE, input.responses.to_string()));
+                        if let Some(state) = &input.state {
+                            env.push((REQUEST_STATE_VARIABLE, state.clone()));
+                        }
+                    }
+                    let progress = ctx.resource::<wink_mcp::ProgressReporter>().cloned();
+                    let cancel = ctx.resource::<wink_mcp::CancelSignal>().cloned();
                     let deadline = ctx.deadline.map(|d| d.instant());
-                    h.run_by(&args, &env, deadline)
+                    h.run_reporting(&args, &env, deadline, progress, cancel)
                         .map_err(|_| ToolError::DeadlineExceeded)
                 }
                 None => Err(ToolError::Fatal(format!(

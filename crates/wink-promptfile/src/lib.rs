@@ -18,6 +18,7 @@ mod command;
 mod convert;
 mod document;
 mod model;
+mod published;
 mod servers;
 mod strict;
 mod subagents;
@@ -50,7 +51,8 @@ use wink_core::{
 
 pub use command::{
     CALL_ID_VARIABLE, CommandHandler, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, DeadlinePassed,
-    MARKER_VARIABLE, SESSION_ID_VARIABLE, kill_running_commands, parse_stdout,
+    INPUT_RESPONSES_VARIABLE, MARKER_VARIABLE, REQUEST_STATE_VARIABLE, SESSION_ID_VARIABLE,
+    kill_running_commands, parse_stdout,
 };
 pub use document::MAX_NESTING;
 pub use model::{
@@ -167,6 +169,12 @@ pub struct LoadedPrompt {
     /// The file's `builtin: catalog` sections, for their deferral decision
     /// ([`wink_catalog::ToolCatalogSection::decide`]) and their MCP servers.
     pub catalogs: Vec<Arc<wink_catalog::ToolCatalogSection>>,
+    /// The file's `mcp` block: the resources, resource templates and prompts `wink mcp serve`
+    /// publishes beside the prompt (empty without one).
+    pub published: wink_mcp::Published,
+    /// The tools declared with `task` (name, whether a task is required): `wink mcp serve` runs
+    /// their calls as MCP tasks for clients that negotiate the Tasks extension.
+    pub task_tools: Vec<(String, bool)>,
 }
 
 /// Load a prompt file (format by extension).

@@ -68,6 +68,104 @@ pub struct PromptFile<'a> {
     /// file declares; a `subagents` section offering `dispatch_subagent` is appended.
     #[serde(default, deserialize_with = "strict::map")]
     pub subagents: IndexMap<String, String>,
+    /// What `wink mcp serve` publishes beside the prompt: resources, resource templates and
+    /// prompts.
+    #[serde(default)]
+    pub mcp: Option<McpSpec>,
+}
+
+/// A prompt file's `mcp` block.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpSpec {
+    /// Resources at fixed URIs.
+    #[serde(default)]
+    pub resources: Vec<McpResourceSpec>,
+    /// Resource templates.
+    #[serde(default)]
+    pub resource_templates: Vec<McpTemplateSpec>,
+    /// Prompts.
+    #[serde(default)]
+    pub prompts: Vec<McpPromptSpec>,
+}
+
+/// A published resource: exactly one of `text`, `file` (relative to the prompt file; its bytes)
+/// or `handler` (a command's output).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpResourceSpec {
+    /// The URI.
+    pub uri: String,
+    /// Its name (default: the URI).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// What it is.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Its MIME type.
+    #[serde(default)]
+    pub mime_type: Option<String>,
+    /// Fixed text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// A file whose bytes are the content.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// A command whose output is the content (it gets `{"uri": ...}` on stdin).
+    #[serde(default)]
+    pub handler: Option<HandlerSpec>,
+}
+
+/// A published resource template.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpTemplateSpec {
+    /// The URI template: `{name}` matches one path segment.
+    pub uri_template: String,
+    /// Its name.
+    pub name: String,
+    /// What it is.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The MIME type of its resources.
+    #[serde(default)]
+    pub mime_type: Option<String>,
+    /// A command producing a resource (it gets `{"uri": ..., <name>: <value>, ...}` on stdin).
+    pub handler: HandlerSpec,
+}
+
+/// A published prompt: `text` (one user message, `${argument}` replaced) or `handler`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpPromptSpec {
+    /// Its name.
+    pub name: String,
+    /// What it is for.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub arguments: Vec<McpArgumentSpec>,
+    /// Fixed text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// A command producing the prompt (it gets the arguments on stdin).
+    #[serde(default)]
+    pub handler: Option<HandlerSpec>,
+}
+
+/// A published prompt's argument.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpArgumentSpec {
+    /// Its name.
+    pub name: String,
+    /// What it is.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Whether it must be given (default false).
+    #[serde(default)]
+    pub required: bool,
 }
 
 /// `search_sections`: a setting's name or a boolean.
@@ -225,6 +323,12 @@ pub struct ToolDecl {
     /// A successful call ends the run with its result (`ToolBuilder::terminal`).
     #[serde(default)]
     pub terminal: bool,
+    /// Run its MCP calls as tasks (the MCP Tasks extension): `optional` — as a task for clients
+    /// that negotiate the extension, synchronously for others; `required` — clients without the
+    /// extension get `-32021`. A task's call returns at once; the client polls for the result
+    /// and may cancel it.
+    #[serde(default)]
+    pub task: Option<String>,
 }
 
 /// A tool example.

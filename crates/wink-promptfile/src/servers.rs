@@ -12,8 +12,8 @@ impl Converter<'_> {
         &self,
         spec: &SectionSpec,
         at: &str,
-    ) -> Result<Vec<Arc<wink_catalog::LazyServer>>, PromptFileError> {
-        let cache = wink_catalog::ToolCache::default_location();
+    ) -> Result<Vec<Arc<wink_mcp::LazyServer>>, PromptFileError> {
+        let cache = wink_mcp::ToolCache::default_location();
         let mut servers = Vec::with_capacity(spec.servers.len());
         for (name, entry) in &spec.servers {
             let key = format!("{at}.servers.{name}");
@@ -54,7 +54,7 @@ impl Converter<'_> {
                         None => self.base_dir.to_path_buf(),
                     };
                     entry.env.iter().fold(
-                        wink_catalog::ServerSpec::stdio(name.clone(), words).cwd(cwd),
+                        wink_mcp::ServerSpec::stdio(name.clone(), words).cwd(cwd),
                         |spec, (k, v)| spec.env(k.clone(), v.clone()),
                     )
                 }
@@ -65,15 +65,15 @@ impl Converter<'_> {
                             "env and cwd are for `command` servers; a `url` server takes headers_env",
                         ));
                     }
-                    wink_catalog::check_server_url(url)
+                    wink_mcp::check_server_url(url)
                         .map_err(|why| self.invalid(format!("{key}.url"), why))?;
                     for header in entry.headers_env.keys() {
-                        wink_catalog::check_header_name(header).map_err(|why| {
+                        wink_mcp::check_header_name(header).map_err(|why| {
                             self.invalid(format!("{key}.headers_env.{header}"), why)
                         })?;
                     }
                     entry.headers_env.iter().fold(
-                        wink_catalog::ServerSpec::http(name.clone(), url.clone()),
+                        wink_mcp::ServerSpec::http(name.clone(), url.clone()),
                         |spec, (h, v)| spec.header_env(h.clone(), v.clone()),
                     )
                 }
@@ -84,7 +84,7 @@ impl Converter<'_> {
                     ));
                 }
             };
-            let mut server = wink_catalog::LazyServer::new(server, cache.clone())
+            let mut server = wink_mcp::LazyServer::new(server, cache.clone())
                 .tool_filter(self.tool_filter(entry, &key)?);
             if let Some(seconds) = entry.timeout_s {
                 server = server.call_timeout(self.server_timeout(seconds, &key)?);

@@ -38,6 +38,9 @@ pub struct PromptSpec {
     /// Tool catalogs' deferral policy for every catalog section (`auto`, `auto:N`, `always`,
     /// `never`; `None`: each section's own `defer`).
     pub defer: Option<String>,
+    /// How MCP servers' requests for the user's input are answered (`ask` or `decline`;
+    /// `None`: ask on a terminal, decline otherwise).
+    pub elicitation: Option<String>,
 }
 
 impl PromptSpec {
@@ -126,6 +129,7 @@ impl PromptSpec {
         if let Some(fs) = &loaded.filesystem {
             resources = resources.with::<Arc<dyn wink_fs::Filesystem>>(fs.clone());
         }
+        resources = resources.with(self.client_answers(&loaded)?);
         let mut prepared = PreparedPrompt {
             file: self.file.clone(),
             expanded: self.expanded(),
@@ -138,6 +142,24 @@ impl PromptSpec {
         };
         prepared.decide_catalogs(DEFAULT_CONTEXT_WINDOW)?;
         Ok(prepared)
+    }
+
+    /// How the run's MCP client answers servers' requests for input: the elicitation policy,
+    /// and the workspace folder as the one root.
+    fn client_answers(&self, loaded: &LoadedPrompt) -> Result<wink_mcp::ClientAnswers> {
+        let elicitation = match &self.elicitation {
+            Some(policy) => policy
+                .parse()
+                .map_err(|e: String| RunError::usage(format!("--elicitation: {e}")))?,
+            None => wink_mcp::ElicitationPolicy::for_this_terminal(),
+        };
+        let roots = loaded
+            .workspace_root
+            .iter()
+            .filter_map(|root| std::fs::canonicalize(root).ok())
+            .map(|root| format!("file://{}", root.display()))
+            .collect();
+        Ok(wink_mcp::ClientAnswers { elicitation, roots })
     }
 
     fn checked_params(&self, template: &PromptTemplate) -> Result<Map<String, Value>> {

@@ -69,7 +69,7 @@ impl CatalogBuilder {
     /// and described, and calling one reports that nothing runs it.
     #[must_use]
     pub fn records(self, records: impl IntoIterator<Item = ToolRecord>) -> Self {
-        self.records_with(records, &Invoker::Unbound)
+        self.records_with(records, None)
     }
 
     /// Adds tools described by records, run by `handler` (which gets each tool's remote name).
@@ -85,7 +85,7 @@ impl CatalogBuilder {
             + Sync
             + 'static,
     {
-        self.records_with(records, &Invoker::Handler(Arc::new(handler)))
+        self.records_with(records, Some(Arc::new(Handler(Arc::new(handler)))))
     }
 
     /// Adds the tools and namespace descriptions of a catalog document, without implementations.
@@ -95,52 +95,21 @@ impl CatalogBuilder {
         self.records(file.tools)
     }
 
-    /// Adds an MCP server's tools under their own names; calls are forwarded to the server.
+    /// Adds tools described by records, run by `invoker` (which gets each tool's remote name):
+    /// how an MCP client (`wink-mcp`) forwards a server's tools.
     #[must_use]
-    pub fn mcp_server(self, server: Arc<McpServer>) -> Self {
-        let records = server.tools().to_vec();
-        self.records_with(records, &Invoker::Mcp(server))
-    }
-
-    /// Adds an MCP server's tools as `namespace.<tool>`; calls are forwarded under the server's
-    /// own names.
-    #[must_use]
-    pub fn mcp_server_in(self, server: Arc<McpServer>, namespace: &str) -> Self {
-        let records: Vec<ToolRecord> = server
-            .tools()
-            .iter()
-            .map(|record| {
-                let mut record = record.clone();
-                record.name = format!("{namespace}.{}", record.remote_name);
-                record.namespace = Some(namespace.to_owned());
-                record
-            })
-            .collect();
-        self.records_with(records, &Invoker::Mcp(server))
-    }
-
-    /// Adds the tools of an MCP server started on first use, as `<server name>.<tool>` (the
-    /// tools it has listed so far: call [`LazyServer::load_tools`] first).
-    #[must_use]
-    pub fn lazy_server(self, server: &Arc<LazyServer>) -> Self {
-        let namespace = server.name().to_owned();
-        let records: Vec<ToolRecord> = server
-            .tools()
-            .into_iter()
-            .map(|mut record| {
-                record.name = format!("{namespace}.{}", record.remote_name);
-                record.namespace = Some(namespace.clone());
-                record.origin = format!("MCP server `{namespace}`: tool `{}`", record.remote_name);
-                record
-            })
-            .collect();
-        self.records_with(records, &Invoker::Lazy(Arc::clone(server)))
+    pub fn records_invoked_by(
+        self,
+        records: impl IntoIterator<Item = ToolRecord>,
+        invoker: Arc<dyn ToolInvoker>,
+    ) -> Self {
+        self.records_with(records, Some(invoker))
     }
 
     pub(super) fn records_with(
         mut self,
         records: impl IntoIterator<Item = ToolRecord>,
-        invoker: &Invoker,
+        invoker: Option<Arc<dyn ToolInvoker>>,
     ) -> Self {
         for record in records {
             let namespace = record
@@ -212,7 +181,7 @@ impl CatalogBuilder {
         let mut documents = Vec::with_capacity(self.pending.len());
         for pending in self.pending {
             let name = pending.tool.name().to_owned();
-            check_name(&name, &pending.origin)?;
+            check_tool_name(&name, &pending.origin)?;
             if let Some(&first) = by_name.get(&name) {
                 return Err(CatalogError::DuplicateTool {
                     name,
@@ -269,7 +238,17 @@ impl CatalogBuilder {
     }
 }
 
-pub(crate) fn check_name(name: &str, origin: &str) -> Result<(), CatalogError> {
+/// Checks that a catalog can offer a tool named `name` (from `origin`, for the error): not
+/// empty, at most 128 characters, no whitespace or control characters, not a meta-tool's name.
+///
+/// ```
+/// assert!(wink_catalog::check_tool_name("fs.read", "here").is_ok());
+/// assert_eq!(
+///     wink_catalog::check_tool_name("find_tool", "tools[2]").unwrap_err().to_string(),
+///     "invalid tool name `find_tool` (tools[2]): this is the name of a catalog meta-tool"
+/// );
+/// ```
+pub fn check_tool_name(name: &str, origin: &str) -> Result<(), CatalogError> {
     let reject = |reason: &str| {
         Err(CatalogError::InvalidName {
             name: name.to_owned(),

@@ -11,10 +11,8 @@ use wink_search::{IndexConfig, SearchConfig, SearchIndex, TaskInput, ToolDocumen
 use wink_tokens::TokenCounter;
 
 use crate::error::CatalogError;
-use crate::mcp::McpServer;
 use crate::record::{CatalogFile, ToolRecord};
-use crate::servers::LazyServer;
-use crate::tool::{CatalogTool, Invoker};
+use crate::tool::{CatalogTool, Handler, ToolInvoker};
 
 mod builder;
 mod lines;

@@ -21,7 +21,7 @@ use crate::catalog::{
 };
 use crate::defer::{DeferDecision, DeferPolicy, full_listing_body};
 use crate::error::CatalogError;
-use crate::servers::{LazyServer, ServerCatalog};
+use crate::source::{CatalogSource, SourceStatus};
 use wink_search::TaskInput;
 
 mod meta;
@@ -144,7 +144,7 @@ pub(crate) struct Shared {
     view: RwLock<View>,
     pub(crate) path: SectionPath,
     pub(crate) listing: CatalogListing,
-    servers: Option<Arc<ServerCatalog>>,
+    servers: Option<Arc<dyn CatalogSource>>,
     /// Every tool offered in full instead of the listing and the meta-tools.
     full: AtomicBool,
     pub(crate) policy: Mutex<DeferPolicy>,
@@ -162,7 +162,7 @@ impl Shared {
         catalog: Arc<Catalog>,
         path: SectionPath,
         listing: CatalogListing,
-        servers: Option<Arc<ServerCatalog>>,
+        servers: Option<Arc<dyn CatalogSource>>,
         policy: DeferPolicy,
     ) -> Self {
         let generation = servers.as_ref().map_or(0, |s| s.generation());
@@ -240,7 +240,8 @@ impl Shared {
     /// Starts, in the background, the servers behind `names`.
     fn warm<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
         if let Some(servers) = &self.servers {
-            servers.warm(names);
+            let names: Vec<&str> = names.into_iter().collect();
+            servers.warm(&names);
         }
     }
 
@@ -304,7 +305,7 @@ impl ToolCatalogSection {
     pub fn with_servers(
         title: impl Into<String>,
         key: impl Into<String>,
-        servers: Arc<ServerCatalog>,
+        servers: Arc<dyn CatalogSource>,
     ) -> Result<Self, CatalogError> {
         servers.load()?;
         let catalog = Arc::new(servers.build()?);
@@ -386,9 +387,12 @@ impl ToolCatalogSection {
         self.shared.decision.lock().ok().and_then(|d| d.clone())
     }
 
-    /// The MCP servers behind the catalog (empty for a static catalog).
-    pub fn servers(&self) -> &[Arc<LazyServer>] {
-        self.shared.servers.as_ref().map_or(&[], |s| s.servers())
+    /// The state of the MCP servers behind the catalog (empty for a static catalog).
+    pub fn servers(&self) -> Vec<SourceStatus> {
+        self.shared
+            .servers
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.statuses())
     }
 
     /// A summary shown while the section is summarized.
@@ -455,7 +459,7 @@ struct Parts {
     catalog: Arc<Catalog>,
     path: SectionPath,
     listing: CatalogListing,
-    servers: Option<Arc<ServerCatalog>>,
+    servers: Option<Arc<dyn CatalogSource>>,
     policy: DeferPolicy,
 }
 

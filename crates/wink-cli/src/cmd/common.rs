@@ -44,6 +44,10 @@ pub struct PromptArgs {
     /// window), auto:N (N%), always or never. Default: each catalog section's `defer`.
     #[arg(long, value_name = "POLICY")]
     pub defer: Option<String>,
+    /// MCP servers that ask the user for input during a tool call (elicitation): ask (a form on
+    /// stderr, answers from stdin) or decline. Default: ask on a terminal, decline otherwise.
+    #[arg(long, value_name = "POLICY", value_parser = ["ask", "decline"])]
+    pub elicitation: Option<String>,
 }
 
 impl PromptArgs {
@@ -63,6 +67,7 @@ impl PromptArgs {
             name_hidden_tools: self.name_hidden_tools,
             search_sections: self.search_sections.clone(),
             defer: self.defer.clone(),
+            elicitation: self.elicitation.clone(),
         })
     }
 

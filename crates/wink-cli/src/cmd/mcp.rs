@@ -75,7 +75,9 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let resources = subagent_resources(args, &prepared)?;
     let server = PromptServer::new(prepared.prompt, prepared.session)
         .with_resources(resources)
-        .with_skills(prepared.loaded.skills.clone());
+        .with_skills(prepared.loaded.skills.clone())
+        .with_published(prepared.loaded.published.clone())
+        .with_task_tools(prepared.loaded.task_tools.clone());
     // Fail before serving when the prompt does not render (bad params, missing fields, ...).
     server
         .render()

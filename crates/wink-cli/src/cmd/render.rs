@@ -105,12 +105,8 @@ fn catalogs_json(prepared: &wink_run::PreparedPrompt) -> Value {
         let mut servers = Map::new();
         for server in section.servers() {
             servers.insert(
-                server.name().to_owned(),
-                json!({
-                    "tools": server.tools().len(),
-                    "list": server.list_source().map(|s| s.as_str()),
-                    "running": server.is_running(),
-                }),
+                server.name,
+                json!({"tools": server.tools, "list": server.list, "running": server.running}),
             );
         }
         if !servers.is_empty() {

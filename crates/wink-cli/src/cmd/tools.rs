@@ -6,9 +6,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use wink_catalog::{
-    Catalog, DEFAULT_LIST_LIMIT, FIND_NOTE, ListQuery, McpServer, load_catalog_file,
-};
+use wink_catalog::{Catalog, DEFAULT_LIST_LIMIT, FIND_NOTE, ListQuery, load_catalog_file};
+use wink_mcp::{CatalogBuilderMcp, McpServer};
 use wink_search::TaskInput;
 
 use crate::exit::usage;

@@ -9,9 +9,11 @@ import os
 import sys
 import time
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 
-server = MCPServer("flaky")
+# Its tool list stays fresh for an hour (SEP-2549), so clients may cache it.
+server = MCPServer("flaky", cache_hints={"tools/list": CacheHint(ttl_ms=3_600_000)})
 
 
 @server.tool(description="Report this server's process id (`note` is ignored).")
@@ -37,6 +39,9 @@ def extra() -> str:
 @server.tool(description="Add the tool `extra` and announce the new tool list.")
 async def grow(ctx: Context) -> str:
     server.add_tool(extra, description="A tool added while the server runs.")
+    # 2026-07-28 clients hear of it on their subscriptions/listen stream, handshake-era ones on
+    # their session.
+    await ctx.notify_tools_changed()
     await ctx.session.send_tool_list_changed()
     return "added extra"
 

@@ -1,34 +1,25 @@
-//! Lazy MCP servers (`LazyServer`) behind a catalog section: with a warm tool cache nothing
-//! starts until `find_tool` or `tool.describe` names one of the server's tools. Uses the small
-//! server of `crates/wink-cli/tests/python/flaky_server.py` (official MCP Python SDK).
+//! The MCP client behind catalogs: a server's tools in a catalog, calls forwarded over stdio;
+//! lazy servers (`LazyServer`) behind a catalog section: with a warm tool cache nothing starts
+//! until `find_tool` or `tool.describe` names one of the server's tools. Uses the small servers
+//! of `tests/fixtures/mcp_server.py` and `crates/wink-cli/tests/python/flaky_server.py`
+//! (official MCP Python SDK).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::python_mcp_sdk;
 use serde_json::{Value, json};
-use wink_catalog::{
-    Catalog, LazyServer, ListSource, ServerCatalog, ServerSpec, ToolCache, ToolCatalogSection,
-};
+use wink_catalog::{Catalog, ListQuery, ToolCatalogSection};
 use wink_core::{ToolContext, block_on};
+use wink_mcp::{
+    CatalogBuilderMcp, LazyServer, ListSource, McpServer, ServerCatalog, ServerSpec, ToolCache,
+};
 use wink_session::Session;
-
-fn python_mcp_sdk() -> bool {
-    let available = Command::new("python3")
-        .args(["-c", "import mcp"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !available {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but the MCP Python SDK is missing: run scripts/setup.sh"
-        );
-        eprintln!("note: skipping: the MCP Python SDK is not installed (scripts/setup.sh)");
-    }
-    available
-}
 
 fn spec() -> ServerSpec {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -134,6 +125,17 @@ fn http_server(port: u16) -> std::process::Child {
     child
 }
 
+/// A call the server's crash cut short: each request of a 2026-07-28 session is its own HTTP
+/// request, so the message names the failed request (its URL's port varies).
+fn assert_lost_during_the_call(message: &str) {
+    assert!(
+        message.starts_with(
+            "MCP server `flaky` closed the connection during the call (Transport send error: "
+        ) && message.ends_with("); it is reconnected for the next call."),
+        "{message}"
+    );
+}
+
 fn call_server(server: &LazyServer, tool: &str) -> Result<String, String> {
     block_on(server.call(tool, json!({}), None))
         .map(|result| result.message)
@@ -157,10 +159,7 @@ fn a_crashed_streamable_http_server_is_reconnected_once() {
     let mut first = http_server(port);
     let first_pid = call_server(&server, "pid").unwrap();
     let crashed = call_server(&server, "crash").unwrap_err();
-    assert_eq!(
-        crashed,
-        "MCP server `flaky` closed the connection during the call (Transport closed); it is reconnected for the next call."
-    );
+    assert_lost_during_the_call(&crashed);
     let _ = first.wait();
 
     // Whoever restarts the server, wink reconnects once: a new session with the new process.
@@ -169,10 +168,7 @@ fn a_crashed_streamable_http_server_is_reconnected_once() {
     assert_ne!(first_pid, second_pid);
     assert_eq!(server.starts(), 2);
     let crashed = call_server(&server, "crash").unwrap_err();
-    assert_eq!(
-        crashed,
-        "MCP server `flaky` closed the connection during the call (Transport closed); it is reconnected for the next call."
-    );
+    assert_lost_during_the_call(&crashed);
     let _ = second.wait();
 
     // A second crash: no third connection, even with a server listening again.
@@ -184,4 +180,36 @@ fn a_crashed_streamable_http_server_is_reconnected_once() {
     assert_eq!(server.starts(), 2);
     let _ = third.kill();
     let _ = third.wait();
+}
+
+#[test]
+fn mcp_stdio_round_trip() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_server.py");
+    let command = format!("python3 {}", script.display());
+    let server = Arc::new(McpServer::spawn(&command).unwrap());
+    assert_eq!(server.server_name(), "fixture-server");
+    let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["add", "echo", "fail"]);
+
+    let catalog = Catalog::builder()
+        .mcp_server_in(server.clone(), "math")
+        .build()
+        .unwrap();
+    assert_eq!(
+        catalog.list_text(&ListQuery::new()),
+        "Catalog: tools 1-3 of 3.\n- math.add: Add two numbers.\n- math.echo: Echo a message back.\n- math.fail: Always fails."
+    );
+    let add = catalog.get("math.add").unwrap().tool().clone();
+    let mut context = ToolContext::new(Session::new());
+    let response = block_on(add.invoke(json!({"a": 2, "b": 3.5}), &mut context)).unwrap();
+    assert!(response.result.success);
+    assert_eq!(response.result.model_text(), "5.5");
+    let fail = catalog.get("math.fail").unwrap().tool().clone();
+    let response = block_on(fail.invoke(json!({}), &mut context)).unwrap();
+    assert!(!response.result.success);
+    assert_eq!(response.result.model_text(), "it failed");
+    drop(catalog);
+    drop(add);
+    drop(fail);
+    drop(server);
 }

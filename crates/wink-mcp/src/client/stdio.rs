@@ -10,8 +10,8 @@
 //!   dropped here: `rmcp` spawns a task per notification, and a server writing them faster than
 //!   they are handled grew wink's memory without bound (about 2 KB each). What is forwarded goes
 //!   through a bounded pipe, so a flood of the notifications wink does use
-//!   (`notifications/tools/list_changed`, `notifications/cancelled`) waits for `rmcp` instead of
-//!   piling up.
+//!   (`notifications/tools/list_changed`, `notifications/cancelled`,
+//!   `notifications/subscriptions/acknowledged`) waits for `rmcp` instead of piling up.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -32,9 +32,11 @@ pub const INHERITED_VARIABLES: [&str; 6] = ["HOME", "LOGNAME", "PATH", "SHELL", 
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The notifications forwarded to the MCP client; others are dropped (see the module docs).
-const FORWARDED_NOTIFICATIONS: [&str; 2] = [
+const FORWARDED_NOTIFICATIONS: [&str; 3] = [
     "notifications/tools/list_changed",
     "notifications/cancelled",
+    // The acknowledgment of the `subscriptions/listen` a 2026-07-28 server sends list_changed on.
+    "notifications/subscriptions/acknowledged",
 ];
 
 /// How much of a server's stderr is kept for error messages.
@@ -141,7 +143,7 @@ where
             Ok(Line::Read) => {
                 if !forwarded(&line) {
                     tracing::debug!(
-                        target: "wink_catalog::mcp",
+                        target: "wink_mcp::client",
                         "dropped a notification: {}",
                         String::from_utf8_lossy(&line[..line.len().min(200)])
                     );
@@ -276,7 +278,7 @@ pub(crate) async fn collect_stderr(mut err: tokio::process::ChildStderr, tail: A
             break;
         }
         let text = String::from_utf8_lossy(&buffer[..read]);
-        tracing::debug!(target: "wink_catalog::mcp", "server stderr: {}", text.trim_end());
+        tracing::debug!(target: "wink_mcp::client", "server stderr: {}", text.trim_end());
         if let Ok(mut kept) = tail.lock() {
             kept.push_str(&text);
             if kept.len() > STDERR_TAIL {

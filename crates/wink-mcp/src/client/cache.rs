@@ -19,9 +19,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::mcp::ToolList;
-use crate::record::ToolRecord;
-use crate::servers::{ServerSpec, ServerTransport};
+use wink_catalog::ToolRecord;
+
+use super::connection::ToolList;
+use super::servers::{ServerSpec, ServerTransport};
 
 /// How long a tool list stays fresh when the server gave no `ttlMs`.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -155,7 +156,7 @@ fn check_tools(server: &str, tools: &[ToolRecord]) -> Result<(), String> {
     let mut seen = std::collections::HashSet::with_capacity(tools.len());
     for (index, tool) in tools.iter().enumerate() {
         let at = format!("tools[{index}]");
-        crate::catalog::check_name(&format!("{server}.{}", tool.remote_name), &at)
+        wink_catalog::check_tool_name(&format!("{server}.{}", tool.remote_name), &at)
             .map_err(|e| e.to_string())?;
         if tool.remote_name.is_empty() {
             return Err(format!("{at} has an empty name"));

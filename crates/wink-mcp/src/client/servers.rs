@@ -12,12 +12,12 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::Value;
 use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
 
-use crate::cache::ToolCache;
-use crate::catalog::{Catalog, CatalogBuilder};
-use crate::error::CatalogError;
-use crate::filter::ToolFilter;
-use crate::mcp::{McpServer, ToolList};
-use crate::record::ToolRecord;
+use wink_catalog::{Catalog, CatalogBuilder, CatalogError, ToolFilter, ToolRecord};
+
+use super::answers::ClientAnswers;
+use super::cache::ToolCache;
+use super::catalog::CatalogBuilderMcp;
+use super::connection::{Answered, McpServer, ToolList};
 
 /// How long a call may wait for its answer unless configured otherwise (or the run's deadline
 /// comes first).
@@ -30,9 +30,9 @@ pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 /// Checks a streamable HTTP server's URL: an absolute `http` or `https` URL with a host.
 ///
 /// ```
-/// assert!(wink_catalog::check_server_url("http://127.0.0.1:3001/mcp").is_ok());
+/// assert!(wink_mcp::check_server_url("http://127.0.0.1:3001/mcp").is_ok());
 /// assert_eq!(
-///     wink_catalog::check_server_url("localhost:3001/mcp").unwrap_err(),
+///     wink_mcp::check_server_url("localhost:3001/mcp").unwrap_err(),
 ///     "`localhost:3001/mcp` is not an http:// or https:// URL"
 /// );
 /// ```
@@ -56,9 +56,9 @@ pub fn check_server_url(url: &str) -> Result<(), String> {
 /// Checks a `headers_env` header name.
 ///
 /// ```
-/// assert!(wink_catalog::check_header_name("X-Api-Key").is_ok());
+/// assert!(wink_mcp::check_header_name("X-Api-Key").is_ok());
 /// assert_eq!(
-///     wink_catalog::check_header_name("Bad Header").unwrap_err(),
+///     wink_mcp::check_header_name("Bad Header").unwrap_err(),
 ///     "`Bad Header` is not an HTTP header name"
 /// );
 /// ```
@@ -529,6 +529,20 @@ impl LazyServer {
         args: Value,
         deadline: Option<Deadline>,
     ) -> Result<ToolResult<ToolPayload>, ToolError> {
+        self.call_answering(remote_name, args, deadline, &ClientAnswers::default())
+            .await
+            .map(|(result, _)| result)
+    }
+
+    /// [`LazyServer::call`], answering the server's requests for input as `answers` says;
+    /// returns what was answered too.
+    pub async fn call_answering(
+        &self,
+        remote_name: &str,
+        args: Value,
+        deadline: Option<Deadline>,
+        answers: &ClientAnswers,
+    ) -> Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError> {
         let name = &self.spec.name;
         if !self.filter.admits(remote_name) {
             return Err(ToolError::Failed(format!(
@@ -548,8 +562,11 @@ impl LazyServer {
             Some(run) if run.remaining() < own.remaining() => (run, false),
             _ => (own, true),
         };
-        match server.call(remote_name, args, Some(deadline)).await {
-            Ok(result) => Ok(result),
+        match server
+            .call_answering(remote_name, args, Some(deadline), answers)
+            .await
+        {
+            Ok(done) => Ok(done),
             Err(ToolError::DeadlineExceeded) if own_deadline => Err(ToolError::Failed(format!(
                 "MCP server `{name}` did not answer `{remote_name}` within {} s.",
                 self.call_timeout.as_secs_f64()

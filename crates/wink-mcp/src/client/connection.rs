@@ -10,18 +10,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, DEFAULT_MRTR_MAX_ROUNDS,
+    InputResponses, PaginatedRequestParams, ProtocolVersion, ServerNotification,
+    SubscriptionFilter,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, Peer, RoleClient};
 use serde_json::Value;
 use wink_core::{Deadline, ToolError, ToolPayload, ToolResult};
 
-use crate::error::CatalogError;
-use crate::record::{ToolRecord, empty_object_schema};
-use crate::servers::{DEFAULT_START_TIMEOUT, ServerSpec, ServerTransport};
-use crate::stdio::ProtocolError;
+use wink_catalog::{CatalogError, ToolRecord, empty_object_schema};
+
+use super::answers::ClientAnswers;
+use super::servers::{DEFAULT_START_TIMEOUT, ServerSpec, ServerTransport};
+use super::stdio::ProtocolError;
 /// How long closing the connection may take when the server is dropped.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a stdio server may take to exit once its stdin is closed, before its process group
@@ -37,6 +43,20 @@ struct Watcher {
 impl ClientHandler for Watcher {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.store(true, Ordering::SeqCst);
+    }
+
+    /// wink answers elicitation (form) and roots requests ([`ClientAnswers`]); it offers no
+    /// sampling.
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let capabilities = serde_json::from_value(serde_json::json!({
+            "elicitation": {"form": {}},
+            "roots": {}
+        }))
+        .unwrap_or_default();
+        rmcp::model::ClientConfig::new(
+            capabilities,
+            rmcp::model::Implementation::new("wink", env!("CARGO_PKG_VERSION")),
+        )
     }
 }
 
@@ -158,7 +178,7 @@ impl McpServer {
                     Some(note) => format!("{message}: the server {note}"),
                     None => message,
                 };
-                let tail = crate::stdio::stderr_tail(&stderr);
+                let tail = super::stdio::stderr_tail(&stderr);
                 runtime.shutdown_background();
                 return Err(failure(match tail {
                     Some(tail) => format!("{message}; its stderr ends: {tail}"),
@@ -234,7 +254,7 @@ impl McpServer {
 
     /// The end of what the server wrote to stderr (stdio servers), for error messages.
     pub fn stderr_tail(&self) -> Option<String> {
-        crate::stdio::stderr_tail(&self.stderr)
+        super::stdio::stderr_tail(&self.stderr)
     }
 
     /// Why wink closed the connection or refused to go on with it: a stdio server's message
@@ -279,6 +299,21 @@ impl McpServer {
         args: Value,
         deadline: Option<Deadline>,
     ) -> Result<ToolResult<ToolPayload>, ToolError> {
+        self.call_answering(name, args, deadline, &ClientAnswers::default())
+            .await
+            .map(|(result, _)| result)
+    }
+
+    /// [`McpServer::call`], answering the server's requests for input (SEP-2322
+    /// `input_required`) as `answers` says, round after round (at most
+    /// [`DEFAULT_MRTR_MAX_ROUNDS`]). Returns the result and what was answered.
+    pub async fn call_answering(
+        &self,
+        name: &str,
+        args: Value,
+        deadline: Option<Deadline>,
+        answers: &ClientAnswers,
+    ) -> Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError> {
         let Some(runtime) = &self.runtime else {
             return Err(ToolError::Failed("the MCP connection is closed".to_owned()));
         };
@@ -294,30 +329,90 @@ impl McpServer {
         }
         let peer = self.peer.clone();
         let hung_up = self.hung_up.clone();
-        let failed = move |e: rmcp::ServiceError| {
-            if matches!(
-                e,
-                rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
-            ) {
-                hung_up.store(true, Ordering::SeqCst);
-            }
-            ToolError::Failed(plain(&e))
-        };
+        let answers = answers.clone();
         let handle = runtime.spawn(async move {
-            let call = peer.call_tool(params);
+            let call = call_rounds(peer, params, answers, hung_up);
             match deadline {
                 Some(deadline) => match tokio::time::timeout(deadline.remaining(), call).await {
-                    Ok(result) => result.map_err(failed),
+                    Ok(result) => result,
                     Err(_) => Err(ToolError::DeadlineExceeded),
                 },
-                None => call.await.map_err(failed),
+                None => call.await,
             }
         });
-        let result = handle
+        let (result, answered) = handle
             .await
             .map_err(|e| ToolError::Failed(format!("the MCP call task failed: {e}")))??;
-        Ok(tool_result(&result))
+        Ok((tool_result(&result), answered))
     }
+}
+
+/// One request for input the client answered during a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    /// `elicitation/create`, `roots/list`, ...
+    pub method: String,
+    /// The server's message (elicitation).
+    pub message: Option<String>,
+    /// What was done: `accept`, `decline`, `cancel`, `answered`.
+    pub action: String,
+}
+
+/// `tools/call`, answering `input_required` rounds until the server completes the call.
+async fn call_rounds(
+    peer: Peer<RoleClient>,
+    mut params: CallToolRequestParams,
+    answers: ClientAnswers,
+    hung_up: Arc<AtomicBool>,
+) -> Result<(CallToolResult, Vec<Answered>), ToolError> {
+    let failed = |e: rmcp::ServiceError| {
+        if matches!(
+            e,
+            rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
+        ) {
+            hung_up.store(true, Ordering::SeqCst);
+        }
+        ToolError::Failed(plain(&e))
+    };
+    let mut answered = Vec::new();
+    for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+        let asked = match peer.call_tool_once(params.clone()).await.map_err(failed)? {
+            CallToolResponse::Complete(result) => return Ok((result, answered)),
+            CallToolResponse::InputRequired(asked) => asked,
+            _ => {
+                return Err(ToolError::Failed(
+                    "the server answered with a task, which wink's client did not ask for"
+                        .to_owned(),
+                ));
+            }
+        };
+        let mut responses = InputResponses::new();
+        for (key, request) in asked.input_requests.unwrap_or_default() {
+            let request = serde_json::to_value(&request).unwrap_or(Value::Null);
+            let method = request["method"].as_str().unwrap_or("").to_owned();
+            let answers = answers.clone();
+            let (value, action, message) =
+                tokio::task::spawn_blocking(move || answers.answer(&request))
+                    .await
+                    .map_err(|e| ToolError::Failed(format!("answering the server failed: {e}")))?
+                    .map_err(ToolError::Failed)?;
+            answered.push(Answered {
+                method,
+                message,
+                action,
+            });
+            responses.insert(key, value);
+        }
+        if responses.is_empty() {
+            // A round that only carries state: give the server a moment.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        params.input_responses = (!responses.is_empty()).then_some(responses);
+        params.request_state = asked.request_state;
+    }
+    Err(ToolError::Failed(format!(
+        "the server asked for input more than {DEFAULT_MRTR_MAX_ROUNDS} times"
+    )))
 }
 
 impl Drop for McpServer {
@@ -358,20 +453,21 @@ async fn start(
     stderr: Arc<Mutex<String>>,
     protocol_error: ProtocolError,
 ) -> Result<Started, String> {
+    let changes = watcher.clone();
     let (service, process) = match &spec.transport {
         ServerTransport::Stdio { command, cwd, .. } => {
             let env = spec.resolved_env()?;
-            let mut child = crate::stdio::child_command(command, cwd.as_deref())?;
+            let mut child = super::stdio::child_command(command, cwd.as_deref())?;
             if let Some(cwd) = cwd {
                 child.current_dir(cwd);
             }
-            let started = crate::stdio::spawn(child, env, protocol_error)
+            let started = super::stdio::spawn(child, env, protocol_error)
                 .map_err(|e| format!("cannot start: {e}"))?;
             if let Some(err) = started.stderr {
-                tokio::spawn(crate::stdio::collect_stderr(err, stderr));
+                tokio::spawn(super::stdio::collect_stderr(err, stderr));
             }
             let service = watcher
-                .serve((started.reader, started.writer))
+                .serve_with_lifecycle((started.reader, started.writer), lifecycle())
                 .await
                 .map_err(|e| format!("MCP initialisation failed: {}", plain(&e)))?;
             (service, Some(started.process))
@@ -384,7 +480,7 @@ async fn start(
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
             let transport = StreamableHttpClientTransport::with_client(client, config);
             let service = watcher
-                .serve(transport)
+                .serve_with_lifecycle(transport, lifecycle())
                 .await
                 .map_err(|e| format!("MCP initialisation failed: {}", plain(&e)))?;
             (service, None)
@@ -393,7 +489,55 @@ async fn start(
     let list = list_tools(service.peer())
         .await
         .map_err(|e| format!("tools/list failed: {}", plain(&e)))?;
+    listen_for_tool_changes(service.peer(), &changes).await;
     Ok((service, list, process))
+}
+
+/// A 2026-07-28 server sends `notifications/tools/list_changed` only on a `subscriptions/listen`
+/// stream: open one when the server says its tool list changes, and note each change as a
+/// handshake-era connection's notification is noted. A server that refuses the subscription
+/// is used without it.
+async fn listen_for_tool_changes(peer: &Peer<RoleClient>, watcher: &Watcher) {
+    let Some(info) = peer.peer_info() else {
+        return;
+    };
+    let announces = info
+        .capabilities
+        .tools
+        .as_ref()
+        .is_some_and(|tools| tools.list_changed == Some(true));
+    if info.protocol_version < ProtocolVersion::V_2026_07_28 || !announces {
+        return;
+    }
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = match peer.listen(filter).await {
+        Ok(subscription) => subscription,
+        Err(e) => {
+            tracing::debug!(target: "wink_mcp::client", "no tools/list_changed subscription: {}", plain(&e));
+            return;
+        }
+    };
+    let changed = watcher.tools_changed.clone();
+    tokio::spawn(async move {
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                changed.store(true, Ordering::SeqCst);
+            }
+        }
+    });
+}
+
+/// How a connection starts: `server/discover` with protocol 2026-07-28 (stateless requests,
+/// each carrying its metadata), falling back to the `initialize` handshake at 2025-11-25 when
+/// the server is older.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
 }
 
 /// The most redirects followed to reach a streamable HTTP server.
@@ -543,7 +687,7 @@ fn tool_result(result: &CallToolResult) -> ToolResult<ToolPayload> {
         .iter()
         .filter_map(|block| serde_json::to_value(block).ok())
         .collect();
-    let mut parts: Vec<String> = blocks.iter().map(render_block).collect();
+    let mut parts: Vec<String> = blocks.iter().map(crate::content::block_text).collect();
     if parts.is_empty()
         && let Some(structured) = &result.structured_content
     {
@@ -567,32 +711,16 @@ fn tool_result(result: &CallToolResult) -> ToolResult<ToolPayload> {
     }
 }
 
-fn render_block(block: &Value) -> String {
-    if block.get("type").and_then(Value::as_str) == Some("text")
-        && let Some(text) = block.get("text").and_then(Value::as_str)
-    {
-        return text.to_owned();
-    }
-    let mut shown = block.clone();
-    if let Some(map) = shown.as_object_mut()
-        && let Some(Value::String(data)) = map.get("data")
-    {
-        let summary = format!("<{} base64 characters>", data.len());
-        map.insert("data".to_owned(), Value::String(summary));
-    }
-    shown.to_string()
-}
-
 /// Splits a command line into words like a POSIX shell does for simple commands: whitespace
 /// separates words, `'…'` keeps everything literally, `"…"` keeps everything but `\"` and `\\`,
 /// and `\` outside quotes escapes the next character.
 ///
 /// ```
 /// assert_eq!(
-///     wink_catalog::split_command_line(r#"python3 -u 'my server.py' --name "a \"b\"" c\ d"#).unwrap(),
+///     wink_mcp::split_command_line(r#"python3 -u 'my server.py' --name "a \"b\"" c\ d"#).unwrap(),
 ///     ["python3", "-u", "my server.py", "--name", "a \"b\"", "c d"]
 /// );
-/// assert_eq!(wink_catalog::split_command_line("a 'b").unwrap_err(), "unterminated ' quote");
+/// assert_eq!(wink_mcp::split_command_line("a 'b").unwrap_err(), "unterminated ' quote");
 /// ```
 pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
@@ -701,20 +829,6 @@ mod tests {
         assert_eq!(
             plain(&Vague(refused)),
             "error sending request (connection refused)"
-        );
-    }
-
-    #[test]
-    fn renders_blocks() {
-        assert_eq!(
-            render_block(&serde_json::json!({"type": "text", "text": "hi"})),
-            "hi"
-        );
-        assert_eq!(
-            render_block(
-                &serde_json::json!({"type": "image", "data": "AAAA", "mimeType": "image/png"})
-            ),
-            r#"{"type":"image","data":"<4 base64 characters>","mimeType":"image/png"}"#
         );
     }
 

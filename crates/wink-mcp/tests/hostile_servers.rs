@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use wink_catalog::{INHERITED_VARIABLES, LazyServer, McpServer, ServerSpec};
+use wink_mcp::{INHERITED_VARIABLES, LazyServer, McpServer, ServerSpec};
 
 /// The Python interpreter itself (`python3` may be a shell script, as pyenv's shims are, which
 /// adds variables of its own).

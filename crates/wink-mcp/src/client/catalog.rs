@@ -1,0 +1,186 @@
+//! MCP servers in catalogs: each server runs its tools ([`ToolInvoker`]), a [`ServerCatalog`] is
+//! a [`CatalogSource`], and [`CatalogBuilderMcp`] adds a server's tools to a builder.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use wink_catalog::{
+    Catalog, CatalogBuilder, CatalogError, CatalogSource, SourceStatus, ToolInvoker, ToolRecord,
+};
+use wink_core::{ToolContext, ToolError, ToolFuture, ToolPayload, ToolResponse, ToolResult};
+
+use super::answers::{ClientAnswers, McpInputAnswered};
+use super::connection::{Answered, McpServer};
+use super::servers::{LazyServer, ServerCatalog};
+
+/// A server's answer to a forwarded call, as a tool response; what the client answered on the
+/// way is recorded in the call's session ([`McpInputAnswered`]).
+fn forwarded<'a>(
+    server: String,
+    tool: &'a str,
+    session: wink_session::Session,
+    call: impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a,
+) -> ToolFuture<'a> {
+    Box::pin(async move {
+        let (result, answered) = call.await?;
+        for answer in answered {
+            session.dispatch(McpInputAnswered {
+                server: server.clone(),
+                tool: tool.to_owned(),
+                method: answer.method,
+                message: answer.message,
+                action: answer.action,
+            });
+        }
+        Ok(ToolResponse::from(result))
+    })
+}
+
+/// The run's answers to servers' requests for input (its tool resources), else the defaults.
+fn answers(context: &ToolContext) -> ClientAnswers {
+    context
+        .resource::<ClientAnswers>()
+        .cloned()
+        .unwrap_or_default()
+}
+
+impl ToolInvoker for McpServer {
+    fn invoke<'a>(
+        &'a self,
+        remote_name: &'a str,
+        args: Value,
+        context: &'a mut ToolContext,
+    ) -> ToolFuture<'a> {
+        let answers = answers(context);
+        let deadline = context.deadline;
+        let call = async move {
+            self.call_answering(remote_name, args, deadline, &answers)
+                .await
+        };
+        forwarded(
+            self.command().to_owned(),
+            remote_name,
+            context.session.clone(),
+            call,
+        )
+    }
+
+    fn kind(&self) -> &'static str {
+        "mcp"
+    }
+}
+
+impl ToolInvoker for LazyServer {
+    fn invoke<'a>(
+        &'a self,
+        remote_name: &'a str,
+        args: Value,
+        context: &'a mut ToolContext,
+    ) -> ToolFuture<'a> {
+        let answers = answers(context);
+        let deadline = context.deadline;
+        let call = async move {
+            self.call_answering(remote_name, args, deadline, &answers)
+                .await
+        };
+        forwarded(
+            self.name().to_owned(),
+            remote_name,
+            context.session.clone(),
+            call,
+        )
+    }
+
+    fn kind(&self) -> &'static str {
+        "mcp (lazy)"
+    }
+}
+
+/// Adds MCP servers' tools to a [`CatalogBuilder`]; calls are forwarded to the servers.
+pub trait CatalogBuilderMcp: Sized {
+    /// Adds an MCP server's tools under their own names.
+    #[must_use]
+    fn mcp_server(self, server: Arc<McpServer>) -> Self;
+
+    /// Adds an MCP server's tools as `namespace.<tool>`; calls are forwarded under the server's
+    /// own names.
+    #[must_use]
+    fn mcp_server_in(self, server: Arc<McpServer>, namespace: &str) -> Self;
+
+    /// Adds the tools of an MCP server started on first use, as `<server name>.<tool>` (the
+    /// tools it has listed so far: call [`LazyServer::load_tools`] first).
+    #[must_use]
+    fn lazy_server(self, server: &Arc<LazyServer>) -> Self;
+}
+
+impl CatalogBuilderMcp for CatalogBuilder {
+    fn mcp_server(self, server: Arc<McpServer>) -> Self {
+        let records = server.tools().to_vec();
+        self.records_invoked_by(records, server)
+    }
+
+    fn mcp_server_in(self, server: Arc<McpServer>, namespace: &str) -> Self {
+        let records: Vec<ToolRecord> = server
+            .tools()
+            .iter()
+            .map(|record| {
+                let mut record = record.clone();
+                record.name = format!("{namespace}.{}", record.remote_name);
+                record.namespace = Some(namespace.to_owned());
+                record
+            })
+            .collect();
+        self.records_invoked_by(records, server)
+    }
+
+    fn lazy_server(self, server: &Arc<LazyServer>) -> Self {
+        let namespace = server.name().to_owned();
+        let records: Vec<ToolRecord> = server
+            .tools()
+            .into_iter()
+            .map(|mut record| {
+                record.name = format!("{namespace}.{}", record.remote_name);
+                record.namespace = Some(namespace.clone());
+                record.origin = format!("MCP server `{namespace}`: tool `{}`", record.remote_name);
+                record
+            })
+            .collect();
+        self.records_invoked_by(records, Arc::clone(server) as Arc<dyn ToolInvoker>)
+    }
+}
+
+impl CatalogSource for ServerCatalog {
+    fn load(&self) -> Result<(), CatalogError> {
+        ServerCatalog::load(self)
+    }
+
+    fn build(&self) -> Result<Catalog, CatalogError> {
+        ServerCatalog::build(self)
+    }
+
+    fn generation(&self) -> u64 {
+        ServerCatalog::generation(self)
+    }
+
+    fn refresh(&self) -> bool {
+        ServerCatalog::refresh(self)
+    }
+
+    fn warm(&self, names: &[&str]) {
+        ServerCatalog::warm(self, names.iter().copied());
+    }
+
+    fn statuses(&self) -> Vec<SourceStatus> {
+        self.servers()
+            .iter()
+            .map(|server| {
+                SourceStatus::new(
+                    server.name(),
+                    server.tools().len(),
+                    server.list_source().map(|s| s.as_str()),
+                    server.is_running(),
+                )
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,152 @@
+//! The MCP Tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`): calls of the tools a
+//! prompt file declares `task: true` run as tasks for clients that negotiate the extension.
+//!
+//! The `tools/call` returns a task at once; the tool runs beside other calls; `tasks/get`
+//! reports `working`, `input_required` (with the tool's input requests, answered through
+//! `tasks/update`), then `completed` with the result inlined (a tool that ran and failed is
+//! `completed` with `isError`), or `failed` when the call could not run at all. `tasks/cancel`
+//! kills a running command and settles the task as `cancelled`. Clients without the extension
+//! get the ordinary synchronous result.
+
+use std::collections::BTreeMap;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, InputRequiredResult,
+    JsonObject,
+};
+use rmcp::service::RequestContext;
+use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+
+use crate::call_input::{CancelSignal, ClientInput};
+use crate::content::{ToolResultForm, result_form};
+use crate::server::PromptServer;
+
+/// The most `input_required` rounds one task goes through.
+const MAX_ROUNDS: usize = 10;
+
+/// How often a client is told to poll, in milliseconds.
+const POLL_INTERVAL_MS: u64 = 500;
+
+impl PromptServer {
+    /// The call as a task, when its tool runs as one and the client negotiated the extension
+    /// (`-32021` when the tool requires a task and the client did not).
+    pub(crate) fn call_as_task(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<CallToolResponse, ErrorData>> {
+        let required = self.task_tool(&request.name)?;
+        let negotiated = context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks());
+        if !negotiated {
+            if !required {
+                return None;
+            }
+            let mut missing = rmcp::model::ClientCapabilities::default();
+            missing
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    JsonObject::new(),
+                );
+            return Some(Err(ErrorData::missing_required_client_capability(missing)));
+        }
+        let server = self.clone();
+        let name = request.name.to_string();
+        let arguments = request.arguments.clone();
+        let options = TaskOptions::new().with_poll_interval_ms(POLL_INTERVAL_MS);
+        let task = self.tasks().spawn(options, move |context| {
+            Box::pin(async move {
+                let cancel = CancelSignal::default();
+                let work = server.run_task(name, arguments, &context, cancel.clone());
+                tokio::select! {
+                    outcome = work => outcome,
+                    () = context.cancelled() => {
+                        cancel.cancel();
+                        Err(TaskExit::Cancelled)
+                    }
+                }
+            })
+        });
+        Some(Ok(CallToolResponse::Task(CreateTaskResult::new(task))))
+    }
+
+    /// Runs the tool, round after round while it asks for input.
+    async fn run_task(
+        self,
+        name: String,
+        arguments: Option<JsonObject>,
+        context: &TaskContext,
+        cancel: CancelSignal,
+    ) -> Result<CallToolResult, TaskExit> {
+        let mut input: Option<ClientInput> = None;
+        for round in 0..MAX_ROUNDS {
+            let mut resources = self.tool_resources().with(cancel.clone());
+            if let Some(input) = input.take() {
+                resources = resources.with(input);
+            }
+            let server = self.clone();
+            let (call_name, call_arguments) = (name.clone(), arguments.clone());
+            let runtime = tokio::runtime::Handle::current();
+            // A command tool runs synchronously: on a blocking thread, so that polling and
+            // cancelling go on meanwhile.
+            let done = tokio::task::spawn_blocking(move || {
+                runtime.block_on(server.call_with(&call_name, call_arguments, resources, false))
+            })
+            .await
+            .map_err(|e| {
+                ErrorData::internal_error(format!("the task's call failed: {e}"), None)
+            })??;
+            if let Some(why) = done.broke {
+                return Err(TaskExit::Error(ErrorData::internal_error(why, None)));
+            }
+            match done.value.as_ref().and_then(result_form) {
+                Some(ToolResultForm::Complete(result)) => return Ok(result),
+                Some(ToolResultForm::InputRequired(asked)) => {
+                    input = Some(ask_in_task(context, asked, round).await?);
+                }
+                _ => return Ok(done.result),
+            }
+        }
+        Err(TaskExit::Error(ErrorData::internal_error(
+            format!("the tool asked for input more than {MAX_ROUNDS} times"),
+            None,
+        )))
+    }
+}
+
+/// Puts the tool's input requests to the client through the task (`input_required` in
+/// `tasks/get`) and waits for every answer (`tasks/update`). Keys are made unique per round.
+async fn ask_in_task(
+    context: &TaskContext,
+    asked: InputRequiredResult,
+    round: usize,
+) -> Result<ClientInput, TaskExit> {
+    let waits: Vec<_> = asked
+        .input_requests
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(key, request)| {
+            let context = context.clone();
+            let asked_key = if round == 0 {
+                key.clone()
+            } else {
+                format!("{key}#{round}")
+            };
+            tokio::spawn(async move { (key, context.request_input(asked_key, request).await) })
+        })
+        .collect();
+    let mut answers = BTreeMap::new();
+    for wait in waits {
+        let (key, answer) = wait.await.map_err(|e| {
+            ErrorData::internal_error(format!("waiting for input failed: {e}"), None)
+        })?;
+        answers.insert(key, answer?);
+    }
+    let responses = serde_json::to_value(answers).unwrap_or(Value::Null);
+    Ok(ClientInput::new(responses, asked.request_state))
+}
