@@ -32,6 +32,7 @@
 
 mod conversation;
 mod provider;
+pub mod trace;
 
 pub use conversation::{
     DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,

@@ -10,6 +10,7 @@
 mod failure;
 mod injection;
 mod step;
+mod telemetry;
 mod tools;
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +18,7 @@ use wink_core::{
     RenderedPrompt, Resources, SectionPath, SectionVisibility, ToolCall,
     VisibilityExpansionRequired,
 };
-use wink_session::{Session, TokenUsage};
+use wink_session::{Session, Timestamp, TokenUsage};
 
 use crate::budget::BudgetTracker;
 use crate::guard::Intervention;
@@ -37,6 +38,12 @@ pub struct ModelCallRecord {
     /// call failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TokenUsage>,
+    /// When the request was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Timestamp>,
+    /// When the call returned (`None` while it runs, or when the deadline cut it off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<Timestamp>,
 }
 
 /// Progress callbacks (the CLI prints them to stderr).

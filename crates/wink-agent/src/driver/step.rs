@@ -6,10 +6,13 @@ use wink_core::{
     EvaluationPhase, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall, ToolExecutor,
     ToolRef,
 };
-use wink_session::{LoopIntervention, PromptExecuted, PromptRendered, Session};
+use wink_session::{
+    LoopIntervention, PromptExecuted, PromptRendered, Session, Timestamp, TraceScope,
+};
 
 use super::failure::provider_failure;
 use super::injection::announce_injection;
+use super::telemetry::{CallRecord, error_type, outcome_status, rendered_sections};
 use super::tools::{RunCallsError, run_calls};
 use super::{EvaluateOptions, Evaluation, ExpansionDecider, ModelCallRecord};
 use crate::budget::{BudgetLimit, MeasuredRequest, estimate_request_tokens_after};
@@ -37,6 +40,8 @@ pub struct Driver<'a, 'o> {
     announced: bool,
     /// The last request the provider measured (for the context-window estimate).
     measured: Option<MeasuredRequest>,
+    /// Messages of the conversation the previous model call of this driver sent.
+    sent_messages: usize,
 }
 
 impl<'a, 'o> Driver<'a, 'o> {
@@ -66,6 +71,7 @@ impl<'a, 'o> Driver<'a, 'o> {
         if let Some(name) = template.name() {
             rendered_event = rendered_event.with_prompt_name(name);
         }
+        rendered_event = rendered_event.with_sections(rendered_sections(rendered));
         session.dispatch(rendered_event);
         let mut config = options.config.clone();
         config.supports_dynamic_tools =
@@ -120,6 +126,7 @@ impl<'a, 'o> Driver<'a, 'o> {
             model_calls: Vec::new(),
             announced: false,
             measured: None,
+            sent_messages: 0,
         }
     }
 
@@ -193,6 +200,8 @@ impl<'a, 'o> Driver<'a, 'o> {
             }
         }
         executed = executed.with_usage(self.options.budget.spent().usage);
+        let (status, error) = outcome_status(outcome);
+        executed = executed.with_status(status, error);
         self.session.dispatch(executed);
     }
 
@@ -268,13 +277,39 @@ impl<'a, 'o> Driver<'a, 'o> {
                 &request.tools,
             );
         }
+        let started_at = Timestamp::now();
         self.model_calls.push(ModelCallRecord {
             messages: request.messages.clone(),
             tools: request.tools.iter().map(|t| t.name.clone()).collect(),
             usage: None,
+            started_at: Some(started_at),
+            ended_at: None,
         });
-        let call = self.adapter.complete(&request, stream);
-        match until_deadline(call, budget.budget().deadline).await {
+        let telemetry = CallRecord {
+            adapter: self.adapter.name(),
+            model: self.adapter.model(),
+            index: self.state.model_calls(),
+            started_at,
+            request: &request,
+            first_new: std::mem::replace(&mut self.sent_messages, request.messages.len()),
+            span: self.session.traceparent(TraceScope::ModelCall),
+        };
+        // An adapter that sends a request reads the span as it starts the call (`traceparent`).
+        let call = wink_model::trace::with_traceparent(telemetry.span, || {
+            self.adapter.complete(&request, stream)
+        });
+        let result = until_deadline(call, budget.budget().deadline).await;
+        if let Some(record) = self.model_calls.last_mut() {
+            record.ended_at = Some(Timestamp::now());
+        }
+        let event = match &result {
+            Err(DeadlineExpired) => telemetry.event(Err(("timeout", "the run's deadline passed"))),
+            Ok(Ok(turn)) => telemetry.event(Ok(turn)),
+            Ok(Err(error)) => telemetry.event(Err((&error_type(error), &error.to_string()))),
+        };
+        self.session
+            .dispatch(event.with_session_id(self.session.id()));
+        match result {
             Err(DeadlineExpired) => self.state.exhaust(BudgetLimit::Deadline),
             Ok(Ok(turn)) => {
                 budget.record_model_call(turn.usage.as_ref());
