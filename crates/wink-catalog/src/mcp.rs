@@ -248,6 +248,18 @@ impl McpServer {
         args: Value,
         deadline: Option<Deadline>,
     ) -> Result<ToolResult<ToolPayload>, ToolError> {
+        self.call_traced(name, args, deadline, None).await
+    }
+
+    /// [`McpServer::call`] made in the span `traceparent` names: the request carries it as
+    /// `_meta.traceparent` (W3C trace context, MCP SEP-414).
+    pub async fn call_traced(
+        &self,
+        name: &str,
+        args: Value,
+        deadline: Option<Deadline>,
+        traceparent: Option<String>,
+    ) -> Result<ToolResult<ToolPayload>, ToolError> {
         let Some(runtime) = &self.runtime else {
             return Err(ToolError::Failed("the MCP connection is closed".to_owned()));
         };
@@ -260,6 +272,11 @@ impl McpServer {
                     "MCP tool arguments must be a JSON object, got {other}"
                 )));
             }
+        }
+        if let Some(traceparent) = traceparent {
+            let mut meta = rmcp::model::RequestMetaObject::new();
+            meta.set_traceparent(traceparent);
+            params.meta = Some(meta);
         }
         let peer = self.peer.clone();
         let hung_up = self.hung_up.clone();

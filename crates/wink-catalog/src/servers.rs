@@ -472,6 +472,18 @@ impl LazyServer {
         args: Value,
         deadline: Option<Deadline>,
     ) -> Result<ToolResult<ToolPayload>, ToolError> {
+        self.call_traced(remote_name, args, deadline, None).await
+    }
+
+    /// [`LazyServer::call`] with the W3C `traceparent` of the span it is made in, sent as the
+    /// request's `_meta.traceparent`.
+    pub async fn call_traced(
+        &self,
+        remote_name: &str,
+        args: Value,
+        deadline: Option<Deadline>,
+        traceparent: Option<String>,
+    ) -> Result<ToolResult<ToolPayload>, ToolError> {
         let name = &self.spec.name;
         if !self.filter.admits(remote_name) {
             return Err(ToolError::Failed(format!(
@@ -487,7 +499,10 @@ impl LazyServer {
             Some(run) if run.remaining() < own.remaining() => (run, false),
             _ => (own, true),
         };
-        match server.call(remote_name, args, Some(deadline)).await {
+        match server
+            .call_traced(remote_name, args, Some(deadline), traceparent)
+            .await
+        {
             Ok(result) => Ok(result),
             Err(ToolError::DeadlineExceeded) if own_deadline => Err(ToolError::Failed(format!(
                 "MCP server `{name}` did not answer `{remote_name}` within {} s.",

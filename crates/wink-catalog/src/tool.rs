@@ -108,9 +108,10 @@ impl Tool for CatalogTool {
             Invoker::Mcp(server) => {
                 let server = server.clone();
                 let deadline = context.deadline;
+                let traceparent = traceparent_of(context);
                 Box::pin(async move {
                     let result = server
-                        .call(&self.record.remote_name, args, deadline)
+                        .call_traced(&self.record.remote_name, args, deadline, traceparent)
                         .await?;
                     Ok(ToolResponse::from(result))
                 })
@@ -118,13 +119,23 @@ impl Tool for CatalogTool {
             Invoker::Lazy(server) => {
                 let server = server.clone();
                 let deadline = context.deadline;
+                let traceparent = traceparent_of(context);
                 Box::pin(async move {
                     let result = server
-                        .call(&self.record.remote_name, args, deadline)
+                        .call_traced(&self.record.remote_name, args, deadline, traceparent)
                         .await?;
                     Ok(ToolResponse::from(result))
                 })
             }
         }
     }
+}
+
+/// The W3C `traceparent` of the call's span (its `execute_tool` span), when the run is traced.
+fn traceparent_of(context: &ToolContext) -> Option<String> {
+    let call_id = context.call_id.as_deref()?;
+    context
+        .telemetry
+        .traceparent(wink_session::TraceScope::ToolCall { call_id })
+        .map(|t| t.header())
 }

@@ -177,6 +177,17 @@ impl PromptServer {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
+        self.call_tool_traced(name, arguments, None).await
+    }
+
+    /// [`PromptServer::call_tool_text`] for a client that sent its span (`_meta.traceparent`):
+    /// when the session is traced, the call's span continues the client's trace.
+    pub async fn call_tool_traced(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        traceparent: Option<wink_session::TraceParent>,
+    ) -> Result<CallToolResult, ErrorData> {
         let state = &self.state;
         let _turn = state.calls.lock().await;
         let rendered = self.render().map_err(internal)?;
@@ -206,6 +217,9 @@ impl PromptServer {
             name: name.to_owned(),
             arguments: ToolArguments::Json(Value::Object(arguments.unwrap_or_default())),
         };
+        if let Some(parent) = traceparent {
+            state.session.continue_trace(&call.id, parent);
+        }
         let before: Vec<String> = rendered
             .tool_names()
             .iter()
@@ -467,9 +481,21 @@ impl ServerHandler for PromptServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call_tool_text(&request.name, request.arguments)
+        // The client's span (`_meta.traceparent`, MCP SEP-414): rmcp hands the request's
+        // `_meta` over in the context.
+        let traceparent = context
+            .meta
+            .get_traceparent()
+            .or_else(|| {
+                request
+                    .meta
+                    .as_ref()
+                    .and_then(|meta| meta.get_traceparent())
+            })
+            .and_then(|text| text.parse().ok());
+        self.call_tool_traced(&request.name, request.arguments, traceparent)
             .await
             .map(CallToolResponse::from)
     }
