@@ -48,6 +48,8 @@ enum Command {
     Result(cmd::queue::ResultArgs),
     /// A Redis queue's counts.
     Queue(cmd::queue::QueueArgs),
+    /// See a recorded run: a terminal tree, a local page, or an OTLP/JSON file.
+    Trace(cmd::trace::TraceArgs),
 }
 
 /// [`Cli`] with the `render` subcommand alone: what `wink render ...` is parsed with, so that
@@ -88,10 +90,14 @@ fn main() -> ExitCode {
     init_tracing();
     wink_providers::install_crypto_provider();
     let cli = parse_render_only().unwrap_or_else(Cli::parse);
+    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set: flushed when this guard drops, and on
+    // SIGINT / SIGTERM by the signal handlers below.
+    let otel = start_otel();
     if matches!(
         cli.command,
         Command::Call(_) | Command::Run(_) | Command::Eval(_)
-    ) {
+    ) || (otel.is_some() && matches!(cli.command, Command::Mcp(_)))
+    {
         stop_command_tools_on_signals();
     }
     let outcome = match cli.command {
@@ -109,7 +115,9 @@ fn main() -> ExitCode {
         Command::Submit(args) => cmd::queue::submit(&args),
         Command::Result(args) => cmd::queue::result(&args),
         Command::Queue(args) => cmd::queue::run(&args),
+        Command::Trace(args) => cmd::trace::run(&args),
     };
+    drop(otel);
     match outcome {
         Ok(code) => code,
         Err(error) => {
@@ -117,6 +125,15 @@ fn main() -> ExitCode {
             exit::code_for(&error)
         }
     }
+}
+
+/// The OTLP exporter, when the environment asks for one; a configuration it cannot use is a
+/// warning, never a failed command.
+fn start_otel() -> Option<wink_trace::ExportGuard> {
+    wink_trace::init_from_env().unwrap_or_else(|error| {
+        tracing::warn!("{error}; spans are not exported");
+        None
+    })
 }
 
 /// Log to stderr, filtered by `WINK_LOG` (e.g. `WINK_LOG=info`); warnings by default, but only
@@ -176,6 +193,7 @@ fn stop_worker_on_signals() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
                     }
                 }
                 wink_promptfile::kill_running_commands();
+                wink_trace::shutdown();
                 std::process::exit(code);
             });
     }
@@ -213,6 +231,7 @@ fn stop_command_tools_on_signals() {
                 });
                 wink_promptfile::kill_running_commands();
                 note!("wink: stopped by a signal; the running command tools were killed");
+                wink_trace::shutdown();
                 std::process::exit(code);
             });
     }

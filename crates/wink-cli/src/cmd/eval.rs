@@ -77,6 +77,10 @@ pub struct EvalArgs {
     /// One line per run on stderr (answer and reason for a failure).
     #[arg(long, short)]
     pub verbose: bool,
+    /// Write each run's session log into DIR, as CASE.jsonl (CASE-N.jsonl with --repeat):
+    /// `wink trace serve DIR` shows the runs side by side.
+    #[arg(long, value_name = "DIR")]
+    pub sessions: Option<PathBuf>,
 }
 
 /// What a case expects of its run.
@@ -389,8 +393,13 @@ impl Evaluator<'_> {
         &self,
         runtime: &tokio::runtime::Runtime,
         case: &Case,
+        log: Option<PathBuf>,
     ) -> anyhow::Result<CaseResult> {
         let prepared = self.prepare(case)?;
+        let _log = match log {
+            Some(path) => Some(session_log(&path, &prepared.session)?),
+            None => None,
+        };
         let preopen = super::common::effective_preopen(
             self.args.preopen,
             prepared.loaded.preopen,
@@ -469,6 +478,20 @@ impl Evaluator<'_> {
             failure,
         })
     }
+}
+
+/// A fresh session log at `path` (an earlier eval's log there is replaced) for a case's run.
+fn session_log(
+    path: &Path,
+    session: &Session,
+) -> anyhow::Result<std::sync::Arc<wink_store::SessionLog>> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(usage(format!("--sessions: {}: {e}", path.display()))),
+    }
+    wink_store::SessionLog::create(path, session, wink_store::FsyncPolicy::Never)
+        .map_err(|e| usage(format!("--sessions: {e}")))
 }
 
 fn describe_outcome(outcome: &LoopOutcome) -> String {
@@ -591,6 +614,10 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     for case in &cases {
         evaluator.prepare(case)?;
     }
+    if let Some(dir) = &args.sessions {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| usage(format!("--sessions {}: {e}", dir.display())))?;
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -612,7 +639,14 @@ pub fn run(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         if args.cold {
             evaluator.adapter.forget_cached_prefix();
         }
-        let result = evaluator.run_case(&runtime, case)?;
+        let log = args.sessions.as_ref().map(|dir| {
+            let n = runs[..index].iter().filter(|c| c.id == case.id).count() + 1;
+            match args.repeat {
+                1 => dir.join(format!("{}.jsonl", case.id)),
+                _ => dir.join(format!("{}-{n}.jsonl", case.id)),
+            }
+        });
+        let result = evaluator.run_case(&runtime, case, log)?;
         if args.verbose {
             bar.clear();
             note!(

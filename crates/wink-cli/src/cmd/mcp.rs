@@ -70,6 +70,8 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         prepared.decide_catalogs(args.context_size)?;
     }
     let resources = subagent_resources(args, &prepared)?;
+    // Tool calls as execute_tool spans, in the client's trace when it sends one.
+    wink_trace::trace_session(&prepared.session);
     let server = PromptServer::new(prepared.prompt, prepared.session)
         .with_resources(resources)
         .with_skills(prepared.loaded.skills.clone());

@@ -13,4 +13,5 @@ pub mod run;
 pub mod session;
 pub mod skills;
 pub mod tools;
+pub mod trace;
 pub mod worker;

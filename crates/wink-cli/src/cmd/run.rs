@@ -274,7 +274,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let (result, budget) = execute(args, &settings, &opened, &stream)?;
     // A transcript that cannot be written is reported after the answer, never instead of it.
     let transcript_error = match &args.transcript {
-        Some(path) => write_transcript(path, &result).err(),
+        Some(path) => write_transcript(path, &result, opened.adapter.as_ref()).err(),
         None => None,
     };
     let provider_failure = result.provider_failure().cloned();
@@ -576,7 +576,11 @@ fn check_writable(path: &std::path::Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-fn write_transcript(path: &std::path::Path, result: &wink_agent::RunResult) -> anyhow::Result<()> {
+fn write_transcript(
+    path: &std::path::Path,
+    result: &wink_agent::RunResult,
+    adapter: &dyn wink_agent::ProviderAdapter,
+) -> anyhow::Result<()> {
     let spent = result.spent;
     {
         let calls: Vec<Value> = result
@@ -588,6 +592,8 @@ fn write_transcript(path: &std::path::Path, result: &wink_agent::RunResult) -> a
                     "messages": c.messages,
                     "tools": c.tools,
                     "usage": c.usage.unwrap_or_default(),
+                    "started_at": c.started_at,
+                    "ended_at": c.ended_at,
                 })
             })
             .collect();
@@ -597,6 +603,8 @@ fn write_transcript(path: &std::path::Path, result: &wink_agent::RunResult) -> a
             _ => (Value::Null, Value::Null),
         };
         let transcript = json!({
+            "adapter": adapter.name(),
+            "model": adapter.model(),
             "status": result.outcome,
             "model_calls": calls,
             "output": output,

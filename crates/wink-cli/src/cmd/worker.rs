@@ -110,6 +110,14 @@ impl RunFactory for Factory {
         if let Some(n) = self.max_model_calls {
             config.budget.max_model_calls = Some(n);
         }
+        // Traced under the submitter's span; a takeover continues the run's span.
+        wink_trace::trace_session_with(
+            &prepared.session,
+            wink_trace::TraceOptions {
+                parent: request.traceparent,
+                resumable: true,
+            },
+        );
         Ok(PreparedRun {
             prompt: prepared.prompt,
             session: prepared.session,
