@@ -6,6 +6,7 @@
 //! grows at its end; the tool set offered to a model call is frozen for that call and the
 //! model's calls are checked against it; tool results are appended in call order.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,9 @@ use wink_model::{
 
 mod outcomes;
 mod screen;
+mod turn;
+
+pub use turn::{Repair, TurnSettings};
 
 /// Loop settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,6 +66,17 @@ pub struct LoopConfig {
     /// cannot fit it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u64>,
+    /// The model profile to run with, by name ([`wink_model::profile`]); `None`: the one the
+    /// adapter chooses ([`crate::ProviderAdapter::profile`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Turn policies switched on (`true`) or off (`false`) over the profile's
+    /// ([`crate::turn_policy`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repairs: BTreeMap<String, bool>,
+    /// Offer the answer tool (`final_answer`) or not, whatever the profile says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_tool: Option<bool>,
 }
 
 fn default_true() -> bool {
@@ -79,7 +94,27 @@ impl Default for LoopConfig {
             repetition_guard: None,
             example_guard: None,
             context_window: None,
+            profile: None,
+            repairs: BTreeMap::new(),
+            answer_tool: None,
         }
+    }
+}
+
+impl LoopConfig {
+    /// The turn settings for a model whose adapter chose `profile`, with this config's
+    /// overrides.
+    #[must_use]
+    pub fn turn_settings(
+        &self,
+        profile: &'static wink_model::profile::ModelProfile,
+    ) -> TurnSettings {
+        TurnSettings::resolve(
+            profile,
+            self.profile.as_deref(),
+            &self.repairs,
+            self.answer_tool,
+        )
     }
 }
 
@@ -91,6 +126,8 @@ pub struct TurnEffects {
     pub injections: Vec<Injection>,
     /// What the loop did instead of running the turn as asked.
     pub interventions: Vec<Intervention>,
+    /// A turn policy took the turn back (or rewrote its answer).
+    pub repairs: Vec<Repair>,
 }
 
 /// A tool injected mid-conversation, with the section that owns it.
@@ -361,6 +398,12 @@ pub struct InnerLoop {
     /// prompt: the copied-example guard does not count text there as a source of values.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     owner_ranges: Vec<(String, Range<usize>)>,
+    /// The turn policies and the answer tool.
+    #[serde(default)]
+    turn: TurnSettings,
+    /// A turn policy took back the last turn: the next model call asks again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pending_repair: Option<crate::turn_policy::Firing>,
 }
 
 impl InnerLoop {
@@ -410,6 +453,30 @@ impl InnerLoop {
             guard: RepetitionGuard::default(),
             replay: Vec::new(),
             owner_ranges: owner_ranges(rendered),
+            turn: TurnSettings::default(),
+            pending_repair: None,
+        }
+    }
+
+    /// Sets the turn policies and the answer tool (the driver resolves them from the model's
+    /// profile).
+    pub fn set_turn_settings(&mut self, turn: TurnSettings) {
+        self.turn = turn;
+    }
+
+    /// The turn policies and the answer tool this evaluation runs with.
+    pub fn turn_settings(&self) -> &TurnSettings {
+        &self.turn
+    }
+
+    /// Whether the policies will review the turn that answers the next model call (the driver
+    /// holds its streamed text back until they have).
+    pub fn reviews_next_turn(&self) -> bool {
+        match self.step() {
+            Step::CallModel(request) => {
+                self.pending_repair.is_none() && self.turn.reviews(&request)
+            }
+            _ => false,
         }
     }
 
@@ -493,23 +560,37 @@ impl InnerLoop {
             .collect()
     }
 
+    /// The request of the next model call as the conversation has it (before a repair).
+    fn request(&self) -> ModelRequest {
+        let mut request = ModelRequest {
+            messages: self.messages.clone(),
+            tools: self.offered_tools(),
+            tool_additions: self.tool_additions(),
+            deferred_tools: self.deferred_tools(),
+            tool_choice: if self.guard_active() && self.guard.answer_only() {
+                ToolChoice::None
+            } else {
+                ToolChoice::Auto
+            },
+            output: self.output.clone(),
+            max_output_tokens: self.config.max_output_tokens,
+            temperature: self.config.temperature,
+        };
+        self.turn.offer_answer_tool(&mut request);
+        request
+    }
+
     /// The next step.
     pub fn step(&self) -> Step {
         match &self.phase {
-            Phase::NeedModel => Step::CallModel(ModelRequest {
-                messages: self.messages.clone(),
-                tools: self.offered_tools(),
-                tool_additions: self.tool_additions(),
-                deferred_tools: self.deferred_tools(),
-                tool_choice: if self.guard_active() && self.guard.answer_only() {
-                    ToolChoice::None
-                } else {
-                    ToolChoice::Auto
-                },
-                output: self.output.clone(),
-                max_output_tokens: self.config.max_output_tokens,
-                temperature: self.config.temperature,
-            }),
+            Phase::NeedModel => {
+                let request = self.request();
+                let again = self
+                    .pending_repair
+                    .as_ref()
+                    .and_then(|firing| firing.action.request(&request));
+                Step::CallModel(again.unwrap_or(request))
+            }
             Phase::NeedTools { calls, .. } => Step::RunTools(calls.clone()),
             Phase::Done { outcome } => Step::Done(outcome.clone()),
         }
@@ -549,6 +630,36 @@ impl InnerLoop {
             return TurnEffects::default();
         }
         self.model_calls += 1;
+        let mut turn = self.turn.take_answer_calls(turn);
+        let mut repairs = Vec::new();
+        // A turn that answers a repair is taken as it is: one repair per turn.
+        if self.pending_repair.take().is_none()
+            && let Some(firing) = self.turn.review(&self.request(), &turn)
+        {
+            let text = turn.text.clone().unwrap_or_default();
+            let asks_again = firing.action.asks_again();
+            if let crate::turn_policy::Action::Answer { text } = &firing.action {
+                turn.text = Some(text.clone());
+            }
+            repairs.push(Repair {
+                firing: firing.clone(),
+                text,
+            });
+            if asks_again {
+                self.pending_repair = Some(firing);
+                return TurnEffects {
+                    repairs,
+                    ..TurnEffects::default()
+                };
+            }
+        }
+        let mut effects = self.take_turn(turn);
+        effects.repairs = repairs;
+        effects
+    }
+
+    /// Takes `turn` into the conversation: an answer ends the evaluation, calls are screened.
+    fn take_turn(&mut self, turn: ModelTurn) -> TurnEffects {
         let answer_only = self.guard_active() && self.guard.answer_only();
         self.messages.push(Message::Assistant {
             content: turn.text.clone(),
@@ -569,11 +680,11 @@ impl InnerLoop {
                 },
             };
             return TurnEffects {
-                injections: Vec::new(),
                 interventions: vec![Intervention::new(
                     InterventionKind::KeptCallingTools,
                     detail,
                 )],
+                ..TurnEffects::default()
             };
         }
         self.screen_calls(turn.tool_calls)

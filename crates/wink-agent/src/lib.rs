@@ -45,6 +45,10 @@ pub mod run_hook;
 mod scripted;
 mod subagent;
 mod timer;
+pub mod turn_policy;
+
+/// Model profiles (`wink-model`): what a model family needs from a run.
+pub use wink_model::profile;
 
 pub use agent::Agent;
 pub use budget::{
@@ -62,8 +66,8 @@ pub use guard::{
     unknown_tool_message,
 };
 pub use inner::{
-    InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Step,
-    ToolOutcome, TurnEffects, VisibilityExpansionRequiredData,
+    InjectedTool, Injection, InnerLoop, LoopConfig, LoopOutcome, ProviderFailure, Repair, Step,
+    ToolOutcome, TurnEffects, TurnSettings, VisibilityExpansionRequiredData,
 };
 pub use mailbox::{
     AsyncMailbox, Deliveries, Delivery, InMemoryMailbox, Mailbox, MailboxError, MailboxFuture,

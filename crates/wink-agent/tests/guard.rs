@@ -299,21 +299,40 @@ fn with_auto_open_off_an_unknown_hidden_tool_names_the_section_to_open() {
 
 #[test]
 fn wink_mode_keeps_the_fatal_unknown_tool_error_and_no_auto_open() {
-    for name in ["refund", "lookup_order"] {
-        let provider = script(json!([
-            {"tool_calls": [{"id": "c1", "name": name, "arguments": {}}]},
-            {"text": "never"}
-        ]));
-        let (result, session) = run(&provider, DisclosureMode::Wink);
-        assert_eq!(
-            result.outcome,
-            LoopOutcome::Failed {
-                message: format!("Unknown tool '{name}' requested by provider."),
-                phase: EvaluationPhase::Tool,
-            }
-        );
-        assert!(kinds(&session).is_empty());
-    }
+    // A tool no section holds: WINK v0.17's fatal error.
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "refund", "arguments": {}}]},
+        {"text": "never"}
+    ]));
+    let (result, session) = run(&provider, DisclosureMode::Wink);
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Failed {
+            message: "Unknown tool 'refund' requested by provider.".into(),
+            phase: EvaluationPhase::Tool,
+        }
+    );
+    assert!(kinds(&session).is_empty());
+}
+
+#[test]
+fn wink_mode_answers_a_call_of_a_hidden_tool_with_the_section_to_open() {
+    // A tool a summarized section holds: not opened (no auto-open in wink mode), not fatal
+    // either: a failed result names the section and `open_sections`.
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "lookup_order", "arguments": {}}]},
+        {"text": "ok"}
+    ]));
+    let (result, session) = run(&provider, DisclosureMode::Wink);
+    assert_eq!(result.text(), Some("ok"));
+    assert_eq!(
+        tool_result(&provider, "c1"),
+        (
+            "Unknown tool 'lookup_order'. It is in section \"orders\": call `open_sections` with key \"orders\" first. Available tools: stock, buy, open_sections, read_section.".to_owned(),
+            true
+        )
+    );
+    assert_eq!(kinds(&session), ["unknown_tool"]);
 }
 
 #[test]

@@ -154,25 +154,32 @@ fn open_sections_then_a_tool_not_offered_yet_restarts_instead_of_failing() {
 }
 
 #[test]
-fn a_tool_not_offered_before_the_terminal_call_is_still_an_unknown_tool() {
+fn a_hidden_tool_called_in_the_turn_that_opens_its_section_is_there_after_the_restart() {
+    // Wink mode: the call of the hidden tool gets a failed result naming its section (the run
+    // does not end on it), the `open_sections` call of the same turn restarts the evaluation
+    // with the section open, and the tool is offered from then on.
     let provider = script(json!([
         {"tool_calls": [
             {"id": "c1", "name": "search_docs", "arguments": {}},
-            {"id": "c2", "name": "open_sections", "arguments": {"section_keys": ["search"], "reason": "r"}}]}
+            {"id": "c2", "name": "open_sections", "arguments": {"section_keys": ["search"], "reason": "r"}}]},
+        {"tool_calls": [{"id": "c3", "name": "search_docs", "arguments": {}}]},
+        {"text": "found"}
     ]));
+    let session = Session::new();
     let result = run(
         &provider,
         &search_prompt(DisclosureMode::Wink),
-        &Session::new(),
+        &session,
         MainLoopConfig::default(),
     );
+    assert_eq!(result.text(), Some("found"));
+    assert_eq!(result.restarts, 1);
     assert_eq!(
-        result.outcome,
-        LoopOutcome::Failed {
-            message: "Unknown tool 'search_docs' requested by provider.".into(),
-            phase: EvaluationPhase::Tool
-        }
+        tool_messages(result.evaluations[0].state.messages())[0],
+        "Unknown tool 'search_docs'. It is in section \"search\": call `open_sections` with key \"search\" first. Available tools: open_sections."
     );
+    assert!(tool_names(&provider.requests()[1]).contains(&"search_docs".to_owned()));
+    assert_eq!(invoked(&session), ["open_sections", "search_docs"]);
 }
 
 #[test]

@@ -8,12 +8,15 @@
 //! per namespace, or just the namespaces
 //! ([`CatalogListing`]). It offers three meta-tools instead of the catalog:
 //!
-//! * `tool.list(namespace?, tag?, offset?, limit?)` — metadata, paged;
+//! * `tool.list(namespace?, tag?, query?, queries?, offset?, limit?)` — metadata, paged; with a
+//!   query, the tools the search finds for it;
 //! * `tool.describe(names)` — level-2 full specifications; the described tools become callable
 //!   (recorded in the session as [`CatalogToolsActivated`], injected into the running
 //!   conversation through a [`wink_core::SectionExpansion`], offered again on every re-render);
-//! * `find_tool(purpose, limit?)` — BM25 search ([`wink_search`]); an empty result never claims
-//!   that a tool does not exist.
+//! * `find_tool(purpose?, queries?, limit?)` — BM25 search ([`wink_search::ToolSearch`]) routed
+//!   to the best servers; a purpose with several steps ("find X, then chart it") or several
+//!   `queries` get one list covering every step, each tool under the step it serves; an empty
+//!   result never claims that a tool does not exist.
 //!
 //! For providers that load tools natively (Anthropic `defer_loading` + `tool_reference`, OpenAI
 //! Responses `tool_search`), [`CatalogNativeSearch`] in the session makes the section offer every
@@ -60,13 +63,15 @@ mod mcp;
 mod record;
 mod section;
 mod servers;
+mod task_report;
 mod tool;
 
 pub use cache::{CachedTools, DEFAULT_TTL, ToolCache};
 pub use catalog::{
-    Catalog, CatalogBuilder, CatalogEntry, DEFAULT_FIND_LIMIT, DEFAULT_LIST_LIMIT, Description,
-    FIND_TOOL, Found, LineBudget, ListQuery, MAX_FIND_LIMIT, MAX_LIST_LIMIT, META_TOOL_NAMES,
-    Namespace, TOOL_DESCRIBE, TOOL_LIST, full_spec_text,
+    Catalog, CatalogBuilder, CatalogEntry, DEFAULT_FIND_LIMIT, DEFAULT_FIND_PER_STEP,
+    DEFAULT_LIST_LIMIT, Description, FIND_TOOL, Found, FoundTask, LineBudget, ListQuery,
+    MAX_FIND_LIMIT, MAX_LIST_LIMIT, META_TOOL_NAMES, Namespace, TOOL_DESCRIBE, TOOL_LIST,
+    default_find_limit, full_spec_text, step_count,
 };
 pub use defer::{DEFAULT_DEFER_PERCENT, DeferDecision, DeferPolicy};
 pub use error::CatalogError;
@@ -77,11 +82,12 @@ pub use record::{
     CatalogFile, ToolRecord, empty_object_schema, load_catalog_file, namespace_key, parse_catalog,
 };
 pub use section::{
-    CatalogListing, CatalogNativeSearch, CatalogToolsActivated, FIND_TOOL_DESCRIPTION,
+    CatalogListing, CatalogNativeSearch, CatalogToolsActivated, FIND_NOTE, FIND_TOOL_DESCRIPTION,
     NATIVE_FIND_NOTE, RELATIVE_MATCH_SCORE, TOOL_DESCRIBE_DESCRIPTION, TOOL_LIST_DESCRIPTION,
     ToolCatalogSection, listing_body, native_search_enabled, native_search_tools,
 };
 pub use servers::{
     DEFAULT_CALL_TIMEOUT, LazyServer, ListSource, ServerCatalog, ServerSpec, ServerTransport,
 };
+pub use task_report::{SplitMetrics, TASK_EVAL_LIMIT, TaskReport, TaskRow};
 pub use tool::{CatalogTool, RecordHandler};

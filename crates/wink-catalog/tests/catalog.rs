@@ -606,11 +606,11 @@ fn best_matches_keep_the_best_and_those_about_as_good() {
     let section = section();
     assert_eq!(
         section.best_matches("open a GitHub issue about the crash", 3),
-        ["github.create_issue", "github.list_issues"]
+        ["github.list_issues", "github.create_issue"]
     );
     assert_eq!(
         section.best_matches("open a GitHub issue about the crash", 1),
-        ["github.create_issue"]
+        ["github.list_issues"]
     );
     assert_eq!(
         section.best_matches("What is the weather in Oslo?", 3),
@@ -618,4 +618,60 @@ fn best_matches_keep_the_best_and_those_about_as_good() {
     );
     assert!(section.best_matches("zzz qqq", 3).is_empty());
     assert!(section.best_matches("weather", 0).is_empty());
+}
+
+#[test]
+fn find_tool_covers_every_step_of_a_task() {
+    let section = section();
+    let session = Session::new();
+    let task = "Check the weather in Oslo, then post it to our Slack channel.";
+    let by_step = call(&section, "find_tool", json!({"purpose": task}), &session);
+    assert_eq!(
+        by_step,
+        "Tools for \"Check the weather in Oslo, then post it to our Slack channel.\", by step (2 steps; call `tool.describe` with a name to make it callable):\nStep 1, \"Check the weather in Oslo\":\n- weather.current: Current weather conditions (temperature, wind, sky) for a city, from…\nStep 2, \"post it to our Slack channel\":\n- slack.post_message: Post a message to a Slack channel."
+    );
+    let named = call(
+        &section,
+        "find_tool",
+        json!({"purpose": "weather then chat", "queries": ["current weather", "send a chat message"], "limit": 2}),
+        &session,
+    );
+    let named_expected = "Tools for \"current weather\", \"send a chat message\", by step (2 steps; call `tool.describe` with a name to make it callable):\nStep 1, \"current weather\":\n- weather.current: Current weather conditions (temperature, wind, sky) for a city, from…\nStep 2, \"send a chat message\":\n- slack.post_message: Post a message to a Slack channel.";
+    let found = section
+        .catalog()
+        .find_task(wink_search::TaskInput::Text(task), 5);
+    assert_eq!(
+        found.steps,
+        ["Check the weather in Oslo", "post it to our Slack channel"]
+    );
+    let listed = call(
+        &section,
+        "tool.list",
+        json!({"query": "issues", "limit": 1}),
+        &session,
+    );
+    assert_eq!(
+        (named.as_str(), listed.as_str()),
+        (
+            named_expected,
+            "Catalog, tools found for \"issues\": tools 1-1 of 2.\n- github.list_issues: List open issues of a repository.\nMore: call `tool.list` with offset 1."
+        )
+    );
+    let find = section
+        .tools()
+        .iter()
+        .find(|t| t.name() == "find_tool")
+        .unwrap()
+        .clone();
+    let mut context = ToolContext::new(session.clone());
+    for (args, message) in [
+        (
+            json!({"queries": 3}),
+            "`queries` must be a list of strings.",
+        ),
+        (json!({"limit": 3}), "`purpose` is required (or `queries`)."),
+    ] {
+        let error = block_on(find.invoke(args, &mut context)).unwrap_err();
+        assert!(error.to_string().contains(message), "{error}");
+    }
 }

@@ -155,56 +155,23 @@ fn init_tracing() {
 /// running command tools.
 fn stop_worker_on_signals() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .build()
-        else {
-            return stop;
-        };
-        let (Ok(mut interrupt), Ok(mut terminate)) = runtime.block_on(async {
-            (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            )
-        }) else {
-            return stop;
-        };
-        let flag = stop.clone();
-        let _ = std::thread::Builder::new()
-            .name("wink-signals".into())
-            .spawn(move || {
-                let mut code = 0;
-                for _ in 0..2 {
-                    code = runtime.block_on(async {
-                        tokio::select! {
-                            _ = interrupt.recv() => 130,
-                            _ = terminate.recv() => 143,
-                        }
-                    });
-                    if !flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                        note!(
-                            "wink worker: stopping: in-flight runs stop after their current step"
-                        );
-                    } else {
-                        break;
-                    }
-                }
-                wink_promptfile::kill_running_commands();
-                wink_trace::shutdown();
-                std::process::exit(code);
-            });
-    }
+    on_signals(Some(stop.clone()));
     stop
 }
 
 /// On SIGINT or SIGTERM: kill the running command tools with everything they started, then exit
 /// 130 / 143 (SIGKILL cannot be caught: see `wink_promptfile::kill_running_commands`).
 fn stop_command_tools_on_signals() {
+    on_signals(None);
+}
+
+/// Watches SIGINT and SIGTERM on a thread of its own. With `stop`, the first signal sets it and
+/// only a second one exits; without, the first one exits. Exiting kills the running command
+/// tools first.
+fn on_signals(stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
     #[cfg(unix)]
     {
+        use std::sync::atomic::Ordering;
         use tokio::signal::unix::{SignalKind, signal};
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
             .enable_io()
@@ -223,18 +190,30 @@ fn stop_command_tools_on_signals() {
         let _ = std::thread::Builder::new()
             .name("wink-signals".into())
             .spawn(move || {
-                let code = runtime.block_on(async {
-                    tokio::select! {
-                        _ = interrupt.recv() => 130,
-                        _ = terminate.recv() => 143,
+                let code = loop {
+                    let code = runtime.block_on(async {
+                        tokio::select! {
+                            _ = interrupt.recv() => 130,
+                            _ = terminate.recv() => 143,
+                        }
+                    });
+                    match &stop {
+                        Some(flag) if !flag.swap(true, Ordering::Relaxed) => note!(
+                            "wink worker: stopping: in-flight runs stop after their current step"
+                        ),
+                        _ => break code,
                     }
-                });
+                };
                 wink_promptfile::kill_running_commands();
-                note!("wink: stopped by a signal; the running command tools were killed");
+                if stop.is_none() {
+                    note!("wink: stopped by a signal; the running command tools were killed");
+                }
                 wink_trace::shutdown();
                 std::process::exit(code);
             });
     }
+    #[cfg(not(unix))]
+    let _ = stop;
 }
 
 #[cfg(test)]

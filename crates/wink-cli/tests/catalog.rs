@@ -451,3 +451,107 @@ fn eval_takes_a_defer_flag() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn eval_judges_whole_tasks() {
+    let tasks = fixture("tasks.jsonl");
+    let tools = fixture("tools.jsonl");
+    let value = eval_json(&["--dataset", "tasks", &tasks, "--catalog", &tools]);
+    assert_eq!(value["dataset"], "tasks");
+    assert_eq!(value["tools"], 5);
+    assert_eq!(value["tasks"], 2);
+    let keys: Vec<&str> = value["per_task"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "split",
+            "steps",
+            "recall@5",
+            "recall@10",
+            "all_needed@10",
+            "list_length",
+            "missing",
+            "found"
+        ]
+    );
+    assert_eq!(
+        value["per_task"][0]["steps"],
+        serde_json::json!(["Read the notes file", "save a summary into another file"])
+    );
+    for key in ["recall@5", "recall@10", "all_needed@10", "mean_list_length"] {
+        assert!(value[key].is_number(), "{key}: {value}");
+    }
+    assert_eq!(value["splits"][0]["split"], "dev");
+    assert_eq!(value["splits"][1]["split"], "held-out");
+    let text = stdout(&wink(&[
+        "catalog",
+        "eval",
+        "--dataset",
+        "tasks",
+        &tasks,
+        "--catalog",
+        &tools,
+    ]));
+    assert!(
+        text.starts_with("2 tasks over 5 tools (bm25), judged on the first 10 tools of each list\nid        split     recall@5 recall@10 all@10 len steps missing\na         dev"),
+        "{text}"
+    );
+    assert!(text.contains("\noverall   2 tasks: recall@5 "), "{text}");
+    assert!(text.contains("\nheld-out  1 tasks: recall@5 "), "{text}");
+
+    // A tool the catalog lacks, and a task file without a catalog beside it, are usage errors.
+    let unknown = fixture("tasks_unknown.jsonl");
+    let err = usage_error(&[
+        "catalog",
+        "eval",
+        "--dataset",
+        "tasks",
+        &unknown,
+        "--catalog",
+        &tools,
+    ]);
+    assert_eq!(
+        err,
+        format!("error: {unknown}:1: task `c` needs `nope`, which is not in the catalog\n")
+    );
+    let err = usage_error(&["catalog", "eval", "--dataset", "tasks", &tasks]);
+    assert!(err.contains("tools.json"), "{err}");
+    assert!(err.contains("--catalog FILE"), "{err}");
+}
+
+#[test]
+fn tools_search_covers_the_steps_of_a_task() {
+    let tools = fixture("tools.jsonl");
+    assert_eq!(
+        stdout(&wink(&[
+            "tools",
+            "search",
+            "--catalog",
+            &tools,
+            "--query",
+            "current weather",
+            "--query",
+            "create a calendar event",
+        ])),
+        "Tools for \"current weather\", \"create a calendar event\", by step (2 steps; call `tool.describe` with a name to make it callable):\nStep 1, \"current weather\":\n- weather.current: Current weather for a city.\nStep 2, \"create a calendar event\":\n- calendar.create_event: Create an event in the calendar.\n"
+    );
+    assert_eq!(
+        stdout(&wink(&[
+            "tools",
+            "list",
+            "--catalog",
+            &tools,
+            "--query",
+            "file",
+            "--limit",
+            "1"
+        ])),
+        "Catalog, tools found for \"file\": tools 1-1 of 2.\n- file.read: Read a file from disk and return its text.\nMore: call `tool.list` with offset 1.\n"
+    );
+}

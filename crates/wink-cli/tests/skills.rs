@@ -267,8 +267,9 @@ fn a_scripted_model_reads_a_skill_and_follows_it() {
 }
 
 /// Example 07 on the embedded Qwen2.5-Coder-1.5B model, as its README shows: the model reads the
-/// skill's bundled label list, labels the ticket and answers, in three model calls. Greedy
-/// decoding makes the run deterministic for one build of llama.cpp.
+/// skill's bundled label list, labels the ticket and answers, in four model calls: one is the
+/// `follow-up` turn policy asking again after an answer that claimed the label without calling
+/// `label_ticket`. Greedy decoding makes the run deterministic for one build of llama.cpp.
 #[test]
 fn the_embedded_model_reads_the_skill_labels_the_ticket_and_answers() {
     let Some(model) = embedded_model(
@@ -281,7 +282,16 @@ fn the_embedded_model_reads_the_skill_labels_the_ticket_and_answers() {
     let (answer, t) = run_example("local", &format!("local:{}", model.display()), "8");
     assert_eq!(answer, "Ticket T-7 labelled billing.\n");
     assert_eq!(t["status"]["status"], "finished");
-    assert_eq!(t["model_call_count"], 3);
+    assert_eq!(t["model_call_count"], 4);
+    assert_eq!(
+        t["repairs"],
+        json!([{
+            "rule": "follow-up",
+            "action": "follow_up",
+            "tool": "label_ticket",
+            "text": "The ticket has been labeled as 'billing' and the charge has been refunded."
+        }])
+    );
     assert_eq!(
         common::calls_made(&t),
         [

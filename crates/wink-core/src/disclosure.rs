@@ -18,10 +18,8 @@ use crate::tool::{
     ToolResult,
 };
 
-/// Name of the builtin tool that reads a summarized section.
-pub const READ_SECTION: &str = "read_section";
-/// Name of the builtin tool that asks the caller to expand sections.
-pub const OPEN_SECTIONS: &str = "open_sections";
+pub use crate::builtin::{OPEN_SECTIONS, READ_SECTION, is_disclosure_tool};
+pub use crate::valid_keys::with_valid_keys;
 /// Folder that context-files mode writes section content into.
 pub const CONTEXT_FOLDER: &str = "context";
 
@@ -393,6 +391,24 @@ impl OpenSectionsTool {
         })
     }
 
+    /// The model's reason, naming the keys that open no section and the valid ones.
+    fn reason(&self, reason: &str, unknown: &[String], session: &Session) -> String {
+        let Some(first) = unknown.first() else {
+            return reason.to_owned();
+        };
+        let named: Vec<String> = unknown.iter().map(|k| format!("'{k}'")).collect();
+        let note = with_valid_keys(
+            &format!("Not opened (no such section): {}", named.join(", ")),
+            first,
+            &self.state.summarized_keys(Some(session)),
+        );
+        if reason.is_empty() {
+            note
+        } else {
+            format!("{reason} ({note})")
+        }
+    }
+
     fn run(&self, args: &Value, context: &ToolContext) -> Result<ToolResponse, ToolError> {
         let parsed = Self::parse(args)?;
         let mode = self.state.mode;
@@ -408,14 +424,20 @@ impl OpenSectionsTool {
         }
         let request = match mode {
             DisclosureMode::Wink => {
-                let paths = self
+                let (paths, unknown) = self
                     .state
                     .validate_open_request(&parsed.section_keys)
                     .map_err(to_error)?;
                 OpenRequest {
-                    keys: parsed.section_keys.clone(),
+                    keys: parsed
+                        .section_keys
+                        .iter()
+                        .filter(|k| !unknown.contains(k))
+                        .cloned()
+                        .collect(),
                     targets: paths.clone(),
                     overrides: paths,
+                    unknown,
                 }
             }
             _ => self
@@ -423,6 +445,7 @@ impl OpenSectionsTool {
                 .lenient_open_request(&parsed.section_keys, &context.session)
                 .map_err(to_error)?,
         };
+        let reason = self.reason(&parsed.reason, &request.unknown, &context.session);
         let expansion = || {
             ToolError::ExpansionRequired(Box::new(VisibilityExpansionRequired::new(
                 request.keys.clone(),
@@ -431,7 +454,7 @@ impl OpenSectionsTool {
                     .iter()
                     .map(|p| (p.clone(), SectionVisibility::Full))
                     .collect::<IndexMap<_, _>>(),
-                parsed.reason.clone(),
+                reason.clone(),
             )))
         };
         if mode != DisclosureMode::ContextFiles {
@@ -514,6 +537,8 @@ pub(crate) struct OpenRequest {
     /// What a restart sets to full: each target's summarized ancestors, then the target when it
     /// is summarized itself (opening a nested section opens the chain that hides it).
     pub(crate) overrides: Vec<SectionPath>,
+    /// Keys that name no section (the others are opened all the same).
+    pub(crate) unknown: Vec<String>,
 }
 
 impl RenderState {
@@ -544,15 +569,13 @@ impl RenderState {
             keys: Vec::new(),
             targets: Vec::new(),
             overrides: Vec::new(),
+            unknown: Vec::new(),
         };
         let mut expanded: Vec<&str> = Vec::new();
         for key in keys {
             let Some(index) = self.nodes().iter().position(|n| n.path.dotted() == *key) else {
-                return Err(PromptError::validation(with_valid_keys(
-                    &format!("Section '{key}' does not exist in this prompt."),
-                    key,
-                    &self.summarized_keys(Some(session)),
-                )));
+                request.unknown.push(key.clone());
+                continue;
             };
             let mut hidden_by = Vec::new();
             for i in self.ancestor_indices(index).into_iter().chain([index]) {
@@ -591,6 +614,15 @@ impl RenderState {
                     request.overrides.push(path);
                 }
             }
+        }
+        if let Some(key) = request.unknown.first()
+            && request.targets.is_empty()
+        {
+            return Err(PromptError::validation(with_valid_keys(
+                &format!("Section '{key}' does not exist in this prompt."),
+                key,
+                &self.summarized_keys(Some(session)),
+            )));
         }
         match expanded.as_slice() {
             _ if !request.targets.is_empty() => Ok(request),
@@ -686,80 +718,6 @@ pub(crate) fn disclosure_telemetry(
         reason,
         current_visibility_state: state.visibility_state(Some(session)),
     })
-}
-
-/// Most keys an unknown-key message lists.
-const MAX_LISTED_KEYS: usize = 8;
-
-/// `message` followed by the valid keys, closest to `key` first (a key that `key` extends, then
-/// by edit distance; at most 8): `Unknown section key: 'inventory.Dune'. Valid keys: inventory,
-/// orders.` Unchanged when there are no valid keys.
-///
-/// ```
-/// use wink_core::with_valid_keys;
-/// assert_eq!(
-///     with_valid_keys("Unknown section key: 'inventory.Dune'", "inventory.Dune", &["orders".into(), "inventory".into()]),
-///     "Unknown section key: 'inventory.Dune'. Valid keys: inventory, orders."
-/// );
-/// ```
-pub fn with_valid_keys(message: &str, key: &str, valid: &[String]) -> String {
-    if valid.is_empty() {
-        return message.to_owned();
-    }
-    let wanted = key.to_lowercase();
-    let mut ranked: Vec<(usize, usize, &str)> = valid
-        .iter()
-        .enumerate()
-        .map(|(order, k)| {
-            let candidate = k.to_lowercase();
-            let extends = wanted.starts_with(&format!("{candidate}."));
-            let distance = if extends {
-                0
-            } else {
-                edit_distance(&wanted, &candidate)
-            };
-            (distance, order, k.as_str())
-        })
-        .collect();
-    ranked.sort_unstable();
-    let listed: Vec<&str> = ranked
-        .iter()
-        .take(MAX_LISTED_KEYS)
-        .map(|(_, _, k)| *k)
-        .collect();
-    let more = valid.len().saturating_sub(MAX_LISTED_KEYS);
-    let tail = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    let message = message.strip_suffix('.').unwrap_or(message);
-    format!("{message}. Valid keys: {}{tail}.", listed.join(", "))
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                previous
-            } else {
-                1 + previous.min(current).min(row[j])
-            };
-            previous = current;
-        }
-    }
-    row[b.len()]
-}
-
-/// Whether `path` names a builtin disclosure tool.
-pub fn is_disclosure_tool(name: &str) -> bool {
-    name == READ_SECTION || name == OPEN_SECTIONS
 }
 
 /// Expansion helper re-exported for the loop: which section owns each expanded tool.

@@ -67,6 +67,7 @@
 //! `MainLoop::execute` (in `wink-agent`) keeps the type: a `Prompt<T>` run gives a
 //! `RunResult<T>` whose `output()` is a `T`.
 
+pub mod builtin;
 mod disclosure;
 mod error;
 mod executor;
@@ -81,6 +82,7 @@ mod section;
 mod template;
 mod text;
 mod tool;
+mod valid_keys;
 
 pub use disclosure::{
     CONTEXT_FOLDER, DisclosureMode, OPEN_SECTIONS, OpenSectionsResult, READ_SECTION,

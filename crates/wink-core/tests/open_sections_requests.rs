@@ -156,7 +156,8 @@ fn keys_already_expanded_are_skipped_and_only_an_all_expanded_request_fails() {
             failure(open(mode, &session, &["task", "tools", "task"])),
             format!("{p}All requested sections are already expanded: 'task', 'tools'")
         );
-        // An unknown key still fails the whole request, naming the keys that can be opened.
+        // A request that opens nothing and names an unknown key fails, naming the keys that can
+        // be opened.
         assert_eq!(
             failure(open(mode, &session, &["task", "nope"])),
             format!(
@@ -164,6 +165,33 @@ fn keys_already_expanded_are_skipped_and_only_an_all_expanded_request_fails() {
             )
         );
     }
+}
+
+#[test]
+fn the_known_keys_open_and_the_reason_names_the_unknown_ones() {
+    for mode in [DisclosureMode::OpenSections, DisclosureMode::Wink] {
+        let session = Session::new();
+        match open(mode, &session, &["tools", "nope"]) {
+            CallOutcome::ExpansionRequired(e) => {
+                assert_eq!(e.section_keys, ["tools"], "{mode}");
+                assert_eq!(
+                    e.reason,
+                    "need it (Not opened (no such section): 'nope'. Valid keys: kit, guide, kit.extra, guide.deep, tools.)",
+                    "{mode}"
+                );
+            }
+            CallOutcome::Completed(r) => panic!("{mode}: {:?}", r.result),
+        }
+    }
+    // Only unknown keys: refused as before (v0.17's message in wink mode).
+    assert_eq!(
+        failure(open(
+            DisclosureMode::Wink,
+            &Session::new(),
+            &["nope", "gone"]
+        )),
+        "Tool 'open_sections' execution failed: Section 'nope' does not exist in this prompt."
+    );
 }
 
 #[test]

@@ -21,15 +21,11 @@
 //!   on Qwen2.5-Coder-0.5B, where the generic turn gets a Python snippet instead).
 //! * **Tool choice.** [`ToolChoice::None`] forces a final answer, [`ToolChoice::Required`] a call,
 //!   [`ToolChoice::Tool`] a call of that tool (grammar-enforced).
-//! * **Call-intent repair** (on by default, [`LocalAdapter::call_repair`]): a free answer that names a
-//!   callable tool the conversation has not called yet, or describes a procedure an uncalled tool
-//!   fits, is generated again under the tool-call grammar; after domain tool results, an answer that
-//!   only names disclosure tools or shares nothing with the results is generated again as text after
-//!   a one-generation reminder (see [`crate::repair`]).
-//! * **The answer tool** (on by default, [`crate::LocalModelConfig::answer_tool`]): once a tool has
-//!   returned, a `final_answer` tool is announced after its result; its call comes back as the
-//!   turn's answer, and a text describing that call is read as the answer (see
-//!   [`crate::answer_tool`]).
+//! * **Repairs are the loop's**: a turn a turn policy takes back comes again as a request with
+//!   `tool_choice` required or naming a tool, decoded under the call grammar (the answer tool, when
+//!   the loop offers it, is not callable there), from the same prompt (the KV cache keeps it).
+//! * **Profile**: the model's profile (`wink_model::profile`) is read from its GGUF `general.name`,
+//!   else its file name.
 //! * **Structured output.** When the prompt declares structured output and the model gives a final
 //!   answer, the answer is regenerated under the output's JSON-Schema grammar (appended to the same
 //!   prompt, so the cache keeps it).
@@ -51,8 +47,6 @@ use wink_model::{
 };
 use wink_session::TokenUsage;
 
-use crate::answer_tool::described_answer;
-use crate::repair::{Repair, answer_request, follow_up_request, repair};
 use crate::{DecodingConstraint, GenerationControl, LocalCompletion, LocalModel, LocalModelConfig};
 
 /// The user turn added when a conversation has no message at all.
@@ -76,7 +70,6 @@ struct Runner {
     model: Arc<Mutex<LocalModel>>,
     name: String,
     verbose: bool,
-    call_repair: bool,
 }
 
 impl fmt::Debug for LocalAdapter {
@@ -99,7 +92,6 @@ impl LocalAdapter {
                 model: Arc::new(Mutex::new(model)),
                 name,
                 verbose: false,
-                call_repair: true,
             },
             path: path.to_path_buf(),
             context_window,
@@ -130,14 +122,6 @@ impl LocalAdapter {
     #[must_use]
     pub fn verbose(mut self, verbose: bool) -> Self {
         self.runner.verbose = verbose;
-        self
-    }
-
-    /// Generate a free answer that names a callable, not yet called tool again as a call of it
-    /// (default on; see [`crate::repair`]).
-    #[must_use]
-    pub fn call_repair(mut self, on: bool) -> Self {
-        self.runner.call_repair = on;
         self
     }
 }
@@ -193,8 +177,8 @@ impl Runner {
     /// One model call. The text of a final answer goes to `call` as it is generated when the
     /// answer cannot be taken back: a turn constrained to a final answer (no tool callable, or
     /// `ToolChoice::None`) without structured output, and the answer of an answer repair. A free
-    /// turn ([`DecodingConstraint::Auto`]) is not streamed: it may open a call, or be taken back by
-    /// repair; its answer reaches the sink whole once known (see [`ProviderAdapter::complete`]).
+    /// turn ([`DecodingConstraint::Auto`]) is not streamed: it may open a call; its answer reaches
+    /// the sink whole once known (see [`ProviderAdapter::complete`]).
     fn run(&self, request: &ModelRequest, call: &CallState) -> Result<RunTurn, ProviderError> {
         let mut model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
         let local = with_user_turn(request);
@@ -202,63 +186,11 @@ impl Runner {
         let mut usage = TokenUsage::default();
         let answers_only =
             constraint == DecodingConstraint::FinalAnswer && request.output.is_none();
-        let mut streamed = answers_only;
         let first = Step {
             what: "turn",
             stream: answers_only,
         };
-        let mut turn = self.complete(&mut model, &local, &constraint, &mut usage, &first, call)?;
-        if turn.tool_calls.is_empty()
-            && model.offers_answer_tool(&local)
-            && let Some(answer) = turn.text.as_deref().and_then(described_answer)
-        {
-            turn.text = Some(answer);
-        }
-        if self.call_repair && turn.tool_calls.is_empty() {
-            let answer = turn.text.as_deref().unwrap_or_default();
-            let retry = repair(&local, &constraint, answer).map(|kind| {
-                if self.verbose {
-                    let _ = writeln!(
-                        std::io::stderr(),
-                        "           [local call repair] taking back the answer {answer:?}"
-                    );
-                }
-                match kind {
-                    Repair::Call(constraint) => (local.clone(), constraint, "call repair"),
-                    Repair::FollowUp(follow_up) => (
-                        follow_up_request(&local, &follow_up),
-                        follow_up.constraint(),
-                        "follow-up call",
-                    ),
-                    _ => (
-                        answer_request(&local),
-                        DecodingConstraint::FinalAnswer,
-                        "answer repair",
-                    ),
-                }
-            });
-            if let Some((retry, retry_constraint, what)) = retry {
-                let stream =
-                    retry_constraint == DecodingConstraint::FinalAnswer && request.output.is_none();
-                let step = Step { what, stream };
-                // A repair that cannot complete leaves the answer as it was (unless cancelled).
-                match self.complete(
-                    &mut model,
-                    &retry,
-                    &retry_constraint,
-                    &mut usage,
-                    &step,
-                    call,
-                ) {
-                    Ok(repaired) => {
-                        turn = repaired;
-                        streamed = stream;
-                    }
-                    Err(error) if call.is_cancelled() => return Err(error),
-                    Err(_) => {}
-                }
-            }
-        }
+        let turn = self.complete(&mut model, &local, &constraint, &mut usage, &first, call)?;
         let answered_freely = !matches!(constraint, DecodingConstraint::JsonSchema(_));
         if turn.tool_calls.is_empty()
             && answered_freely
@@ -270,24 +202,15 @@ impl Runner {
                 what: "structured output",
                 stream: false,
             };
-            turn = self.complete(&mut model, &local, &document, &mut usage, &step, call)?;
-            streamed = false;
+            let document = self.complete(&mut model, &local, &document, &mut usage, &step, call)?;
+            return Ok(RunTurn {
+                turn: finished(document, usage),
+                streamed: false,
+            });
         }
-        let tool_calls = turn.tool_calls;
-        let finish_reason = if tool_calls.is_empty() {
-            FinishReason::Stop
-        } else {
-            FinishReason::ToolCalls
-        };
         Ok(RunTurn {
-            turn: ModelTurn {
-                text: turn.text,
-                tool_calls,
-                usage: Some(usage),
-                finish_reason,
-                output: None,
-            },
-            streamed,
+            turn: finished(turn, usage),
+            streamed: answers_only,
         })
     }
 
@@ -320,6 +243,35 @@ impl Runner {
     }
 }
 
+/// The profile of the model named `name` in its GGUF, loaded from `path`: by its name, else
+/// by its file name.
+#[must_use]
+pub fn model_profile(name: &str, path: &Path) -> &'static wink_model::profile::ModelProfile {
+    use wink_model::profile::{DEFAULT_PROFILE, profile_for_model};
+    let by_name = profile_for_model(name);
+    if by_name.name != DEFAULT_PROFILE.name {
+        return by_name;
+    }
+    path.file_stem()
+        .map_or(by_name, |stem| profile_for_model(&stem.to_string_lossy()))
+}
+
+/// The model turn of a local completion that spent `usage` over the call.
+fn finished(turn: LocalCompletion, usage: TokenUsage) -> ModelTurn {
+    let finish_reason = if turn.tool_calls.is_empty() {
+        FinishReason::Stop
+    } else {
+        FinishReason::ToolCalls
+    };
+    ModelTurn {
+        text: turn.text,
+        tool_calls: turn.tool_calls,
+        usage: Some(usage),
+        finish_reason,
+        output: None,
+    }
+}
+
 /// A model call's result, and whether its text already went to the sink.
 struct RunTurn {
     turn: ModelTurn,
@@ -345,10 +297,6 @@ struct Progress {
 impl CallState {
     fn progress(&self) -> MutexGuard<'_, Progress> {
         self.progress.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn is_cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
     }
 
     fn push_text(&self, text: &str) {
@@ -422,6 +370,9 @@ impl ProviderAdapter for LocalAdapter {
     }
     fn context_window(&self) -> Option<u64> {
         Some(self.context_window)
+    }
+    fn profile(&self) -> &'static wink_model::profile::ModelProfile {
+        model_profile(&self.runner.name, &self.path)
     }
     fn forget_cached_prefix(&self) {
         self.runner

@@ -62,17 +62,16 @@
 //! ```
 
 mod adapter;
-pub mod answer_tool;
 mod completion;
 mod error;
 mod fetch;
 pub mod grammar;
 mod model;
-mod parse;
-pub mod repair;
 mod template;
 
-pub use adapter::{IMPLICIT_USER_TURN, LocalAdapter, decoding_constraint, with_user_turn};
+pub use adapter::{
+    IMPLICIT_USER_TURN, LocalAdapter, decoding_constraint, model_profile, with_user_turn,
+};
 pub use completion::{
     DecodingConstraint, LocalCompletion, LocalTimings, LocalUsage, callable_tools,
 };
@@ -83,7 +82,6 @@ pub use fetch::{
 };
 pub use grammar::CallForm;
 pub use model::{CallWriteBack, GenerationControl, LocalModel, LocalModelConfig};
-pub use parse::{ParsedTurn, parse_tool_calls};
 pub use template::{
     ChatTemplate, NEW_TOOLS_INTRO, PromptTurn, Role, TemplateFamily, prompt_turns, python_json,
     tools_announcement,
@@ -91,3 +89,4 @@ pub use template::{
 /// The tool spec of the model contract (`wink_model::ToolSpec`), re-exported: the local model
 /// offers the same tools the loop does.
 pub use wink_model::ToolSpec;
+pub use wink_model::text_calls::{ParsedTurn, parse_tool_calls};

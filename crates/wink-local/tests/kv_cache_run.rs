@@ -113,7 +113,7 @@ fn disclosure_run(write_back: CallWriteBack, call_form: CallForm) -> Option<[Tok
         context_size: 4096,
         max_tokens: 48,
         call_write_back: write_back,
-        call_form,
+        call_form: Some(call_form),
         ..LocalModelConfig::default()
     };
     let adapter = LocalAdapter::load(&path, config).unwrap();
@@ -196,7 +196,7 @@ fn verbatim_calls_take_the_previous_prompt_and_output_from_the_kv_cache() {
 }
 
 #[test]
-fn an_answer_that_names_an_uncalled_tool_is_generated_again_as_its_call() {
+fn a_turn_asked_again_as_a_named_call_reuses_the_prompt() {
     let Some(path) = model_file() else {
         return;
     };
@@ -215,18 +215,20 @@ fn an_answer_that_names_an_uncalled_tool_is_generated_again_as_its_call() {
         tools: vec![add()],
         ..ModelRequest::default()
     };
-    let plain = LocalAdapter::load(&path, config.clone())
-        .unwrap()
-        .call_repair(false);
-    let (answer, _) = complete(&plain, &request);
+    // The answer names the tool (the loop's `named-tool` policy takes such a turn back) ...
+    let adapter = LocalAdapter::load(&path, config).unwrap();
+    let (answer, _) = complete(&adapter, &request);
     assert!(answer.tool_calls.is_empty(), "{answer:?}");
     assert!(
         answer.text.as_deref().unwrap().contains("add"),
         "{answer:?}"
     );
-
-    let repairing = LocalAdapter::load(&path, config).unwrap();
-    let (repaired, usage) = complete(&repairing, &request);
+    // ... and asked again for a call of it, from the same prompt, the model calls it.
+    let again = ModelRequest {
+        tool_choice: ToolChoice::Tool("add".into()),
+        ..request
+    };
+    let (repaired, usage) = complete(&adapter, &again);
     assert_eq!(repaired.tool_calls.len(), 1, "{repaired:?}");
     assert_eq!(repaired.tool_calls[0].name, "add");
     // The second generation re-used the prompt the first one evaluated.

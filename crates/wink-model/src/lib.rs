@@ -7,6 +7,8 @@
 //!   bundled into one [`ModelRequest`];
 //! - what comes back: a [`ModelTurn`] (text, [`wink_core::ToolCall`]s, usage, [`FinishReason`]),
 //!   optionally streamed as [`StreamDelta`]s to a [`StreamSink`];
+//! - [`profile`]: what a model family needs from a run, as one table;
+//! - [`text_calls`]: the one parser for tool calls a model wrote as text;
 //! - the [`ProviderAdapter`] trait that HTTP providers, the embedded model and the claude CLI
 //!   implement, and its [`ProviderError`] (with a [`ProviderErrorKind`] and
 //!   [`ProviderError::is_retryable`]).
@@ -31,7 +33,9 @@
 //! ```
 
 mod conversation;
+pub mod profile;
 mod provider;
+pub mod text_calls;
 pub mod trace;
 
 pub use conversation::{

@@ -33,6 +33,11 @@ pub trait ProviderAdapter: Send + Sync + fmt::Debug {
     fn context_window(&self) -> Option<u64> {
         None
     }
+    /// The profile of the model this adapter talks to (see [`crate::profile`]): by default the
+    /// one its [`ProviderAdapter::model`] name matches.
+    fn profile(&self) -> &'static crate::profile::ModelProfile {
+        crate::profile::profile_for_model(self.model())
+    }
     /// Forget the prompt prefix kept between calls (the embedded model's KV cache), so that the
     /// next call is evaluated from its first token, as in a new process. Benchmarks call it to
     /// measure runs cold (`wink eval --cold`). Default: nothing is kept, nothing to forget.

@@ -99,6 +99,14 @@ impl Converter<'_> {
                 .parse::<DisclosureMode>()
                 .map_err(|e| self.invalid("disclosure", e))?,
         };
+        if let Some(profile) = &file.model_profile {
+            wink_agent::profile::profile_named(profile)
+                .map_err(|e| self.invalid("model_profile", e))?;
+        }
+        for name in file.repairs.keys() {
+            wink_agent::turn_policy::check_policy_names([name.as_str()])
+                .map_err(|e| self.invalid(format!("repairs.{name}"), e))?;
+        }
         let mut builder = PromptTemplate::builder(file.ns.clone(), file.key.clone())
             .disclosure(disclosure)
             .name_hidden_tools(file.name_hidden_tools.unwrap_or(false));
@@ -138,6 +146,12 @@ impl Converter<'_> {
             filesystem,
             workspace_root,
             preopen: file.preopen,
+            model_profile: file.model_profile.clone(),
+            repairs: file
+                .repairs
+                .iter()
+                .map(|(name, on)| (name.clone(), *on))
+                .collect(),
             subagents,
             skills: self.skills,
             catalogs: self.catalogs,

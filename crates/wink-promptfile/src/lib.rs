@@ -151,6 +151,10 @@ pub struct LoadedPrompt {
     pub workspace_root: Option<PathBuf>,
     /// The file's `preopen`: how many summarized sections to open before the first model call.
     pub preopen: Option<usize>,
+    /// The file's `model_profile`: the model profile to run with, by name.
+    pub model_profile: Option<String>,
+    /// The file's `repairs`: turn policies switched on or off over the profile's.
+    pub repairs: std::collections::BTreeMap<String, bool>,
     /// The `subagents` section the file's `subagents` registry added (its tool is
     /// `dispatch_subagent`). A dispatch needs a model: put an `Arc<dyn ProviderAdapter>` (or a
     /// `wink_agent::SubagentAdapter`) in the tool resources, and a `wink_agent::BudgetTracker` to

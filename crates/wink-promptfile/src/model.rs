@@ -36,6 +36,14 @@ pub struct PromptFile<'a> {
     /// model call (`wink run`/`wink eval`; see `wink_agent::preopen`).
     #[serde(default)]
     pub preopen: Option<usize>,
+    /// The model profile to run with (`small-local`, `hosted`, `default`; see
+    /// `wink_model::profile`), whatever the model's adapter chooses.
+    #[serde(default)]
+    pub model_profile: Option<String>,
+    /// Turn policies switched on (`true`) or off (`false`) over the profile's: policy name →
+    /// on (see `wink_agent::turn_policy`).
+    #[serde(default, deserialize_with = "strict::map")]
+    pub repairs: IndexMap<String, bool>,
     /// Params types: type name → field name → field spec.
     #[serde(default, deserialize_with = "strict::map_of_maps")]
     pub params: IndexMap<String, IndexMap<String, FieldSpec>>,

@@ -11,7 +11,7 @@ use wink_model::{
 use wink_session::TraceParent;
 
 use crate::config::AdapterConfig;
-use crate::context::{hosted_context_window, probe_server_context};
+use crate::context::{ServerProps, hosted_context_window, probe_server_props};
 use crate::failure::failure;
 use crate::mapping::RequestMapping;
 use crate::sse::SseParser;
@@ -28,7 +28,7 @@ pub struct HttpAdapter {
     transport: HttpTransport,
     cancel: Option<CancellationToken>,
     /// The server's context size, asked once (`GET /props`).
-    probed_context: Arc<OnceLock<Option<u64>>>,
+    probed: Arc<OnceLock<Option<ServerProps>>>,
 }
 
 impl HttpAdapter {
@@ -47,7 +47,7 @@ impl HttpAdapter {
             config,
             transport,
             cancel: None,
-            probed_context: Arc::new(OnceLock::new()),
+            probed: Arc::new(OnceLock::new()),
         }
     }
 
@@ -139,6 +139,18 @@ impl HttpAdapter {
     }
 }
 
+impl HttpAdapter {
+    /// What the server says of itself (asked once, with [`AdapterConfig::probe_server_props`]).
+    fn server_props(&self) -> Option<&ServerProps> {
+        if !self.config.probe_server_props {
+            return None;
+        }
+        self.probed
+            .get_or_init(|| probe_server_props(&self.config))
+            .as_ref()
+    }
+}
+
 impl ProviderAdapter for HttpAdapter {
     fn name(&self) -> &str {
         &self.config.provider
@@ -160,15 +172,27 @@ impl ProviderAdapter for HttpAdapter {
         if let Some(window) = self.config.context_window {
             return Some(window);
         }
-        if self.config.probe_server_props {
-            let probed = *self
-                .probed_context
-                .get_or_init(|| probe_server_context(&self.config));
-            if probed.is_some() {
-                return probed;
-            }
+        if let Some(window) = self.server_props().and_then(|props| props.context) {
+            return Some(window);
         }
         hosted_context_window(&self.config)
+    }
+
+    /// The profile of the model name, else (a llama.cpp server) of the GGUF file the server's
+    /// `/props` names.
+    fn profile(&self) -> &'static wink_model::profile::ModelProfile {
+        use wink_model::profile::{DEFAULT_PROFILE, profile_for_model};
+        let by_name = profile_for_model(&self.config.model);
+        if by_name.name != DEFAULT_PROFILE.name {
+            return by_name;
+        }
+        self.server_props()
+            .and_then(|props| props.model_path.as_deref())
+            .map(|path| {
+                let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+                profile_for_model(file.trim_end_matches(".gguf"))
+            })
+            .unwrap_or(by_name)
     }
 
     fn complete<'a>(

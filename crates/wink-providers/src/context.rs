@@ -42,11 +42,19 @@ pub(crate) fn hosted_context_window(config: &AdapterConfig) -> Option<u64> {
         .map(|(_, window)| *window)
 }
 
-/// The context size a llama.cpp server reports: `GET {server}/props`, field
-/// `default_generation_settings.n_ctx` (the context of one slot). `{server}` is the base URL
-/// without a trailing `/v1`. Plain `http://` only; `None` when the server does not answer in
-/// time, answers something else (vLLM, Ollama: 404) or the URL is `https://`.
-pub(crate) fn probe_server_context(config: &AdapterConfig) -> Option<u64> {
+/// What a llama.cpp server says of itself (`GET /props`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ServerProps {
+    /// `default_generation_settings.n_ctx`: the context of one slot.
+    pub(crate) context: Option<u64>,
+    /// `model_path`: the GGUF it serves (its file name names the model family).
+    pub(crate) model_path: Option<String>,
+}
+
+/// What a llama.cpp server reports: `GET {server}/props` ([`ServerProps`]). `{server}` is the
+/// base URL without a trailing `/v1`. Plain `http://` only; `None` when the server does not
+/// answer in time, answers something else (vLLM, Ollama: 404) or the URL is `https://`.
+pub(crate) fn probe_server_props(config: &AdapterConfig) -> Option<ServerProps> {
     let rest = config.base_url.strip_prefix("http://")?;
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let path = path.trim_end_matches('/');
@@ -80,10 +88,16 @@ pub(crate) fn probe_server_context(config: &AdapterConfig) -> Option<u64> {
     stream.take(PROBE_MAX_BYTES).read_to_end(&mut reply).ok()?;
     let body = http_body(&reply)?;
     let props: Value = serde_json::from_slice(&body).ok()?;
-    props
-        .pointer("/default_generation_settings/n_ctx")
-        .and_then(Value::as_u64)
-        .filter(|n_ctx| *n_ctx > 0)
+    Some(ServerProps {
+        context: props
+            .pointer("/default_generation_settings/n_ctx")
+            .and_then(Value::as_u64)
+            .filter(|n_ctx| *n_ctx > 0),
+        model_path: props
+            .get("model_path")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    })
 }
 
 /// The body of a `200` HTTP/1.1 reply (plain or chunked).

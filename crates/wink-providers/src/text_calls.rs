@@ -5,13 +5,15 @@
 //! of a `tool_calls` entry. With [`crate::AdapterConfig::text_tool_calls`] such a turn becomes
 //! the tool calls it spells, when every call names a tool the request offered.
 
-use serde_json::Value;
 use wink_core::{ToolArguments, ToolCall};
+use wink_model::text_calls::parse_tool_calls_with;
 use wink_model::{FinishReason, ModelTurn};
 
 use crate::mapping::RequestMapping;
 
-/// `turn` with the calls its text spells, or unchanged.
+/// `turn` with the calls its text spells, or unchanged. The text must be calls and nothing
+/// else (a sentence that quotes a call stays an answer), each of a tool the request offered
+/// (not a deferred one), written in any shape [`wink_model::text_calls`] reads.
 pub(crate) fn promote_text_tool_calls(turn: ModelTurn, mapping: &RequestMapping) -> ModelTurn {
     if !turn.tool_calls.is_empty() || mapping.wants_structured_output() {
         return turn;
@@ -19,83 +21,40 @@ pub(crate) fn promote_text_tool_calls(turn: ModelTurn, mapping: &RequestMapping)
     let Some(text) = turn.text.as_deref() else {
         return turn;
     };
-    let Some(calls) = spelled_calls(text, mapping) else {
-        return turn;
+    let resolve = |wire: &str| {
+        let name = mapping.canonical_name(wire);
+        let offered = mapping.tools().iter().any(|tool| tool.name == name);
+        (offered && !mapping.is_deferred(&name)).then_some(name)
     };
+    let parsed = parse_tool_calls_with(text, &resolve);
+    if parsed.calls.is_empty() || parsed.text.is_some() {
+        return turn;
+    }
+    let tool_calls = parsed
+        .calls
+        .into_iter()
+        .enumerate()
+        .map(|(index, (name, arguments))| {
+            let arguments = match arguments {
+                ToolArguments::Json(value) if !mapping.is_strict(&name) => {
+                    ToolArguments::Json(value)
+                }
+                ToolArguments::Json(value) => mapping.text_arguments(&name, value.to_string()),
+                ToolArguments::Text(text) => mapping.text_arguments(&name, text),
+            };
+            ToolCall {
+                id: format!("call_text_{index}"),
+                name,
+                arguments,
+            }
+        })
+        .collect();
     ModelTurn {
         text: None,
-        tool_calls: calls,
+        tool_calls,
         finish_reason: FinishReason::ToolCalls,
         ..turn
     }
-}
-
-/// The JSON documents of `text`: each `<tool_call>` block, else the whole text (fence removed).
-fn documents(text: &str) -> Vec<&str> {
-    let text = text.trim();
-    if text.contains("<tool_call>") {
-        return text
-            .split("<tool_call>")
-            .skip(1)
-            .map(|block| block.split("</tool_call>").next().unwrap_or(block).trim())
-            .collect();
-    }
-    let unfenced = text
-        .strip_prefix("```json")
-        .or_else(|| text.strip_prefix("```"))
-        .and_then(|rest| rest.trim_end().strip_suffix("```"))
-        .unwrap_or(text);
-    vec![unfenced.trim()]
-}
-
-/// The JSON values of `document`: one, or several separated by whitespace.
-fn values(document: &str) -> Option<Vec<Value>> {
-    serde_json::Deserializer::from_str(document)
-        .into_iter::<Value>()
-        .collect::<Result<Vec<_>, _>>()
-        .ok()
-}
-
-/// The call of a document with doubled outer braces, `{{"name": …, "arguments": {…}}}}`, which
-/// Qwen2.5-Coder-1.5B writes through llama.cpp's server (one extra `{`, any number of extra `}`).
-fn undoubled(document: &str) -> Option<Vec<Value>> {
-    let inner = document.strip_prefix('{')?;
-    if !inner.trim_start().starts_with('{') {
-        return None;
-    }
-    let mut stream = serde_json::Deserializer::from_str(inner).into_iter::<Value>();
-    let value = stream.next()?.ok()?;
-    let rest = inner.get(stream.byte_offset()..)?;
-    rest.chars()
-        .all(|c| c == '}' || c.is_whitespace())
-        .then(|| vec![value])
-}
-
-fn spelled_calls(text: &str, mapping: &RequestMapping) -> Option<Vec<ToolCall>> {
-    let mut calls = Vec::new();
-    let mut all = Vec::new();
-    for document in documents(text) {
-        all.extend(values(document).or_else(|| undoubled(document))?);
-    }
-    for (index, value) in all.iter().enumerate() {
-        let object = value.as_object()?;
-        let name = mapping.canonical_name(object.get("name")?.as_str()?);
-        if !mapping.tools().iter().any(|tool| tool.name == name) || mapping.is_deferred(&name) {
-            return None;
-        }
-        let arguments = match object.get("arguments").or_else(|| object.get("parameters")) {
-            Some(Value::String(text)) => mapping.text_arguments(&name, text.clone()),
-            Some(value @ Value::Object(_)) => ToolArguments::Json(value.clone()),
-            None => ToolArguments::Json(Value::Object(serde_json::Map::new())),
-            Some(_) => return None,
-        };
-        calls.push(ToolCall {
-            id: format!("call_text_{index}"),
-            name,
-            arguments,
-        });
-    }
-    (!calls.is_empty()).then_some(calls)
 }
 
 #[cfg(test)]
@@ -169,7 +128,7 @@ mod tests {
                 ToolCall {
                     id: "call_text_1".into(),
                     name: "math.add".into(),
-                    arguments: ToolArguments::Text("{\"a\": 2}".into()),
+                    arguments: ToolArguments::Json(json!({"a": 2})),
                 },
             ]
         );

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::document::ToolDocument;
 use crate::error::SearchError;
 use crate::eval::Query;
+use crate::task_eval::Task;
 
 /// Loads the pooled BFCL retrieval set from `dir`.
 ///
@@ -263,6 +264,105 @@ pub fn load_queries_jsonl(path: &Path) -> Result<Vec<Query>, SearchError> {
     Ok(queries)
 }
 
+/// Tasks loaded from a file, with the line each came from (for error messages).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskSet {
+    /// The file.
+    pub path: PathBuf,
+    /// The tasks in file order.
+    pub tasks: Vec<Task>,
+    /// The 1-based line of each task.
+    pub lines: Vec<usize>,
+}
+
+impl TaskSet {
+    /// Checks that every tool a task names is known (`known` says whether a name is); the error
+    /// names the file, the line, the task and the first unknown tool.
+    pub fn check_names(&self, known: impl Fn(&str) -> bool) -> Result<(), SearchError> {
+        for (task, &line) in self.tasks.iter().zip(&self.lines) {
+            for needed in &task.tools {
+                if let Some(name) = needed.names().iter().find(|name| !known(name)) {
+                    return Err(SearchError::Invalid {
+                        path: self.path.clone(),
+                        line,
+                        message: format!(
+                            "task `{}` needs `{name}`, which is not in the catalog",
+                            task.id
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The distinct splits named by the tasks, in order of first appearance.
+    pub fn splits(&self) -> Vec<&str> {
+        let mut splits: Vec<&str> = Vec::new();
+        for split in self.tasks.iter().filter_map(|task| task.split.as_deref()) {
+            if !splits.contains(&split) {
+                splits.push(split);
+            }
+        }
+        splits
+    }
+}
+
+/// Loads tasks from JSON lines, one `{"id", "task", "tools": [name or [alternatives], …],
+/// "split"?}` per line. Blank lines are skipped; an empty id, task or tool list, an empty
+/// alternative list or name, and a repeated id are errors naming the line.
+pub fn load_tasks_jsonl(path: &Path) -> Result<TaskSet, SearchError> {
+    let mut set = TaskSet {
+        path: path.to_path_buf(),
+        tasks: Vec::new(),
+        lines: Vec::new(),
+    };
+    let mut first_line: HashMap<String, usize> = HashMap::new();
+    for (line, text) in json_lines(path)? {
+        let task: Task = parse_line(path, line, &text)?;
+        let invalid = |message: String| SearchError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        if task.id.trim().is_empty() {
+            return Err(invalid("`id` is empty".to_owned()));
+        }
+        if task.task.trim().is_empty() {
+            return Err(invalid(format!("task `{}`: `task` is empty", task.id)));
+        }
+        if task.tools.is_empty() {
+            return Err(invalid(format!(
+                "task `{}`: `tools` lists no tool",
+                task.id
+            )));
+        }
+        if task.tools.iter().any(|needed| {
+            needed.names().is_empty() || needed.names().iter().any(|n| n.trim().is_empty())
+        }) {
+            return Err(invalid(format!(
+                "task `{}`: a tool name or list of alternatives is empty",
+                task.id
+            )));
+        }
+        if let Some(first) = first_line.insert(task.id.clone(), line) {
+            return Err(invalid(format!(
+                "duplicate task id `{}` (first on line {first})",
+                task.id
+            )));
+        }
+        set.tasks.push(task);
+        set.lines.push(line);
+    }
+    if set.tasks.is_empty() {
+        return Err(SearchError::EmptyDataset {
+            path: path.to_path_buf(),
+            what: "tasks",
+        });
+    }
+    Ok(set)
+}
+
 /// Non-blank lines of `path` with their 1-based line numbers.
 fn json_lines(path: &Path) -> Result<Vec<(usize, String)>, SearchError> {
     let text = fs::read_to_string(path).map_err(|source| SearchError::Read {
@@ -392,6 +492,73 @@ mod tests {
             message.starts_with(&format!("cannot read {}: ", missing.display())),
             "{message}"
         );
+    }
+
+    #[test]
+    fn tasks_load_with_their_lines_and_bad_lines_are_named() {
+        let dir = TempDir::new("tasks");
+        let good = dir.write(
+            "tasks.jsonl",
+            concat!(
+                r#"{"id": "a", "task": "Find x, then chart it.", "tools": ["t.find", ["t.bar", "t.line"]], "split": "dev"}"#,
+                "\n\n",
+                r#"{"id": "b", "task": "Save it.", "tools": ["t.save"], "split": "held-out"}"#,
+                "\n"
+            ),
+        );
+        let set = load_tasks_jsonl(&good).unwrap();
+        assert_eq!(set.lines, [1, 3]);
+        assert_eq!(set.splits(), ["dev", "held-out"]);
+        assert_eq!(set.tasks[0].tools[1].names(), ["t.bar", "t.line"]);
+        set.check_names(|name| name.starts_with("t.")).unwrap();
+        let message = set
+            .check_names(|name| name != "t.line")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            format!(
+                "{}:1: task `a` needs `t.line`, which is not in the catalog",
+                good.display()
+            )
+        );
+        for (text, error) in [
+            (
+                r#"{"id": "", "task": "x", "tools": ["a"]}"#,
+                "`id` is empty",
+            ),
+            (
+                r#"{"id": "a", "task": " ", "tools": ["a"]}"#,
+                "task `a`: `task` is empty",
+            ),
+            (
+                r#"{"id": "a", "task": "x", "tools": []}"#,
+                "task `a`: `tools` lists no tool",
+            ),
+            (
+                r#"{"id": "a", "task": "x", "tools": [[]]}"#,
+                "task `a`: a tool name or list of alternatives is empty",
+            ),
+        ] {
+            let path = dir.write("bad.jsonl", text);
+            let message = load_tasks_jsonl(&path).unwrap_err().to_string();
+            assert_eq!(message, format!("{}:1: {error}", path.display()));
+        }
+        let duplicate = dir.write(
+            "dup.jsonl",
+            "{\"id\": \"a\", \"task\": \"x\", \"tools\": [\"t\"]}\n{\"id\": \"a\", \"task\": \"y\", \"tools\": [\"t\"]}\n",
+        );
+        let message = load_tasks_jsonl(&duplicate).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!(
+                "{}:2: duplicate task id `a` (first on line 1)",
+                duplicate.display()
+            )
+        );
+        let empty = dir.write("empty.jsonl", "\n");
+        let message = load_tasks_jsonl(&empty).unwrap_err().to_string();
+        assert_eq!(message, format!("{}: contains no tasks", empty.display()));
     }
 
     #[test]

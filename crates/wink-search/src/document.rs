@@ -19,6 +19,9 @@ pub struct ToolDocument {
     pub parameters: Vec<ParamDoc>,
     /// Free-form labels (`filesystem`, `read-only`, …).
     pub tags: Vec<String>,
+    /// The values of the parameters' `enum`s (`celsius`, `fahrenheit`), in schema order.
+    #[serde(default)]
+    pub enum_values: Vec<String>,
     /// The part of a dotted name before its last `.` (`file` for `file.read`).
     pub namespace: Option<String>,
 }
@@ -47,13 +50,15 @@ impl ToolDocument {
             description,
             parameters: Vec::new(),
             tags: Vec::new(),
+            enum_values: Vec::new(),
         }
     }
 
     /// Builds a document from a tool's JSON-schema parameters (OpenAI `parameters`, MCP
     /// `inputSchema`). Properties of `object` parameters (and of arrays of objects) are collected
-    /// as dotted names up to three levels deep. Anything that is not a schema object yields no
-    /// parameters.
+    /// as dotted names up to three levels deep, with the values of their `enum`s (strings as
+    /// they are, numbers and booleans as written in JSON). Anything that is not a schema object
+    /// yields no parameters.
     ///
     /// ```
     /// use serde_json::json;
@@ -72,7 +77,13 @@ impl ToolDocument {
         parameters: &Value,
     ) -> Self {
         let mut document = Self::new(name, description);
-        collect_params(parameters, "", 0, &mut document.parameters);
+        collect_params(
+            parameters,
+            "",
+            0,
+            &mut document.parameters,
+            &mut document.enum_values,
+        );
         document
     }
 
@@ -88,13 +99,19 @@ impl ToolDocument {
     }
 }
 
-fn collect_params(schema: &Value, prefix: &str, depth: usize, out: &mut Vec<ParamDoc>) {
+fn collect_params(
+    schema: &Value,
+    prefix: &str,
+    depth: usize,
+    out: &mut Vec<ParamDoc>,
+    values: &mut Vec<String>,
+) {
     if depth >= MAX_PARAM_DEPTH {
         return;
     }
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         if let Some(items) = schema.get("items") {
-            collect_params(items, prefix, depth, out);
+            collect_params(items, prefix, depth, out, values);
         }
         return;
     };
@@ -113,7 +130,29 @@ fn collect_params(schema: &Value, prefix: &str, depth: usize, out: &mut Vec<Para
             name: full_name.clone(),
             description,
         });
-        collect_params(property, &full_name, depth + 1, out);
+        collect_enum(property, values);
+        collect_params(property, &full_name, depth + 1, out, values);
+    }
+}
+
+/// Appends the values of `schema`'s `enum` (and of its array items' `enum`).
+fn collect_enum(schema: &Value, values: &mut Vec<String>) {
+    let items = schema.get("items");
+    for list in [
+        schema.get("enum"),
+        items.and_then(|items| items.get("enum")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(Value::as_array)
+    {
+        for value in list {
+            match value {
+                Value::String(text) => values.push(text.clone()),
+                Value::Number(_) | Value::Bool(_) => values.push(value.to_string()),
+                _ => {}
+            }
+        }
     }
 }
 
@@ -130,8 +169,9 @@ mod tests {
                 "city": {"type": "string", "description": "City name."},
                 "options": {
                     "type": "object",
-                    "properties": {"units": {"type": "string", "description": "metric or imperial"}}
+                    "properties": {"units": {"type": "string", "description": "metric or imperial", "enum": ["metric", "imperial", null]}}
                 },
+                "days": {"type": "array", "items": {"enum": [1, 7, true]}},
                 "tags": {"type": "array", "items": {"type": "object", "properties": {"key": {}}}}
             }
         });
@@ -147,10 +187,12 @@ mod tests {
                 ("city", "City name."),
                 ("options", ""),
                 ("options.units", "metric or imperial"),
+                ("days", ""),
                 ("tags", ""),
                 ("tags.key", ""),
             ]
         );
+        assert_eq!(doc.enum_values, ["metric", "imperial", "1", "7", "true"]);
         assert_eq!(doc.summary, "Weather.");
         assert_eq!(doc.namespace.as_deref(), Some("weather"));
         assert!(doc.tags.is_empty());

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use wink_embed::{StaticModel, dot};
 
 use crate::document::ToolDocument;
-use crate::index::{IndexConfig, SearchHit, SearchIndex};
+use crate::index::{IndexConfig, SearchHit, SearchIndex, WeightedQuery};
 use crate::tokenize::for_each_piece;
 
 /// Which parts of a tool are embedded.
@@ -221,20 +221,48 @@ impl HybridIndex {
     /// The `limit` best tools by the hybrid ranking (see the module docs). `score` is the fused
     /// score for re-ranked hits and the BM25 score for the others.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.search_weighted(&WeightedQuery::text(query), limit)
+    }
+
+    /// As [`HybridIndex::search`] for a [`WeightedQuery`]: BM25 ranks it (boosts included), and
+    /// the query embedding is the normalised weighted sum of its texts' embeddings.
+    pub fn search_weighted(&self, query: &WeightedQuery<'_>, limit: usize) -> Vec<SearchHit> {
         if limit == 0 {
             return Vec::new();
         }
-        let mut hits = self
-            .lexical
-            .search(query, limit.saturating_add(self.config.shortlist));
+        let mut hits = self.lexical.search_weighted(
+            query,
+            limit.saturating_add(self.config.shortlist),
+            |_| true,
+        );
         let first_ranked = hits.iter().take_while(|hit| hit.exact_name).count();
         let end = hits.len().min(first_ranked + self.config.shortlist);
         if end > first_ranked {
-            let query_vector = self.model.embed(query);
+            let query_vector = self.embed_query(query);
             self.rerank(&query_vector, &mut hits[first_ranked..end]);
         }
         hits.truncate(limit);
         hits
+    }
+
+    /// One text: its embedding; several: the normalised weighted sum of theirs.
+    fn embed_query(&self, query: &WeightedQuery<'_>) -> Vec<f32> {
+        match query.parts.as_slice() {
+            [(text, _)] => self.model.embed(text),
+            parts => {
+                let mut sum = vec![0f32; self.model.dim()];
+                for (text, weight) in parts {
+                    for (total, value) in sum.iter_mut().zip(self.model.embed(text)) {
+                        *total += weight * value;
+                    }
+                }
+                let norm = dot(&sum, &sum).sqrt();
+                if norm > 0.0 {
+                    sum.iter_mut().for_each(|value| *value /= norm);
+                }
+                sum
+            }
+        }
     }
 
     /// The `limit` tools most similar to `query` by cosine alone (no BM25, no exact-name rule),

@@ -37,15 +37,24 @@ pub mod eval;
 #[cfg(feature = "embeddings")]
 pub mod hybrid;
 mod index;
+mod multi;
+mod route;
+mod search;
+mod split;
 pub mod synthetic;
+pub mod task_eval;
 mod tokenize;
 
-pub use dataset::{load_bfcl, load_queries_jsonl, load_tools_jsonl};
+pub use dataset::{TaskSet, load_bfcl, load_queries_jsonl, load_tasks_jsonl, load_tools_jsonl};
 pub use document::{ParamDoc, ToolDocument, first_sentence, namespace_of};
 pub use error::SearchError;
 pub use eval::{Metrics, Query, evaluate};
 pub use index::{
-    Bm25Params, ExactNameRule, FieldScoring, FieldWeights, HeapUsage, IndexConfig, SearchHit,
-    SearchIndex,
+    Bm25Params, ExactNameRule, FieldScoring, FieldWeights, HeapUsage, IndexConfig, NamespaceInfo,
+    SearchHit, SearchIndex, WeightedQuery,
 };
+pub use multi::{TaskConfig, TaskHit, TaskInput, TaskResult, search_task};
+pub use route::{RoutingConfig, ServerRouter};
+pub use search::{ROUTED_SHARE, SearchConfig, ToolSearch};
+pub use split::{MAX_STEPS, Step, split_task};
 pub use tokenize::{Stemming, Tokenizer, stem, tokenize};

@@ -373,3 +373,42 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// The splitter never panics, returns byte ranges on character boundaries in order, at
+    /// most `MAX_STEPS` steps, each with text, and one step for a text without separators.
+    #[test]
+    fn split_task_is_total_and_ordered(text in "[ a-zA-Z0-9,.;:?!'\\n()é中-]{0,200}") {
+        let steps = wink_search::split_task(&text);
+        prop_assert!(steps.len() <= wink_search::MAX_STEPS);
+        let mut previous_end = 0;
+        for step in &steps {
+            prop_assert!(step.start <= step.end && step.end <= text.len());
+            prop_assert!(text.is_char_boundary(step.start) && text.is_char_boundary(step.end));
+            prop_assert!(step.start >= previous_end);
+            prop_assert!(!step.text.is_empty());
+            previous_end = step.end;
+        }
+        if text.trim().is_empty() {
+            prop_assert!(steps.len() <= 1);
+        }
+    }
+
+    /// A single request through `ToolSearch` without routing ranks exactly as the index does.
+    #[test]
+    fn one_step_ranks_as_the_index(seed in 0u64..20) {
+        let documents = synthetic::catalog(200, seed);
+        let index = SearchIndex::build(documents, IndexConfig::default());
+        let queries = synthetic::queries(index.documents(), 20, seed + 1);
+        let search = wink_search::ToolSearch::with_config(index.clone(), wink_search::SearchConfig::flat());
+        for query in &queries {
+            if wink_search::split_task(query).len() > 1 {
+                continue;
+            }
+            let plain = index.search(query, 10);
+            let task = search.search_task(wink_search::TaskInput::Text(query), 10);
+            let hits: Vec<_> = task.hits.into_iter().map(|hit| hit.hit).collect();
+            prop_assert_eq!(plain, hits);
+        }
+    }
+}

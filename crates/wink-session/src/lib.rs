@@ -67,7 +67,7 @@ pub use slice::{SliceOp, SliceView};
 pub use snapshot::{SNAPSHOT_VERSION, Snapshot, SnapshotRestoreError};
 pub use telemetry::{
     DisclosureTelemetry, ExpansionPath, LoopIntervention, PromptExecuted, PromptRendered,
-    RenderedSectionTelemetry, TelemetryEvent, TokenUsage, ToolInvoked, ToolsInjected,
+    RenderedSectionTelemetry, TelemetryEvent, TokenUsage, ToolInvoked, ToolsInjected, TurnRepaired,
     VisibilityExpanded,
 };
 pub use time::{Timestamp, TimestampParseError};

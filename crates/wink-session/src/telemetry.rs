@@ -1,6 +1,6 @@
 //! Telemetry events published while prompts are rendered and evaluated (see `EVENTS.md` of WINK v0.12):
 //! [`PromptRendered`], [`PromptExecuted`], [`ToolInvoked`], [`ToolsInjected`],
-//! [`VisibilityExpanded`] and [`LoopIntervention`].
+//! [`VisibilityExpanded`], [`LoopIntervention`] and [`TurnRepaired`].
 //!
 //! Each carries an `event_id` (UUID v4) and a creation [`Timestamp`] (`created_at`; seed 003 names
 //! it `timestamp` on [`ToolsInjected`]), both filled by its `new` constructor; optional fields are
@@ -510,6 +510,59 @@ impl LoopIntervention {
 }
 telemetry_event!(LoopIntervention);
 
+/// A turn policy took back a model's turn (or rewrote its answer): the model half did what
+/// was asked, and the loop asked again — as a call, a call of a named tool, or a plain answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnRepaired {
+    /// Unique id.
+    pub event_id: Uuid,
+    /// When the turn was taken back.
+    pub created_at: Timestamp,
+    /// The policy that fired (`named-tool`, `procedure`, `ungrounded`, ...).
+    pub rule: String,
+    /// What the loop did: `answer` (the text read as the answer), `ask_again_as_text`,
+    /// `require_call`, `require_tool`, `follow_up`.
+    pub action: String,
+    /// The tool the new turn must call, for `require_tool` and `follow_up`.
+    pub tool: Option<String>,
+    /// The answer text that was taken back.
+    pub text: String,
+    /// Session the evaluation runs in.
+    pub session_id: Option<SessionId>,
+}
+
+impl TurnRepaired {
+    /// A new event with a fresh id and the current time.
+    pub fn new(
+        rule: impl Into<String>,
+        action: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self {
+            event_id: Uuid::new_v4(),
+            created_at: Timestamp::now(),
+            rule: rule.into(),
+            action: action.into(),
+            tool: None,
+            text: text.into(),
+            session_id: None,
+        }
+    }
+
+    /// Sets the tool the new turn must call.
+    pub fn with_tool(mut self, tool: impl Into<String>) -> Self {
+        self.tool = Some(tool.into());
+        self
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: SessionId) -> Self {
+        self.session_id = Some(session_id);
+        self
+    }
+}
+telemetry_event!(TurnRepaired);
+
 /// Registers the telemetry event types (every session does this so logs holding them can be replayed).
 pub(crate) fn register_telemetry_events(registry: &mut Registry) {
     registry.register_event::<PromptRendered>();
@@ -518,6 +571,7 @@ pub(crate) fn register_telemetry_events(registry: &mut Registry) {
     registry.register_event::<ToolsInjected>();
     registry.register_event::<VisibilityExpanded>();
     registry.register_event::<LoopIntervention>();
+    registry.register_event::<TurnRepaired>();
     registry.register_event::<crate::model_call::ModelCalled>();
     registry.register_event::<crate::model_call::TraceStarted>();
 }

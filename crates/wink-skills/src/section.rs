@@ -16,8 +16,7 @@ use wink_session::{Session, ToolInvoked};
 
 use crate::{Skill, SkillsError};
 
-/// The tool that reads a bundled file of a skill.
-pub const READ_SKILL_FILE: &str = "read_skill_file";
+pub use wink_core::builtin::READ_SKILL_FILE;
 /// Most tokens (o200k) of one skill's summary.
 pub const MAX_SUMMARY_TOKENS: usize = 100;
 /// Most bytes `read_skill_file` returns of one file.

@@ -119,6 +119,22 @@ pub use log::{FsyncPolicy, SessionLog};
 pub use read::{LogContents, ReplayReport, TornTail, read_header, read_log, repair_log, replay};
 pub use show::{ShowFormat, show, show_with};
 pub use wink_session::LOG_SCHEMA_VERSION;
+
+/// The lowercase hex sha256 of the file at `path` (a log's [`wink_session::PromptIdentity`]
+/// records the prompt file's).
+///
+/// # Errors
+/// The I/O error.
+pub fn sha256_file(path: impl AsRef<std::path::Path>) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write as _;
+    let data = std::fs::read(path)?;
+    let mut hex = String::with_capacity(64);
+    for byte in Sha256::digest(&data) {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    Ok(hex)
+}
 use wink_session::{Session, SessionBuilder};
 
 /// A [`SessionBuilder`] with the id and creation time recorded in the log's header.

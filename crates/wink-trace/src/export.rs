@@ -85,16 +85,51 @@ pub fn export_requested() -> bool {
 /// # Errors
 /// The exporter cannot be built (an endpoint that is not a URL, TLS set-up).
 pub fn init_from_env() -> Result<Option<ExportGuard>, ExportError> {
-    if !export_requested() {
-        return Ok(None);
+    Ok(start()?.then_some(ExportGuard { _private: () }))
+}
+
+/// Starts the process's exporter from the environment unless one runs, without a guard (what
+/// a run prepared by `wink-run` does, so a program that never called [`init_from_env`] is
+/// traced too; it then [`flush`]es after each run). Returns whether spans are exported; a
+/// configuration that cannot be used is a warning, once.
+pub fn start_from_env() -> bool {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    start().unwrap_or_else(|error| {
+        if !WARNED.swap(true, Ordering::Relaxed) {
+            tracing::warn!("{error}; spans are not exported");
+        }
+        false
+    })
+}
+
+/// Set once the exporter was shut down: it is not started again.
+static SHUT_DOWN: AtomicBool = AtomicBool::new(false);
+
+fn start() -> Result<bool, ExportError> {
+    let mut slot = slot().lock().unwrap_or_else(PoisonError::into_inner);
+    if slot.is_some() {
+        return Ok(true);
     }
-    let exporter = Arc::new(Exporter::from_env()?);
-    *slot().lock().unwrap_or_else(PoisonError::into_inner) = Some(exporter);
+    if SHUT_DOWN.load(Ordering::Relaxed) || !export_requested() {
+        return Ok(false);
+    }
+    *slot = Some(Arc::new(Exporter::from_env()?));
+    drop(slot);
     // Every run the main loop makes from now on (`wink run`, `wink eval`, an `Agent`) is traced.
     wink_agent::on_run_start(|session| {
         crate::live::trace_session(session);
     });
-    Ok(Some(ExportGuard { _private: () }))
+    Ok(true)
+}
+
+/// Exports what is queued now, when the process exports and its collector has not failed
+/// (waits for the collector: at most the SDK's flush timeout, 5 s).
+pub fn flush() {
+    if let Some(exporter) = exporter()
+        && exporter.failures() == 0
+    {
+        exporter.flush();
+    }
 }
 
 /// Flushes and stops the exporter when dropped.
@@ -113,6 +148,7 @@ impl Drop for ExportGuard {
 /// what a process does at exit and on SIGINT / SIGTERM. Waits at most 2 s, and not at all
 /// when the collector already failed.
 pub fn shutdown() {
+    SHUT_DOWN.store(true, Ordering::Relaxed);
     crate::live::finish_all();
     let exporter = slot().lock().unwrap_or_else(PoisonError::into_inner).take();
     if let Some(exporter) = exporter {

@@ -20,7 +20,9 @@ pub mod semconv;
 pub mod show;
 pub mod span;
 
-pub use export::{ExportError, ExportGuard, export_requested, init_from_env, shutdown};
+pub use export::{
+    ExportError, ExportGuard, export_requested, flush, init_from_env, shutdown, start_from_env,
+};
 pub use live::{SpanSink, TraceOptions, trace_session, trace_session_to, trace_session_with};
 pub use mapping::{MapOptions, Mapper, Redactor};
 pub use propagate::{env_traceparent, submit_span};

@@ -26,7 +26,8 @@ pub struct TraceOptions {
     pub resumable: bool,
 }
 
-/// Traces `session`'s runs when the process exports spans ([`crate::init_from_env`]); returns
+/// Traces `session`'s runs when the process exports spans (the environment asks for it:
+/// [`crate::init_from_env`], else [`crate::start_from_env`] starts the exporter now); returns
 /// whether it does. Calling it again for the same session does nothing.
 pub fn trace_session(session: &Session) -> bool {
     trace_session_with(
@@ -40,7 +41,7 @@ pub fn trace_session(session: &Session) -> bool {
 
 /// [`trace_session`] with options (a remote parent, a resumable run).
 pub fn trace_session_with(session: &Session, options: TraceOptions) -> bool {
-    if crate::export::exporter().is_none() {
+    if !crate::export::start_from_env() {
         return false;
     }
     trace_session_to(session, options, Arc::new(crate::export::export));

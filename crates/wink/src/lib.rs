@@ -54,7 +54,7 @@
 //! ```
 //!
 //! The crates behind it are re-exported whole for everything else: [`core`], [`agent`],
-//! [`model`], [`session`], [`schema`], [`fs`], and by feature `providers`, `promptfile`, `workspace`, `store`, `skills`, `catalog`, `local`.
+//! [`model`], [`session`], [`schema`], [`fs`], and by feature `providers`, `promptfile`, `workspace`, `store`, `skills`, `catalog`, `local`, `run`.
 //!
 //! ## Features
 //!
@@ -67,6 +67,7 @@
 //! | `skills` | `wink::skills` (Agent Skills) | no |
 //! | `catalog` | `wink::catalog` (tool catalogs, MCP servers behind a prompt) | no |
 //! | `local` | `wink::local` (embedded llama.cpp model; builds llama.cpp) | no |
+//! | `run` | `wink::run` (prompt files run as `wink run` runs them: `Agent::from_file`, model specs, the eval harness) | no |
 
 /// Prompt sections, rendering, disclosure, tools and the transactional executor
 /// (`wink-core`).
@@ -118,6 +119,11 @@ pub use wink_catalog as catalog;
 #[cfg(feature = "local")]
 pub use wink_local as local;
 
+/// Prompt files run as `wink run` runs them (`wink-run`, feature `run`): `Agent::from_file`,
+/// model specs, run settings and the eval harness.
+#[cfg(feature = "run")]
+pub use wink_run as run;
+
 /// OpenTelemetry GenAI spans of every run, exported over OTLP with the standard `OTEL_*`
 /// environment (`wink-trace`, feature `trace`): keep `wink::trace::init_from_env()?` for the
 /// life of `main`, and each `Agent` run is traced.
@@ -163,6 +169,9 @@ pub mod prelude {
     // HTTP providers: `adapter_from_spec("openai:gpt-4.1", &AdapterOptions::default())`.
     #[cfg(feature = "providers")]
     pub use wink_providers::{AdapterConfig, AdapterOptions, HttpAdapter, adapter_from_spec};
+    // Prompt files: `Agent::from_file("prompt.json").model("local").input("…").run_blocking()`.
+    #[cfg(feature = "run")]
+    pub use wink_run::{FileAgent, FromPromptFile};
 }
 
 /// The README's Rust example, compiled and run as a doctest of this crate

@@ -8,6 +8,7 @@
 //! - `injection`: publishing tools that `read_section` disclosed.
 
 mod failure;
+mod held;
 mod injection;
 mod step;
 mod telemetry;
@@ -67,6 +68,10 @@ pub trait RunObserver: Send + Sync {
     /// The main loop restarts the evaluation with these sections (dotted paths) expanded.
     fn on_restart(&self, sections: &[String]) {
         let _ = sections;
+    }
+    /// A turn policy took the model's turn back (or rewrote its answer).
+    fn on_turn_repaired(&self, repair: &crate::inner::Repair) {
+        let _ = repair;
     }
     /// The loop stepped in (a repeated call, an answer-only call, an unknown tool, an
     /// auto-opened section, a request too large for the context window).

@@ -7,7 +7,7 @@ use wink_core::{
     ToolRef,
 };
 use wink_session::{
-    LoopIntervention, PromptExecuted, PromptRendered, Session, Timestamp, TraceScope,
+    LoopIntervention, PromptExecuted, PromptRendered, Session, Timestamp, TraceScope, TurnRepaired,
 };
 
 use super::failure::provider_failure;
@@ -17,7 +17,7 @@ use super::tools::{RunCallsError, run_calls};
 use super::{EvaluateOptions, Evaluation, ExpansionDecider, ModelCallRecord};
 use crate::budget::{BudgetLimit, MeasuredRequest, estimate_request_tokens_after};
 use crate::guard::{Intervention, InterventionKind};
-use crate::inner::{InnerLoop, LoopOutcome, Step, TurnEffects};
+use crate::inner::{InnerLoop, LoopOutcome, Repair, Step, TurnEffects};
 use crate::timer::{DeadlineExpired, until_deadline};
 use wink_model::{ModelRequest, ProviderAdapter};
 
@@ -76,7 +76,9 @@ impl<'a, 'o> Driver<'a, 'o> {
         let mut config = options.config.clone();
         config.supports_dynamic_tools =
             config.supports_dynamic_tools && adapter.supports_dynamic_tools();
-        let state = InnerLoop::start(rendered, prompt_name, config);
+        let turn = config.turn_settings(adapter.profile());
+        let mut state = InnerLoop::start(rendered, prompt_name, config);
+        state.set_turn_settings(turn);
         let mut options = options;
         let replay = std::mem::take(&mut options.replay);
         let mut driver = Self::resume(state, rendered, session, adapter, options);
@@ -214,6 +216,9 @@ impl<'a, 'o> Driver<'a, 'o> {
     }
 
     fn announce_effects(&mut self, effects: &TurnEffects) {
+        for repair in &effects.repairs {
+            self.announce_repair(repair);
+        }
         for intervention in &effects.interventions {
             self.announce_intervention(intervention);
         }
@@ -238,6 +243,20 @@ impl<'a, 'o> Driver<'a, 'o> {
         tracing::info!(kind = intervention.kind.as_str(), tool = ?intervention.tool, detail = %intervention.detail, "Loop intervention");
         if let Some(o) = self.options.observer {
             o.on_intervention(intervention);
+        }
+    }
+
+    fn announce_repair(&self, repair: &Repair) {
+        let action = &repair.firing.action;
+        let mut event = TurnRepaired::new(&repair.firing.rule, action.as_str(), &repair.text)
+            .with_session_id(self.session.id());
+        if let Some(tool) = action.tool() {
+            event = event.with_tool(tool);
+        }
+        self.session.dispatch(event);
+        tracing::info!(rule = %repair.firing.rule, action = action.as_str(), "Turn repaired");
+        if let Some(o) = self.options.observer {
+            o.on_turn_repaired(repair);
         }
     }
 
@@ -294,22 +313,30 @@ impl<'a, 'o> Driver<'a, 'o> {
             first_new: std::mem::replace(&mut self.sent_messages, request.messages.len()),
             span: self.session.traceparent(TraceScope::ModelCall),
         };
+        // A turn the policies may take back is not streamed until they have reviewed it.
+        let held = super::held::HeldStream::default();
+        let reviewed = stream.is_some() && self.state.reviews_next_turn();
+        let sink = if reviewed {
+            Some(&held as &dyn wink_model::StreamSink)
+        } else {
+            stream
+        };
         // An adapter that sends a request reads the span as it starts the call (`traceparent`).
         let call = wink_model::trace::with_traceparent(telemetry.span, || {
-            self.adapter.complete(&request, stream)
+            self.adapter.complete(&request, sink)
         });
-        let result = until_deadline(call, budget.budget().deadline).await;
+        let outcome = until_deadline(call, budget.budget().deadline).await;
         if let Some(record) = self.model_calls.last_mut() {
             record.ended_at = Some(Timestamp::now());
         }
-        let event = match &result {
+        let event = match &outcome {
             Err(DeadlineExpired) => telemetry.event(Err(("timeout", "the run's deadline passed"))),
             Ok(Ok(turn)) => telemetry.event(Ok(turn)),
             Ok(Err(error)) => telemetry.event(Err((&error_type(error), &error.to_string()))),
         };
         self.session
             .dispatch(event.with_session_id(self.session.id()));
-        match result {
+        match outcome {
             Err(DeadlineExpired) => self.state.exhaust(BudgetLimit::Deadline),
             Ok(Ok(turn)) => {
                 budget.record_model_call(turn.usage.as_ref());
@@ -329,6 +356,16 @@ impl<'a, 'o> Driver<'a, 'o> {
                 }
                 let effects = self.state.on_model_turn(turn);
                 self.announce_effects(&effects);
+                if let (true, Some(stream), true) = (
+                    reviewed,
+                    stream,
+                    effects
+                        .repairs
+                        .iter()
+                        .all(|r| !r.firing.action.asks_again()),
+                ) {
+                    held.release(stream);
+                }
                 if self.state.outcome().is_none()
                     && let Some(limit) = budget.exceeded_tokens()
                 {

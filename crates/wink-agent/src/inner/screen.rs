@@ -157,13 +157,19 @@ impl InnerLoop {
         effects
     }
 
-    /// Under WINK disclosure a call of a tool that is not offered ends the run as failed.
-    /// Returns whether it did.
+    /// Under WINK disclosure a call of a tool that is neither offered nor hidden in a
+    /// summarized section ends the run as failed (WINK v0.17's fatal error); a call of a hidden
+    /// one gets a failed result naming the section to open, as in the other modes. Returns
+    /// whether the run ended.
     fn fail_on_unknown_tool(&mut self, checked: &[ToolCall]) -> bool {
         if self.disclosure != DisclosureMode::Wink {
             return false;
         }
-        let Some(unknown) = checked.iter().find(|c| !self.is_offered(&c.name)) else {
+        let is_hidden = |name: &str| self.hidden.iter().any(|h| h.spec.name == name);
+        let Some(unknown) = checked
+            .iter()
+            .find(|c| !self.is_offered(&c.name) && !is_hidden(&c.name))
+        else {
             return false;
         };
         self.phase = Phase::Done {

@@ -131,8 +131,7 @@ pub use section::{
 };
 pub use telemetry::SubagentEvent;
 
-/// The tool's name.
-pub const DISPATCH_SUBAGENT: &str = "dispatch_subagent";
+pub use wink_core::builtin::DISPATCH_SUBAGENT;
 /// Most characters allowed in `instructions` (after trimming).
 pub const MAX_INSTRUCTIONS_CHARS: usize = 2_000;
 /// Most characters allowed in one `expected_artifacts` item (after trimming).

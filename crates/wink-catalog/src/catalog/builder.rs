@@ -17,6 +17,7 @@ pub struct CatalogBuilder {
     pub(super) descriptions: Vec<(String, String)>,
     pub(super) line_budget: LineBudget,
     pub(super) index_config: IndexConfig,
+    pub(super) search_config: SearchConfig,
     #[cfg(feature = "embeddings")]
     pub(super) embeddings: Option<(
         Arc<wink_embed::StaticModel>,
@@ -185,6 +186,14 @@ impl CatalogBuilder {
         self
     }
 
+    /// How `find_tool` routes queries to servers and merges a task's steps (default:
+    /// `wink_search`'s tuned [`SearchConfig`]).
+    #[must_use]
+    pub fn search_config(mut self, config: SearchConfig) -> Self {
+        self.search_config = config;
+        self
+    }
+
     /// Validates the names (non-empty, at most 128 characters, no whitespace or control
     /// characters, not a meta-tool name, unique), computes listing lines and builds the index.
     pub fn build(self) -> Result<Catalog, CatalogError> {
@@ -234,6 +243,8 @@ impl CatalogBuilder {
                 origin: pending.origin,
             });
         }
+        let index =
+            SearchIndex::build_with_namespaces(documents, &self.descriptions, self.index_config);
         let descriptions: HashMap<String, String> = self.descriptions.into_iter().collect();
         let namespaces = group_namespaces(&entries, &descriptions, &lines);
         let mut tags: Vec<String> = entries
@@ -242,16 +253,12 @@ impl CatalogBuilder {
             .collect();
         tags.sort();
         tags.dedup();
-        let index = SearchIndex::build(documents, self.index_config);
+        let search = ToolSearch::with_config(index, self.search_config);
         #[cfg(feature = "embeddings")]
         let search = match self.embeddings {
-            Some((model, config)) => Search::Hybrid(wink_search::hybrid::HybridIndex::from_index(
-                index, model, config,
-            )),
-            None => Search::Lexical(index),
+            Some((model, config)) => search.rerank_with(model, config),
+            None => search,
         };
-        #[cfg(not(feature = "embeddings"))]
-        let search = Search::Lexical(index);
         Ok(Catalog {
             entries,
             by_name,

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use wink_core::{Tool, ToolContext, ToolError, ToolMetadata, ToolRef, ToolResult};
-use wink_search::{IndexConfig, SearchIndex, ToolDocument};
+use wink_search::{IndexConfig, SearchConfig, SearchIndex, TaskInput, ToolDocument, ToolSearch};
 use wink_tokens::TokenCounter;
 
 use crate::error::CatalogError;
@@ -23,12 +23,7 @@ pub use builder::*;
 use lines::*;
 pub use texts::*;
 
-/// Name of the paging meta-tool.
-pub const TOOL_LIST: &str = "tool.list";
-/// Name of the meta-tool that shows full specs and activates tools.
-pub const TOOL_DESCRIBE: &str = "tool.describe";
-/// Name of the search meta-tool.
-pub const FIND_TOOL: &str = "find_tool";
+pub use wink_core::builtin::{FIND_TOOL, TOOL_DESCRIBE, TOOL_LIST};
 /// The meta-tool names, which catalog tools may not use.
 pub const META_TOOL_NAMES: [&str; 3] = [TOOL_LIST, TOOL_DESCRIBE, FIND_TOOL];
 
@@ -36,8 +31,11 @@ pub const META_TOOL_NAMES: [&str; 3] = [TOOL_LIST, TOOL_DESCRIBE, FIND_TOOL];
 pub const DEFAULT_LIST_LIMIT: usize = 50;
 /// Largest page `tool.list` returns.
 pub const MAX_LIST_LIMIT: usize = 200;
-/// Default number of `find_tool` results.
+/// Default number of `find_tool` results for one capability.
 pub const DEFAULT_FIND_LIMIT: usize = 5;
+/// Default number of `find_tool` results per step of a task with several steps (at most
+/// [`MAX_FIND_LIMIT`] in all).
+pub const DEFAULT_FIND_PER_STEP: usize = 3;
 /// Most `find_tool` results.
 pub const MAX_FIND_LIMIT: usize = 20;
 /// Most namespaces or tags named in a hint before "and N more".
@@ -139,7 +137,8 @@ pub struct Namespace {
     pub line: String,
 }
 
-/// What `tool.list` pages through.
+/// What `tool.list` pages through: the catalog in order, or the tools a search finds (in search
+/// order), filtered by namespace and tag.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListQuery {
     /// Only this namespace (and namespaces nested in it, `a` covers `a.b`).
@@ -150,6 +149,9 @@ pub struct ListQuery {
     pub offset: usize,
     /// Page size (clamped to 1..=[`MAX_LIST_LIMIT`]).
     pub limit: usize,
+    /// Only tools the search finds for these capabilities, or for a task when there is one
+    /// (split into steps), in search order.
+    pub queries: Vec<String>,
 }
 
 impl ListQuery {
@@ -178,10 +180,23 @@ pub struct Description {
 pub struct Found {
     /// Position in [`Catalog::entries`].
     pub entry: usize,
-    /// The BM25 score.
+    /// The search score (BM25, fused with the server's when routed, or with embeddings).
     pub score: f32,
     /// The purpose contained the tool's exact name.
     pub exact_name: bool,
+    /// The step of the task the tool serves (position in [`FoundTask::steps`]; 0 for a single
+    /// request).
+    pub step: usize,
+}
+
+/// The result of [`Catalog::find_task`]: the steps of the task and the tools covering them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundTask {
+    /// The steps, in task order (one for a single request).
+    pub steps: Vec<String>,
+    /// The tools, in list order (the whole task's best and each step's best, round after
+    /// round).
+    pub hits: Vec<Found>,
 }
 
 /// An immutable catalog of tools: entries in insertion order, namespaces, tags and the index.
@@ -191,33 +206,7 @@ pub struct Catalog {
     by_name: HashMap<String, usize>,
     namespaces: Vec<Namespace>,
     tags: Vec<String>,
-    search: Search,
-}
-
-/// How `find_tool` ranks: the BM25 index alone, or the hybrid built on it (which owns it).
-#[derive(Debug)]
-enum Search {
-    Lexical(SearchIndex),
-    #[cfg(feature = "embeddings")]
-    Hybrid(wink_search::hybrid::HybridIndex),
-}
-
-impl Search {
-    fn lexical(&self) -> &SearchIndex {
-        match self {
-            Self::Lexical(index) => index,
-            #[cfg(feature = "embeddings")]
-            Self::Hybrid(hybrid) => hybrid.lexical(),
-        }
-    }
-
-    fn search(&self, query: &str, limit: usize) -> Vec<wink_search::SearchHit> {
-        match self {
-            Self::Lexical(index) => index.search(query, limit),
-            #[cfg(feature = "embeddings")]
-            Self::Hybrid(hybrid) => hybrid.search(query, limit),
-        }
-    }
+    search: ToolSearch,
 }
 
 impl Catalog {
@@ -233,7 +222,7 @@ impl Catalog {
             by_name: HashMap::new(),
             namespaces: Vec::new(),
             tags: Vec::new(),
-            search: Search::Lexical(SearchIndex::build(Vec::new(), IndexConfig::default())),
+            search: ToolSearch::new(SearchIndex::build(Vec::new(), IndexConfig::default())),
         }
     }
 
@@ -269,7 +258,12 @@ impl Catalog {
 
     /// The search index (documents in entry order).
     pub fn index(&self) -> &SearchIndex {
-        self.search.lexical()
+        self.search.index()
+    }
+
+    /// The search behind `find_tool` (routing, task steps, embeddings when configured).
+    pub fn search(&self) -> &ToolSearch {
+        &self.search
     }
 
     /// Entries without a namespace.

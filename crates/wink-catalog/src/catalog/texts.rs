@@ -35,21 +35,44 @@ impl Catalog {
                 format!("No tag `{tag}`. Tags: {}.", hint(&names))
             };
         }
-        let matching: Vec<&CatalogEntry> = self
-            .entries
+        let queries: Vec<&String> = query
+            .queries
             .iter()
+            .filter(|q| !q.trim().is_empty())
+            .collect();
+        // With queries: the search's tools in search order; else the catalog in its order.
+        let candidates: Vec<&CatalogEntry> = match queries.as_slice() {
+            [] => self.entries.iter().collect(),
+            [one] => self.searched(TaskInput::Text(one)),
+            _ => self.searched(TaskInput::Queries(&query.queries)),
+        };
+        let matching: Vec<&CatalogEntry> = candidates
+            .into_iter()
             .filter(|e| namespace.is_none_or(|n| Self::in_namespace(e, n)))
             .filter(|e| tag.is_none_or(|t| Self::has_tag(e, t)))
             .collect();
-        let scope = match (namespace, tag) {
+        let mut scope = match (namespace, tag) {
             (None, None) => "Catalog".to_owned(),
             (Some(n), None) => format!("Namespace `{n}`"),
             (None, Some(t)) => format!("Tag `{t}`"),
             (Some(n), Some(t)) => format!("Namespace `{n}`, tag `{t}`"),
         };
+        if !queries.is_empty() {
+            let quoted: Vec<String> = queries
+                .iter()
+                .map(|q| format!("\"{}\"", q.trim()))
+                .collect();
+            scope = format!("{scope}, tools found for {}", quoted.join(", "));
+        }
         let total = matching.len();
         if total == 0 {
-            return format!("{scope}: no tools match both filters.");
+            return if queries.is_empty() {
+                format!("{scope}: no tools match both filters.")
+            } else {
+                format!(
+                    "{scope}: none. The search only matches words of tool names and descriptions: try other words, or list without a query."
+                )
+            };
         }
         if query.offset >= total {
             return format!(
@@ -181,55 +204,132 @@ impl Catalog {
     }
 
     /// `find_tool`: up to `limit` entries for `purpose`, best first (tools whose exact name the
-    /// purpose contains come first; ties by name).
+    /// purpose contains come first; ties by name). A purpose with several steps ("find X, then
+    /// chart it") gets a list covering each step, see [`Catalog::find_task`].
     pub fn find(&self, purpose: &str, limit: usize) -> Vec<Found> {
-        self.search
-            .search(purpose, limit)
-            .into_iter()
-            .map(|hit| Found {
-                entry: hit.index,
-                score: hit.score,
-                exact_name: hit.exact_name,
-            })
-            .collect()
+        self.find_task(TaskInput::Text(purpose), limit).hits
+    }
+
+    /// Up to `limit` entries covering a task: a text split into steps, or capabilities named one
+    /// by one; each hit says which step it serves.
+    pub fn find_task(&self, input: TaskInput<'_>, limit: usize) -> FoundTask {
+        let result = self.search.search_task(input, limit);
+        FoundTask {
+            hits: result
+                .hits
+                .into_iter()
+                .map(|hit| Found {
+                    entry: hit.hit.index,
+                    score: hit.hit.score,
+                    exact_name: hit.hit.exact_name,
+                    step: hit.step,
+                })
+                .collect(),
+            steps: result.steps,
+        }
     }
 
     /// The `find_tool` text. An empty result says the search found nothing — never that no
     /// such tool exists — and points at `tool.list`.
     pub fn find_text(&self, purpose: &str, limit: usize) -> String {
-        self.find_text_noted(
-            purpose,
-            limit,
-            "call `tool.describe` with a name to make it callable",
+        self.task_text(
+            TaskInput::Text(purpose),
+            Some(limit),
+            crate::section::FIND_NOTE,
         )
     }
 
-    /// [`Catalog::find_text`] with `note` in the heading's parentheses (native mode: the provider
-    /// has loaded the tools found).
-    pub(crate) fn find_text_noted(&self, purpose: &str, limit: usize, note: &str) -> String {
-        let limit = limit.clamp(1, MAX_FIND_LIMIT);
-        let found = self.find(purpose, limit);
-        let quoted = purpose.trim();
-        if found.is_empty() {
-            let browse = if self.namespaces.is_empty() {
-                "browse the catalog with `tool.list`".to_owned()
-            } else {
-                let names: Vec<&str> = self.namespaces.iter().map(|n| n.name.as_str()).collect();
-                format!(
-                    "browse the catalog with `tool.list` (namespaces: {})",
-                    hint(&names)
-                )
-            };
-            return format!(
-                "The search found no tool for \"{quoted}\". That does not mean the catalog lacks one: the search only matches words of tool names and descriptions. Describe the capability in other words, or {browse}."
-            );
+    /// The `find_tool` text for a task or named capabilities, `note` in the heading's
+    /// parentheses (what to do with the tools: describe them, or, in native mode, call them
+    /// directly). `limit` defaults to
+    /// [`DEFAULT_FIND_LIMIT`] for one step and [`DEFAULT_FIND_PER_STEP`] per step for more;
+    /// it is at most [`MAX_FIND_LIMIT`]. One step reads as a plain search; several are listed
+    /// step by step, each tool under the step it serves.
+    pub fn task_text(&self, input: TaskInput<'_>, limit: Option<usize>, note: &str) -> String {
+        let limit = limit
+            .unwrap_or_else(|| default_find_limit(step_count(input)))
+            .clamp(1, MAX_FIND_LIMIT);
+        let found = self.find_task(input, limit);
+        let quoted = match input {
+            TaskInput::Text(text) => format!("\"{}\"", text.trim()),
+            _ => found
+                .steps
+                .iter()
+                .map(|step| format!("\"{step}\""))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        if found.hits.is_empty() {
+            return self.found_nothing(&quoted);
         }
-        let mut out = format!("Tools for \"{quoted}\", best first ({note}):");
-        for hit in found {
-            out.push('\n');
-            out.push_str(&self.entries[hit.entry].line);
+        if found.steps.len() <= 1 {
+            let mut out = format!("Tools for {quoted}, best first ({note}):");
+            for hit in &found.hits {
+                out.push('\n');
+                out.push_str(&self.entries[hit.entry].line);
+            }
+            return out;
+        }
+        let mut out = format!(
+            "Tools for {quoted}, by step ({} steps; {note}):",
+            found.steps.len()
+        );
+        for (position, step) in found.steps.iter().enumerate() {
+            out.push_str(&format!("\nStep {}, \"{step}\":", position + 1));
+            let mut any = false;
+            for hit in found.hits.iter().filter(|hit| hit.step == position) {
+                out.push('\n');
+                out.push_str(&self.entries[hit.entry].line);
+                any = true;
+            }
+            if !any {
+                out.push_str(" no tool found; search for it in other words.");
+            }
         }
         out
+    }
+
+    /// The entries the search finds for `input`, at most [`MAX_LIST_LIMIT`], in search order.
+    fn searched(&self, input: TaskInput<'_>) -> Vec<&CatalogEntry> {
+        self.find_task(input, MAX_LIST_LIMIT)
+            .hits
+            .iter()
+            .map(|hit| &self.entries[hit.entry])
+            .collect()
+    }
+
+    /// The text of a search that found nothing: never a claim that no tool exists.
+    fn found_nothing(&self, quoted: &str) -> String {
+        let browse = if self.namespaces.is_empty() {
+            "browse the catalog with `tool.list`".to_owned()
+        } else {
+            let names: Vec<&str> = self.namespaces.iter().map(|n| n.name.as_str()).collect();
+            format!(
+                "browse the catalog with `tool.list` (namespaces: {})",
+                hint(&names)
+            )
+        };
+        format!(
+            "The search found no tool for {quoted}. That does not mean the catalog lacks one: the search only matches words of tool names and descriptions. Describe the capability in other words, or {browse}."
+        )
+    }
+}
+
+/// How many steps `input` has.
+pub fn step_count(input: TaskInput<'_>) -> usize {
+    match input {
+        TaskInput::Text(text) => wink_search::split_task(text).len(),
+        TaskInput::Queries(queries) => queries.iter().filter(|q| !q.trim().is_empty()).count(),
+        _ => 1,
+    }
+}
+
+/// The default number of `find_tool` results for a task of `steps` steps.
+pub fn default_find_limit(steps: usize) -> usize {
+    if steps <= 1 {
+        DEFAULT_FIND_LIMIT
+    } else {
+        (steps * DEFAULT_FIND_PER_STEP).clamp(DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT)
     }
 }
 

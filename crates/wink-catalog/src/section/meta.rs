@@ -28,13 +28,14 @@ impl fmt::Debug for MetaTool {
 
 /// Description of `find_tool`: it tells the model to describe the capability, not to paste the
 /// user's words.
-pub const FIND_TOOL_DESCRIPTION: &str = "Search the tool catalog by capability. Describe the capability you need in a few words (e.g. \"convert currency\", \"create calendar event\"); do not paste the user's request. Returns matching tools, best first.";
+pub const FIND_TOOL_DESCRIPTION: &str = "Search the tool catalog by capability. Describe the capability you need in a few words (e.g. \"convert currency\", \"create calendar event\"); do not paste the user's request. For a multi-step task, list each capability in `queries`. Returns matching tools, best first.";
 /// What a `find_tool` result says of the tools it found in native mode ([`CatalogNativeSearch`]):
 /// the provider loads them from the result, so they can be called directly.
 pub const NATIVE_FIND_NOTE: &str = "loaded: call them directly";
+/// What a `find_tool` result says of the tools it found, outside native mode.
+pub const FIND_NOTE: &str = "call `tool.describe` with a name to make it callable";
 /// Description of `tool.list`.
-pub const TOOL_LIST_DESCRIPTION: &str =
-    "List catalog tools (name and one-line summary) in pages, optionally by namespace or tag.";
+pub const TOOL_LIST_DESCRIPTION: &str = "List catalog tools (name and one-line summary) in pages, optionally by namespace, tag or search query.";
 /// Description of `tool.describe`.
 pub const TOOL_DESCRIBE_DESCRIPTION: &str =
     "Show the full specifications of catalog tools by exact name and make them callable.";
@@ -50,6 +51,7 @@ impl MetaTool {
                 "properties": {
                     "namespace": {"type": "string", "description": "Only this namespace."},
                     "tag": {"type": "string", "description": "Only tools with this tag."},
+                    "query": {"type": "string", "description": "Only tools found for this capability."},
                     "offset": {"type": "integer", "minimum": 0, "description": "Tools to skip (default 0)."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_LIMIT, "description": format!("Page size (default {DEFAULT_LIST_LIMIT}).")}
                 },
@@ -85,7 +87,8 @@ impl MetaTool {
                 "type": "object",
                 "properties": {
                     "purpose": {"type": "string", "description": "The capability needed, in a few words."},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_FIND_LIMIT, "description": format!("Results to return (default {DEFAULT_FIND_LIMIT}).")}
+                    "queries": {"type": "array", "items": {"type": "string"}, "maxItems": wink_search::MAX_STEPS, "description": "One capability per step."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_FIND_LIMIT, "description": format!("Results to return (default {DEFAULT_FIND_LIMIT}; {DEFAULT_FIND_PER_STEP} per step).")}
                 },
                 "required": ["purpose"],
                 "additionalProperties": false
@@ -107,24 +110,42 @@ impl MetaTool {
                     tag: string_arg(args, "tag")?,
                     offset: count_arg(args, "offset")?.unwrap_or(0),
                     limit: count_arg(args, "limit")?.unwrap_or(DEFAULT_LIST_LIMIT),
+                    queries: string_arg(args, "query")?.into_iter().collect(),
                 };
                 Ok(text_response(catalog.list_text(&query)))
             }
             MetaKind::Find => {
-                let purpose = string_arg(args, "purpose")?
-                    .ok_or_else(|| ToolError::validation("`purpose` is required."))?;
-                let limit = count_arg(args, "limit")?.unwrap_or(DEFAULT_FIND_LIMIT);
-                let found = catalog.find(&purpose, limit.clamp(1, MAX_FIND_LIMIT));
-                self.shared
-                    .warm(found.iter().map(|hit| catalog.entries()[hit.entry].name()));
-                if native_search_enabled(&context.session) {
-                    return Ok(text_response(catalog.find_text_noted(
-                        &purpose,
-                        limit,
-                        NATIVE_FIND_NOTE,
-                    )));
-                }
-                Ok(text_response(catalog.find_text(&purpose, limit)))
+                let purpose = string_arg(args, "purpose")?;
+                let queries = strings_arg(args, "queries")?;
+                let input = match (&purpose, queries.is_empty()) {
+                    (_, false) => TaskInput::Queries(&queries),
+                    (Some(purpose), true) => TaskInput::Text(purpose),
+                    (None, true) => {
+                        return Err(ToolError::validation(
+                            "`purpose` is required (or `queries`).",
+                        ));
+                    }
+                };
+                let limit = count_arg(args, "limit")?;
+                let found = catalog.find_task(
+                    input,
+                    limit.map_or_else(
+                        || crate::catalog::default_find_limit(crate::catalog::step_count(input)),
+                        |limit| limit.clamp(1, MAX_FIND_LIMIT),
+                    ),
+                );
+                self.shared.warm(
+                    found
+                        .hits
+                        .iter()
+                        .map(|hit| catalog.entries()[hit.entry].name()),
+                );
+                let note = if native_search_enabled(&context.session) {
+                    NATIVE_FIND_NOTE
+                } else {
+                    FIND_NOTE
+                };
+                Ok(text_response(catalog.task_text(input, limit, note)))
             }
             MetaKind::Describe => {
                 let names: Vec<String> = match args.get("names") {
@@ -182,6 +203,25 @@ pub(super) fn string_arg(args: &Value, key: &str) -> Result<Option<String>, Tool
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text.clone())),
         Some(_) => Err(ToolError::validation(format!("`{key}` must be a string."))),
+    }
+}
+
+/// A list of strings (a lone string counts as a list of one); missing or null is empty.
+pub(super) fn strings_arg(args: &Value, key: &str) -> Result<Vec<String>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(text)) => Ok(vec![text.clone()]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| {
+                item.as_str().map(str::to_owned).ok_or_else(|| {
+                    ToolError::validation(format!("`{key}` must be a list of strings."))
+                })
+            })
+            .collect(),
+        Some(_) => Err(ToolError::validation(format!(
+            "`{key}` must be a list of strings."
+        ))),
     }
 }
 

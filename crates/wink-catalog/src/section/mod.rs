@@ -16,12 +16,13 @@ use wink_core::{
 use wink_session::{Event, Session};
 
 use crate::catalog::{
-    Catalog, DEFAULT_FIND_LIMIT, DEFAULT_LIST_LIMIT, FIND_TOOL, ListQuery, MAX_FIND_LIMIT,
-    MAX_LIST_LIMIT, TOOL_DESCRIBE, TOOL_LIST,
+    Catalog, DEFAULT_FIND_LIMIT, DEFAULT_FIND_PER_STEP, DEFAULT_LIST_LIMIT, FIND_TOOL, ListQuery,
+    MAX_FIND_LIMIT, MAX_LIST_LIMIT, TOOL_DESCRIBE, TOOL_LIST,
 };
 use crate::defer::{DeferDecision, DeferPolicy, full_listing_body};
 use crate::error::CatalogError;
 use crate::servers::{LazyServer, ServerCatalog};
+use wink_search::TaskInput;
 
 mod meta;
 pub use meta::*;

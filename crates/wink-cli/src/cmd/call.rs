@@ -79,6 +79,6 @@ pub fn run(args: &CallArgs) -> anyhow::Result<ExitCode> {
         }
     };
     crate::output::println(&serde_json::to_string_pretty(&out)?)?;
-    super::common::keep_until_exit(&prepared, rendered);
+    prepared.keep_until_exit(rendered);
     Ok(ExitCode::SUCCESS)
 }

@@ -10,8 +10,8 @@ use serde_json::json;
 use wink_catalog::{Catalog, Footprint, LineBudget, load_catalog_file};
 use wink_search::hybrid::{HybridConfig, HybridIndex};
 use wink_search::{
-    IndexConfig, SearchIndex, eval::evaluate_ranking, evaluate, load_bfcl, load_queries_jsonl,
-    load_tools_jsonl,
+    IndexConfig, SearchIndex, TaskInput, ToolSearch, eval::evaluate_ranking, load_bfcl,
+    load_queries_jsonl, load_tools_jsonl,
 };
 use wink_tokens::TokenCounter;
 
@@ -32,6 +32,9 @@ pub enum Format {
 pub enum Dataset {
     /// BFCL v4 function docs and answers (pooled): a directory of `BFCL_v4_*.json` files.
     Bfcl,
+    /// Multi-step tasks, one `{"id", "task", "tools": [names or [alternatives]], "split"?}` per
+    /// line, over a tool catalog (`--catalog`, default `tools.json` beside the file).
+    Tasks,
 }
 
 /// How `wink catalog eval` ranks tools.
@@ -47,7 +50,7 @@ pub enum Ranker {
 }
 
 impl Ranker {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Bm25 => "bm25",
             Self::Hybrid => "hybrid",
@@ -66,21 +69,27 @@ pub struct CatalogArgs {
 /// Catalog subcommands.
 #[derive(Debug, Subcommand)]
 pub enum CatalogCommand {
-    /// Retrieval quality of the catalog search: recall@1/5/10, nDCG@10, MRR.
+    /// Retrieval quality of the catalog search: recall@1/5/10, nDCG@10, MRR; for tasks, recall@5/10,
+    /// all-needed@10 and list length, per task and overall.
     Eval(EvalArgs),
     /// Tokens of the first request: full schemas vs level-1 listings plus meta-tools.
     Tokens(TokensArgs),
 }
 
-/// `wink catalog eval --dataset bfcl DIR` or `wink catalog eval --tools T.jsonl --queries Q.jsonl`
+/// `wink catalog eval --dataset bfcl DIR`, `wink catalog eval --dataset tasks FILE` or
+/// `wink catalog eval --tools T.jsonl --queries Q.jsonl`
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// A known dataset, read from DIR.
+    /// A known dataset, read from DIR (bfcl) or FILE (tasks).
     #[arg(long, value_enum, requires = "dir", conflicts_with_all = ["tools", "queries"])]
     pub dataset: Option<Dataset>,
-    /// The dataset directory (with `--dataset`).
-    #[arg(requires = "dataset")]
+    /// The dataset directory or file (with `--dataset`).
+    #[arg(requires = "dataset", value_name = "DIR|FILE")]
     pub dir: Option<PathBuf>,
+    /// The tool catalog the tasks refer to (OpenAI, MCP or LiveMCP layout; with
+    /// `--dataset tasks`; default: `tools.json` beside the task file).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
     /// Tools, one JSON object per line: {"name", "description", "parameters"?, "tags"?}.
     #[arg(long, requires = "queries")]
     pub tools: Option<PathBuf>,
@@ -121,6 +130,12 @@ pub fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    if let (Some(Dataset::Tasks), Some(file)) = (&args.dataset, &args.dir) {
+        return super::task_eval::run(file, args);
+    }
+    if args.catalog.is_some() {
+        return Err(usage("`--catalog` goes with `--dataset tasks`"));
+    }
     let (documents, queries) = match (&args.dataset, &args.dir, &args.tools, &args.queries) {
         (Some(Dataset::Bfcl), Some(dir), _, _) => {
             load_bfcl(dir).map_err(|e| usage(e.to_string()))?
@@ -137,17 +152,30 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     };
     let tools = documents.len();
     let index = SearchIndex::build(documents, IndexConfig::default());
+    // What `find_tool` runs: routing (when the catalog is organised in namespaces) and task
+    // steps, ranked by BM25 or the hybrid.
+    let task_ranking = |search: &ToolSearch, query: &str| {
+        search
+            .search_task(TaskInput::Text(query), tools)
+            .hits
+            .into_iter()
+            .map(|hit| hit.hit)
+            .collect()
+    };
     let metrics = match args.rerank {
-        Ranker::Bm25 => evaluate(&index, &queries),
-        ranker => {
+        Ranker::Bm25 => {
+            let search = ToolSearch::new(index);
+            evaluate_ranking(&queries, |q| task_ranking(&search, q))
+        }
+        Ranker::Hybrid => {
+            let model = load_embedding_model(args.embedding_model.as_deref())?;
+            let search = ToolSearch::new(index).rerank_with(model, HybridConfig::default());
+            evaluate_ranking(&queries, |q| task_ranking(&search, q))
+        }
+        Ranker::Dense => {
             let model = load_embedding_model(args.embedding_model.as_deref())?;
             let hybrid = HybridIndex::from_index(index, model, HybridConfig::default());
-            let all = hybrid.len();
-            if ranker == Ranker::Dense {
-                evaluate_ranking(&queries, |q| hybrid.search_dense(q, all))
-            } else {
-                evaluate_ranking(&queries, |q| hybrid.search(q, all))
-            }
+            evaluate_ranking(&queries, |q| hybrid.search_dense(q, tools))
         }
     };
     match args.format {

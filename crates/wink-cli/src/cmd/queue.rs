@@ -131,9 +131,12 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     // Bad params fail here, not on a worker.
-    super::worker::prompt_args(&args.file, params.as_ref())
-        .map_err(usage)?
-        .prepare()?;
+    wink_run::PromptSpec {
+        params: params.clone(),
+        ..wink_run::PromptSpec::file(&args.file)
+    }
+    .load()
+    .map_err(super::common::run_error)?;
     let request = RunRequest {
         params,
         input: args.input.clone(),

@@ -42,7 +42,9 @@ pub struct RenderArgs {
 pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
     let mut prepared = args.prompt.prepare()?;
     if args.context_size != super::common::DEFAULT_CONTEXT_WINDOW {
-        prepared.decide_catalogs(args.context_size)?;
+        prepared
+            .decide_catalogs(args.context_size)
+            .map_err(super::common::run_error)?;
     }
     if let Some(k) = args.preopen {
         let opened = wink_agent::preopen::apply_scored(
@@ -90,13 +92,13 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
             crate::output::println(&serde_json::to_string_pretty(&out)?)?;
         }
     }
-    super::common::keep_until_exit(&prepared, rendered);
+    prepared.keep_until_exit(rendered);
     Ok(ExitCode::SUCCESS)
 }
 
 /// Each catalog section's deferral decision and token figures, and its MCP servers: how many
 /// tools, where the list came from (`cache` or `server`) and whether the server is running.
-fn catalogs_json(prepared: &super::common::PreparedPrompt) -> Value {
+fn catalogs_json(prepared: &wink_run::PreparedPrompt) -> Value {
     let mut catalogs = Map::new();
     for (section, (path, decision)) in prepared.loaded.catalogs.iter().zip(&prepared.decisions) {
         let mut entry = serde_json::to_value(decision).unwrap_or(Value::Null);

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use wink_catalog::{
-    Catalog, DEFAULT_FIND_LIMIT, DEFAULT_LIST_LIMIT, ListQuery, McpServer, load_catalog_file,
+    Catalog, DEFAULT_LIST_LIMIT, FIND_NOTE, ListQuery, McpServer, load_catalog_file,
 };
+use wink_search::TaskInput;
 
 use crate::exit::usage;
 
@@ -57,6 +58,10 @@ pub struct ListArgs {
     /// Only tools with this tag.
     #[arg(long)]
     pub tag: Option<String>,
+    /// Only the tools the search finds for this capability or task, in search order
+    /// (repeat for several capabilities).
+    #[arg(long, value_name = "TEXT")]
+    pub query: Vec<String>,
     /// Tools to skip.
     #[arg(long, default_value_t = 0)]
     pub offset: usize,
@@ -75,16 +80,20 @@ pub struct DescribeArgs {
     pub names: Vec<String>,
 }
 
-/// `wink tools search PURPOSE`
+/// `wink tools search PURPOSE` or `wink tools search --query A --query B`
 #[derive(Debug, Args)]
 pub struct SearchArgs {
     #[command(flatten)]
     pub source: SourceArgs,
-    /// The capability needed, in a few words.
-    pub purpose: String,
-    /// Results to show (at most 20).
-    #[arg(long, default_value_t = DEFAULT_FIND_LIMIT)]
-    pub limit: usize,
+    /// The capability needed, in a few words, or a whole task (split into steps).
+    #[arg(required_unless_present = "query")]
+    pub purpose: Option<String>,
+    /// One capability per step of a task (repeat); the result covers each.
+    #[arg(long, value_name = "CAPABILITY", conflicts_with = "purpose")]
+    pub query: Vec<String>,
+    /// Results to show (at most 20; default 5, or 3 per step of a task).
+    #[arg(long)]
+    pub limit: Option<usize>,
     /// `bm25`, or `hybrid`: the BM25 shortlist re-scored with the static embedding model
     /// (`scripts/fetch-embeddings.sh` fetches it).
     #[arg(long, value_enum, default_value_t = SearchRanker::Bm25)]
@@ -159,6 +168,7 @@ pub fn run(args: &ToolsArgs) -> anyhow::Result<ExitCode> {
                 tag: args.tag.clone(),
                 offset: args.offset,
                 limit: args.limit,
+                queries: args.query.clone(),
             };
             crate::output::println(&loaded.catalog.list_text(&query))?;
             Ok(ExitCode::SUCCESS)
@@ -181,7 +191,11 @@ pub fn run(args: &ToolsArgs) -> anyhow::Result<ExitCode> {
                 )?),
             };
             let loaded = load_ranked(&args.source, model)?;
-            crate::output::println(&loaded.catalog.find_text(&args.purpose, args.limit))?;
+            let input = match &args.purpose {
+                Some(purpose) => TaskInput::Text(purpose),
+                None => TaskInput::Queries(&args.query),
+            };
+            crate::output::println(&loaded.catalog.task_text(input, args.limit, FIND_NOTE))?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -213,24 +213,25 @@ impl RenderState {
     }
 
     /// WINK v0.17's `open_sections` validation, against the render-time visibility: keys
-    /// non-empty, existing, summarized (the other modes use
-    /// [`RenderState::lenient_open_request`]).
+    /// non-empty, summarized; returns the sections to open and the keys that name none (a
+    /// request naming no section at all is refused as v0.17 refuses it). The other modes use
+    /// [`RenderState::lenient_open_request`].
     pub(crate) fn validate_open_request(
         &self,
         keys: &[String],
-    ) -> Result<Vec<SectionPath>, PromptError> {
+    ) -> Result<(Vec<SectionPath>, Vec<String>), PromptError> {
         if keys.is_empty() {
             return Err(PromptError::validation(
                 "At least one section key must be provided.",
             ));
         }
         let mut paths = Vec::new();
+        let mut unknown = Vec::new();
         for key in keys {
             let path = SectionPath::new(key.split('.').map(str::to_owned).collect());
             let Some(index) = self.template.node_index(&path) else {
-                return Err(PromptError::validation(format!(
-                    "Section '{key}' does not exist in this prompt."
-                )));
+                unknown.push(key.clone());
+                continue;
             };
             if self.render_visibility[index] == Some(SectionVisibility::Full) {
                 return Err(PromptError::validation(format!(
@@ -242,7 +243,14 @@ impl RenderState {
                 paths.push(path);
             }
         }
-        Ok(paths)
+        // Every key unknown: WINK v0.17's error. Some known: they open, and the expansion's
+        // reason names the others (a deliberate difference from v0.17, which refuses the call).
+        if let (true, Some(key)) = (paths.is_empty(), unknown.first()) {
+            return Err(PromptError::validation(format!(
+                "Section '{key}' does not exist in this prompt."
+            )));
+        }
+        Ok((paths, unknown))
     }
 
     /// Seed 001: render the section standalone (depth 0, no number) in full, followed by its

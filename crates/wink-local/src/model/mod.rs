@@ -13,11 +13,9 @@ mod stream;
 mod weights;
 mod written;
 
-use crate::answer_tool;
 use crate::completion::{DecodingConstraint, LocalCompletion, callable_tools};
 use crate::error::LocalError;
 use crate::grammar::{CallForm, turn_grammar_in};
-use crate::parse::{distinct_calls, parse_tool_calls};
 use crate::template::{ChatTemplate, PromptTurn, TemplateFamily, prompt_turns};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
@@ -30,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use wink_core::ToolCall;
+use wink_model::text_calls::{distinct_calls, parse_tool_calls};
 use wink_model::{Message, ModelRequest, ToolSpec};
 
 use generate::{Decoding, Generation, GenerationSettings, generate};
@@ -61,12 +60,11 @@ pub struct LocalModelConfig {
     /// How the model's own tool-call turns are written into later prompts (default
     /// [`CallWriteBack::Canonical`]).
     pub call_write_back: CallWriteBack,
-    /// How constrained decoding lets the model write a tool call (default [`CallForm::Template`]: in the
-    /// chat template's own form, so the call needs no evaluating again when it is written back).
-    pub call_form: CallForm,
-    /// Announce a `final_answer` tool, whose call is the turn's answer, once a tool has returned
-    /// (default true; see [`crate::answer_tool`]).
-    pub answer_tool: bool,
+    /// How constrained decoding lets the model write a tool call (default `None`: as the model's
+    /// profile says — [`CallForm::Template`], in the chat template's own form so the call needs no
+    /// evaluating again when it is written back, for the families measured with it, else
+    /// [`CallForm::Any`]).
+    pub call_form: Option<CallForm>,
 }
 
 /// How a tool-call turn the model generated is written into the prompts of later calls.
@@ -102,8 +100,7 @@ impl Default for LocalModelConfig {
             constrained_decoding: true,
             batch_size: 512,
             call_write_back: CallWriteBack::Canonical,
-            call_form: CallForm::Template,
-            answer_tool: true,
+            call_form: None,
         }
     }
 }
@@ -175,6 +172,8 @@ pub struct LocalModel {
     /// What steers a call into the template's form ([`CallForm::Template`]): the first token of
     /// `<tool_call>` and the tokens that open a call otherwise, found on first use.
     call_openings: Option<CallOpenings>,
+    /// How the model may write a call: the config's, else its profile's.
+    call_form: CallForm,
 }
 
 impl fmt::Debug for LocalModel {
@@ -238,6 +237,13 @@ impl LocalModel {
             )
         });
 
+        let call_form = config.call_form.unwrap_or_else(|| {
+            if crate::adapter::model_profile(&name, path).template_calls {
+                CallForm::Template
+            } else {
+                CallForm::Any
+            }
+        });
         let threads = if config.threads == 0 {
             LocalModelConfig::default().threads
         } else {
@@ -268,7 +274,14 @@ impl LocalModel {
             next_call_id: 0,
             written: WrittenTurns::default(),
             call_openings: None,
+            call_form,
         })
+    }
+
+    /// How the model may write a tool call.
+    #[must_use]
+    pub fn call_form(&self) -> CallForm {
+        self.call_form
     }
 
     /// Whether `self` and `other` run on the same weights in memory: [`LocalModel::load`] shares the
@@ -381,12 +394,14 @@ impl LocalModel {
         if *constraint != DecodingConstraint::FinalAnswer {
             control.on_text = None;
         }
-        let callable = callable_tools(request);
-        let answer_after =
-            answer_tool::joins_after(request, &callable).filter(|_| self.config.answer_tool);
-        let offers_answer = answer_after.is_some();
-        let request = answer_tool::listed(request, answer_after);
-        let request = request.as_ref();
+        let mut callable = callable_tools(request);
+        // A turn asked for a call is asked for the work: the answer tool is not callable there.
+        if matches!(
+            constraint,
+            DecodingConstraint::RequireTool | DecodingConstraint::RequireNamedTool(_)
+        ) {
+            callable.retain(|tool| tool.name != wink_core::builtin::FINAL_ANSWER);
+        }
         match constraint {
             DecodingConstraint::RequireTool if callable.is_empty() => {
                 return Err(LocalError::NoToolsOffered);
@@ -398,14 +413,13 @@ impl LocalModel {
             }
             _ => {}
         }
-        let callable = answer_tool::callable_in_turn(callable, constraint, offers_answer);
         let grammar = if self.config.constrained_decoding {
-            turn_grammar_in(constraint, &callable, self.config.call_form)?
+            turn_grammar_in(constraint, &callable, self.call_form)?
         } else {
             None
         };
         let may_call = grammar.is_some()
-            && self.config.call_form == CallForm::Template
+            && self.call_form == CallForm::Template
             && !matches!(
                 constraint,
                 DecodingConstraint::FinalAnswer | DecodingConstraint::JsonSchema(_)
@@ -451,23 +465,13 @@ impl LocalModel {
             text = %generation.text,
             "local completion"
         );
-        let mut turn = self.turn_from(
+        self.turn_from(
             constraint,
             &callable,
             generation,
             grammar.is_some(),
             max_tokens,
-        )?;
-        if offers_answer && answer_tool::take_answer(&mut turn) {
-            tracing::debug!(answer = ?turn.text, "local answer tool called");
-        }
-        Ok(turn)
-    }
-
-    /// Whether the answer tool joins `request` on this model ([`crate::answer_tool`]).
-    pub fn offers_answer_tool(&self, request: &ModelRequest) -> bool {
-        self.config.answer_tool
-            && answer_tool::joins_after(request, &callable_tools(request)).is_some()
+        )
     }
 
     /// `request` with this model's tool-call turns as it generated them, under

@@ -18,6 +18,13 @@ pub struct FieldWeights {
     pub param_descriptions: f32,
     /// Tags.
     pub tags: f32,
+    /// The values of the parameters' `enum`s.
+    #[serde(default)]
+    pub enum_values: f32,
+    /// The description of the tool's namespace (its MCP server's summary), when the index was
+    /// given one ([`SearchIndex::build_with_namespaces`]).
+    #[serde(default)]
+    pub server: f32,
 }
 
 impl Default for FieldWeights {
@@ -33,6 +40,8 @@ impl Default for FieldWeights {
             // Not tuned: BFCL has no tags. Tags are curated labels, so they count like the
             // description.
             tags: 1.0,
+            enum_values: 1.0,
+            server: 0.5,
         }
     }
 }
@@ -48,6 +57,8 @@ impl FieldWeights {
             param_names: 1.0,
             param_descriptions: 1.0,
             tags: 0.0,
+            enum_values: 0.0,
+            server: 0.0,
         }
     }
 
@@ -60,6 +71,8 @@ impl FieldWeights {
             self.param_names,
             self.param_descriptions,
             self.tags,
+            self.enum_values,
+            self.server,
         ]
         .map(|weight| if weight > 0.0 { weight } else { 0.0 })
     }

@@ -35,6 +35,12 @@ pub(super) fn document_heap_bytes(document: &ToolDocument) -> usize {
             .sum::<usize>()
         + document.tags.capacity() * size_of::<String>()
         + document.tags.iter().map(String::capacity).sum::<usize>()
+        + document.enum_values.capacity() * size_of::<String>()
+        + document
+            .enum_values
+            .iter()
+            .map(String::capacity)
+            .sum::<usize>()
 }
 
 /// Slots plus one control byte per slot, as in hashbrown.

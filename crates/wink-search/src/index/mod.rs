@@ -12,18 +12,25 @@ use crate::tokenize::Tokenizer;
 
 mod config;
 mod heap;
+mod query;
 mod rank;
 pub use config::*;
 pub use heap::*;
+pub use query::*;
 use rank::*;
 
-const FIELD_COUNT: usize = 6;
+const FIELD_COUNT: usize = 8;
 const NAME: usize = 0;
 const SUMMARY: usize = 1;
 const DESCRIPTION: usize = 2;
 const PARAM_NAMES: usize = 3;
 const PARAM_DESCRIPTIONS: usize = 4;
 const TAGS: usize = 5;
+const ENUM_VALUES: usize = 6;
+const SERVER: usize = 7;
+
+/// The namespace id of a document without a namespace.
+const NO_NAMESPACE: u32 = u32::MAX;
 
 /// Longest run of `.`/`/`/`:`-separated segments considered when looking for names in a query.
 const MAX_NAME_SEGMENTS: usize = 16;
@@ -76,6 +83,19 @@ pub struct SearchIndex {
     /// Lowercased names the exact-name rule applies to → documents, each flagged when the
     /// query must mark the name (quotes, backticks, call parenthesis) for the rule to apply.
     by_lowercase_name: HashMap<String, Vec<(u32, bool)>>,
+    /// Each document's position in `namespaces` ([`NO_NAMESPACE`] without one).
+    namespace_ids: Vec<u32>,
+    /// The documents' namespaces in order of first appearance.
+    namespaces: Vec<NamespaceInfo>,
+}
+
+/// A namespace of the index: its name and the description it was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespaceInfo {
+    /// The namespace (`github`, `trends-hub`).
+    pub name: String,
+    /// Its description (an MCP server's summary); empty when none was given.
+    pub description: String,
 }
 
 /// One `(term, field)` occurrence count of one document during the build.
@@ -96,7 +116,20 @@ impl SearchIndex {
     /// Never in practice: more than `u32::MAX` documents or postings would not fit in memory
     /// anyway, and they are the only limit.
     pub fn build(documents: Vec<ToolDocument>, config: IndexConfig) -> SearchIndex {
-        let terms = TermCounts::count(&documents, &config);
+        Self::build_with_namespaces(documents, &[], config)
+    }
+
+    /// Like [`SearchIndex::build`], with descriptions of the documents' namespaces (an MCP
+    /// server's summary, as `(namespace, description)`): each document's namespace description
+    /// is indexed as its `server` field ([`FieldWeights::server`]). Descriptions of namespaces no
+    /// document has are ignored; the last description of a namespace wins.
+    pub fn build_with_namespaces(
+        documents: Vec<ToolDocument>,
+        descriptions: &[(String, String)],
+        config: IndexConfig,
+    ) -> SearchIndex {
+        let (namespace_ids, namespaces) = namespace_table(&documents, descriptions);
+        let terms = TermCounts::count(&documents, &namespace_ids, &namespaces, &config);
         let (postings_start, posting_documents, posting_impacts) = terms.postings(&config);
         let (name_rank, by_name, by_lowercase_name) = name_lookups(&documents, &config);
         SearchIndex {
@@ -109,162 +142,23 @@ impl SearchIndex {
             name_rank,
             by_name,
             by_lowercase_name,
+            namespace_ids,
+            namespaces,
         }
     }
 
-    /// The `limit` best tools for `query`, best first; ties broken by name ascending.
-    ///
-    /// Tools whose exact name occurs in the query come first (longest name first, then those
-    /// written in the same case), see [`ExactNameRule`]. A query without any indexed term and without a tool name returns
-    /// nothing.
-    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
-        self.search_filtered(query, limit, |_| true)
+    /// The documents' namespaces in order of first appearance (the positions
+    /// [`WeightedQuery::namespace_boosts`] refers to).
+    pub fn namespaces(&self) -> &[NamespaceInfo] {
+        &self.namespaces
     }
 
-    /// Like [`SearchIndex::search`], keeping only documents for which `keep` is true (e.g. one
-    /// namespace).
-    pub fn search_filtered(
-        &self,
-        query: &str,
-        limit: usize,
-        keep: impl Fn(&ToolDocument) -> bool,
-    ) -> Vec<SearchHit> {
-        if limit == 0 || self.documents.is_empty() {
-            return Vec::new();
-        }
-        let terms = self.query_terms(query);
-        let exact = self.exact_name_matches(query);
-        if terms.is_empty() && exact.is_empty() {
-            return Vec::new();
-        }
-
-        let mut scores = vec![0f32; self.documents.len()];
-        let mut touched: Vec<u32> = Vec::new();
-        for (term, repeat) in terms {
-            let start = self.postings_start[term as usize] as usize;
-            let end = self.postings_start[term as usize + 1] as usize;
-            let factor = repeat as f32;
-            for (&document, &impact) in self.posting_documents[start..end]
-                .iter()
-                .zip(&self.posting_impacts[start..end])
-            {
-                let score = &mut scores[document as usize];
-                if *score == 0.0 {
-                    touched.push(document);
-                }
-                *score += impact * factor;
-            }
-        }
-
-        // Exact-name documents rank first whatever their score; take them out of the rest.
-        let mut exact_hits: Vec<Candidate> = Vec::with_capacity(exact.len());
-        for &(document, priority) in &exact {
-            let score = &mut scores[document as usize];
-            if keep(&self.documents[document as usize]) {
-                exact_hits.push(Candidate {
-                    document,
-                    exact_priority: priority,
-                    score: *score,
-                    name_rank: self.name_rank[document as usize],
-                });
-            }
-            *score = f32::NEG_INFINITY;
-        }
-        exact_hits.sort_unstable_by(Candidate::ranking);
-        exact_hits.truncate(limit);
-
-        let room = limit - exact_hits.len();
-        let mut best: BinaryHeap<WorstFirst> =
-            BinaryHeap::with_capacity(room.min(touched.len()) + 1);
-        if room > 0 {
-            for document in touched {
-                let score = scores[document as usize];
-                if score == f32::NEG_INFINITY {
-                    continue;
-                }
-                let candidate = Candidate {
-                    document,
-                    exact_priority: 0,
-                    score,
-                    name_rank: self.name_rank[document as usize],
-                };
-                if best.len() == room {
-                    let Some(mut worst) = best.peek_mut() else {
-                        break;
-                    };
-                    if Candidate::ranking(&candidate, &worst.0) == Ordering::Less
-                        && keep(&self.documents[document as usize])
-                    {
-                        *worst = WorstFirst(candidate);
-                    }
-                } else if keep(&self.documents[document as usize]) {
-                    best.push(WorstFirst(candidate));
-                }
-            }
-        }
-        let mut rest: Vec<Candidate> = best.into_iter().map(|ranked| ranked.0).collect();
-        rest.sort_unstable_by(Candidate::ranking);
-
-        exact_hits
-            .into_iter()
-            .chain(rest)
-            .map(|candidate| SearchHit {
-                index: candidate.document as usize,
-                name: self.documents[candidate.document as usize].name.clone(),
-                score: candidate.score,
-                exact_name: candidate.exact_priority > 0,
-            })
-            .collect()
-    }
-
-    /// Distinct known query terms with their repeat count (1 unless
-    /// [`IndexConfig::query_term_frequency`]), in term-id order for a deterministic sum.
-    fn query_terms(&self, query: &str) -> Vec<(u32, u32)> {
-        let mut ids = Vec::new();
-        self.config.tokenizer.for_each_term(query, |term| {
-            if let Some(&id) = self.term_ids.get(term) {
-                ids.push(id);
-            }
-        });
-        ids.sort_unstable();
-        let mut terms: Vec<(u32, u32)> = Vec::with_capacity(ids.len());
-        for group in ids.chunk_by(|a, b| a == b) {
-            let repeat = if self.config.query_term_frequency {
-                to_u32(group.len())
-            } else {
-                1
-            };
-            terms.push((group[0], repeat));
-        }
-        terms
-    }
-
-    /// Documents whose name occurs in `query`, with a positive priority (longer names first,
-    /// exact case before other case).
-    fn exact_name_matches(&self, query: &str) -> Vec<(u32, u32)> {
-        if self.config.exact_names == ExactNameRule::Off {
-            return Vec::new();
-        }
-        let mut found = Vec::new();
-        for candidate in name_candidates(query) {
-            let lowercase = candidate.text.to_lowercase();
-            if let Some(documents) = self.by_lowercase_name.get(&lowercase) {
-                for &(document, needs_marking) in documents {
-                    if candidate.marked || !needs_marking {
-                        // Longer names are more specific; an exact-case match beats a
-                        // case-insensitive one of the same length.
-                        let same_case = self.documents[document as usize].name == candidate.text;
-                        let priority =
-                            2 * to_u32(candidate.text.chars().count()) + u32::from(same_case);
-                        found.push((document, priority));
-                    }
-                }
-            }
-        }
-        // Longest matched name first per document, then one entry per document.
-        found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        found.dedup_by_key(|(document, _)| *document);
-        found
+    /// The position in [`SearchIndex::namespaces`] of document `index`'s namespace.
+    pub fn namespace_id(&self, index: usize) -> Option<usize> {
+        self.namespace_ids
+            .get(index)
+            .filter(|&&id| id != NO_NAMESPACE)
+            .map(|&id| id as usize)
     }
 
     /// Number of documents.
@@ -343,6 +237,13 @@ impl SearchIndex {
                 .map(|(name, documents)| {
                     name.capacity() + documents.capacity() * size_of::<(u32, bool)>()
                 })
+                .sum::<usize>()
+            + self.namespace_ids.capacity() * size_of::<u32>()
+            + self.namespaces.capacity() * size_of::<NamespaceInfo>()
+            + self
+                .namespaces
+                .iter()
+                .map(|namespace| namespace.name.capacity() + namespace.description.capacity())
                 .sum::<usize>();
         HeapUsage {
             documents,
@@ -365,7 +266,12 @@ struct TermCounts {
 }
 
 impl TermCounts {
-    fn count(documents: &[ToolDocument], config: &IndexConfig) -> Self {
+    fn count(
+        documents: &[ToolDocument],
+        namespace_ids: &[u32],
+        namespaces: &[NamespaceInfo],
+        config: &IndexConfig,
+    ) -> Self {
         let document_count = documents.len();
         let weights = config.weights.by_field();
         let mut term_ids: TermMap<u32> = TermMap::default();
@@ -375,7 +281,7 @@ impl TermCounts {
         let mut occurrences: Vec<(u32, u8)> = Vec::new();
         let mut document_frequency: Vec<u32> = Vec::new();
 
-        for document in documents {
+        for (document, &namespace) in documents.iter().zip(namespace_ids) {
             occurrences.clear();
             let mut add = |text: &str, field: usize| {
                 // Terms of a field that counts for nothing are not indexed at all.
@@ -404,6 +310,12 @@ impl TermCounts {
             }
             for tag in &document.tags {
                 add(tag, TAGS);
+            }
+            for value in &document.enum_values {
+                add(value, ENUM_VALUES);
+            }
+            if let Some(namespace) = namespaces.get(namespace as usize) {
+                add(&namespace.description, SERVER);
             }
             occurrences.sort_unstable();
             let mut lengths = [0u32; FIELD_COUNT];
@@ -477,6 +389,35 @@ impl TermCounts {
 
         (postings_start, posting_documents, posting_impacts)
     }
+}
+
+/// Each document's namespace position and the namespaces in order of first appearance, with
+/// their descriptions.
+fn namespace_table(
+    documents: &[ToolDocument],
+    descriptions: &[(String, String)],
+) -> (Vec<u32>, Vec<NamespaceInfo>) {
+    let mut positions: HashMap<&str, u32> = HashMap::new();
+    let mut namespaces: Vec<NamespaceInfo> = Vec::new();
+    let ids = documents
+        .iter()
+        .map(|document| match document.namespace.as_deref() {
+            None => NO_NAMESPACE,
+            Some(name) => *positions.entry(name).or_insert_with(|| {
+                namespaces.push(NamespaceInfo {
+                    name: name.to_owned(),
+                    description: String::new(),
+                });
+                to_u32(namespaces.len() - 1)
+            }),
+        })
+        .collect();
+    for (name, description) in descriptions {
+        if let Some(&position) = positions.get(name.as_str()) {
+            namespaces[position as usize].description = description.clone();
+        }
+    }
+    (ids, namespaces)
 }
 
 /// Each document's rank by name, the first document of each name, and the documents by
@@ -594,9 +535,9 @@ mod tests {
     fn concatenated_scoring_with_unit_weights_is_plain_bm25() {
         let config = IndexConfig::baseline();
         // Two documents: lengths 4 and 2 in the description field only.
-        let lengths = [[0, 0, 4, 0, 0, 0], [0, 0, 2, 0, 0, 0]];
+        let lengths = [[0, 0, 4, 0, 0, 0, 0, 0], [0, 0, 2, 0, 0, 0, 0, 0]];
         let scorer = Scorer::new(&config, &lengths, 2);
-        let saturated = scorer.saturated(&[0, 0, 2, 0, 0, 0], &lengths[0]);
+        let saturated = scorer.saturated(&[0, 0, 2, 0, 0, 0, 0, 0], &lengths[0]);
         // avgdl = 3; tf = 2; norm = 0.25 + 0.75 * 4 / 3 = 1.25; tf' = 1.6
         let expected = 1.6 * 2.2 / (1.6 + 1.2);
         assert!(

@@ -1,10 +1,13 @@
-//! Lenient extraction of tool calls from generated text.
+//! Tool calls written as text: the one parser for them. Small models write calls in their
+//! answer text instead of as structured calls (the embedded model always does; servers such as
+//! llama.cpp's, vLLM or Ollama leave them in the text when their own parser misses them).
 //!
-//! Small models write calls in several shapes; all of these are recognised, for names of offered tools:
+//! All of these shapes are recognised, for names of offered tools:
 //! `<tool_call>{"name": …, "arguments": {…}}</tool_call>` blocks (closing tag optional at the end),
 //! ```` ```json ```` fenced blocks, and a bare JSON object (or array of objects) making up the whole text.
 //! `arguments` may also be spelled `parameters`, or be a string holding JSON. Doubled outer braces
-//! (`{{…}}`), which Qwen2.5-Coder-1.5B sometimes writes, are tolerated.
+//! (one extra `{`, any number of extra `}`), which Qwen2.5-Coder-1.5B writes (also through
+//! llama.cpp's server), are tolerated.
 //!
 //! The arguments themselves are read strictly, as every provider's are: when they hold a key
 //! twice or an integer beyond 64 bits, the call carries them as the model wrote them
@@ -32,7 +35,16 @@ pub struct ParsedTurn {
 /// Blocks that do not parse, or that name a tool not on offer, stay in the text.
 #[must_use]
 pub fn parse_tool_calls(text: &str, tool_names: &[&str]) -> ParsedTurn {
-    let is_known = |name: &str| tool_names.contains(&name);
+    parse_tool_calls_with(text, &|name: &str| {
+        tool_names.contains(&name).then(|| name.to_owned())
+    })
+}
+
+/// As [`parse_tool_calls`], with the names as written resolved by `resolve` (a provider's
+/// wire name to the tool's own, `None` for a tool not on offer); calls carry resolved names.
+#[must_use]
+pub fn parse_tool_calls_with(text: &str, resolve: &dyn Fn(&str) -> Option<String>) -> ParsedTurn {
+    let is_known = resolve;
 
     if text.contains("<tool_call>") {
         let parsed = parse_delimited(text, "<tool_call>", "</tool_call>", &is_known);
@@ -62,12 +74,10 @@ pub fn parse_tool_calls(text: &str, tool_names: &[&str]) -> ParsedTurn {
     }
 }
 
-fn parse_delimited(
-    text: &str,
-    open: &str,
-    close: &str,
-    is_known: &dyn Fn(&str) -> bool,
-) -> ParsedTurn {
+/// Resolves a tool name as written to the tool's own, `None` when no such tool is on offer.
+type Resolve<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+fn parse_delimited(text: &str, open: &str, close: &str, is_known: Resolve<'_>) -> ParsedTurn {
     let mut remaining = String::new();
     let mut calls = Vec::new();
     let mut rest = text;
@@ -98,7 +108,7 @@ fn parse_delimited(
     }
 }
 
-fn parse_fenced(text: &str, is_known: &dyn Fn(&str) -> bool) -> ParsedTurn {
+fn parse_fenced(text: &str, is_known: Resolve<'_>) -> ParsedTurn {
     let mut remaining = String::new();
     let mut calls = Vec::new();
     let mut rest = text;
@@ -141,22 +151,19 @@ fn strip_fence(text: &str) -> &str {
 }
 
 /// The whole text is one call object, or an array of call objects.
-fn calls_from_json_text(
-    text: &str,
-    is_known: &dyn Fn(&str) -> bool,
-) -> Option<Vec<(String, ToolArguments)>> {
+fn calls_from_json_text(text: &str, is_known: Resolve<'_>) -> Option<Vec<(String, ToolArguments)>> {
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         return calls_from_value(value, is_known).map(|calls| strictly(text, calls));
     }
     let undoubled = undouble_braces(text)?;
-    let value = serde_json::from_str::<Value>(&undoubled).ok()?;
-    calls_from_value(value, is_known).map(|calls| strictly(&undoubled, calls))
+    let value = serde_json::from_str::<Value>(undoubled).ok()?;
+    calls_from_value(value, is_known).map(|calls| strictly(undoubled, calls))
 }
 
 /// A call object (or array of them) at the start of the text, followed by other text.
 fn leading_json_calls<'a>(
     text: &'a str,
-    is_known: &dyn Fn(&str) -> bool,
+    is_known: Resolve<'_>,
 ) -> Option<(Vec<(String, ToolArguments)>, &'a str)> {
     if !text.starts_with(['{', '[']) {
         return None;
@@ -168,9 +175,20 @@ fn leading_json_calls<'a>(
     Some((strictly(&text[..consumed], calls), &text[consumed..]))
 }
 
-fn undouble_braces(text: &str) -> Option<String> {
-    let inner = text.strip_prefix("{{")?.strip_suffix("}}")?;
-    Some(format!("{{{inner}}}"))
+/// The object inside doubled outer braces: `{{"name": …, "arguments": {…}}}}` (one extra `{`,
+/// any number of extra `}`).
+fn undouble_braces(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix('{')?;
+    if !inner.trim_start().starts_with('{') {
+        return None;
+    }
+    let mut stream = serde_json::Deserializer::from_str(inner).into_iter::<Value>();
+    stream.next()?.ok()?;
+    let end = stream.byte_offset();
+    inner[end..]
+        .chars()
+        .all(|c| c == '}' || c.is_whitespace())
+        .then(|| &inner[..end])
 }
 
 /// The calls parsed from `source` (one call object or an array of them), each call's arguments
@@ -234,7 +252,7 @@ fn call_arguments(object: &str) -> Option<String> {
     }
 }
 
-fn calls_from_value(value: Value, is_known: &dyn Fn(&str) -> bool) -> Option<Vec<(String, Value)>> {
+fn calls_from_value(value: Value, is_known: Resolve<'_>) -> Option<Vec<(String, Value)>> {
     match value {
         Value::Object(object) => call_from_object(object, is_known).map(|call| vec![call]),
         Value::Array(items) if !items.is_empty() => items
@@ -250,16 +268,13 @@ fn calls_from_value(value: Value, is_known: &dyn Fn(&str) -> bool) -> Option<Vec
 
 fn call_from_object(
     mut object: Map<String, Value>,
-    is_known: &dyn Fn(&str) -> bool,
+    is_known: Resolve<'_>,
 ) -> Option<(String, Value)> {
     // OpenAI-style `{"function": {"name": …, "arguments": "…"}}` wrappers too.
     if let Some(Value::Object(function)) = object.remove("function") {
         object = function;
     }
-    let name = object.get("name")?.as_str()?.to_owned();
-    if !is_known(&name) {
-        return None;
-    }
+    let name = is_known(object.get("name")?.as_str()?)?;
     let arguments = match object
         .remove("arguments")
         .or_else(|| object.remove("parameters"))
@@ -283,7 +298,8 @@ fn non_empty(text: &str) -> Option<String> {
 /// `calls` with each call written again verbatim in the same turn (same name, same arguments as
 /// JSON values) kept once. Small models loop: Qwen2.5-Coder-1.5B wrote one
 /// `fs.read_text_file({"path": "folder/shipping.md"})` four times in a turn, and each ran.
-pub(crate) fn distinct_calls(calls: Vec<(String, ToolArguments)>) -> Vec<(String, ToolArguments)> {
+#[must_use]
+pub fn distinct_calls(calls: Vec<(String, ToolArguments)>) -> Vec<(String, ToolArguments)> {
     let mut kept: Vec<(String, ToolArguments)> = Vec::with_capacity(calls.len());
     for (name, arguments) in calls {
         let value = arguments.to_value();
@@ -501,8 +517,8 @@ mod tests {
 
         #[test]
         fn rendered_calls_round_trip(a in any::<i64>(), city in "[a-zA-Z ]{0,20}", tagged in any::<bool>()) {
-            let first = crate::template::tool_call_json("add", &json!({"a": a}));
-            let second = crate::template::tool_call_json("get_weather", &json!({"city": city}));
+            let first = json!({"name": "add", "arguments": {"a": a}}).to_string();
+            let second = json!({"name": "get_weather", "arguments": {"city": city}}).to_string();
             let text = if tagged {
                 format!("<tool_call>\n{first}\n</tool_call>\n<tool_call>\n{second}\n</tool_call>")
             } else {

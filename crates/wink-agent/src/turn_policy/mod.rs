@@ -1,0 +1,231 @@
+//! Turn policies: each reviews a model's finished turn and may take it back.
+//!
+//! Small models often get a turn half right: they describe the call they should make instead of
+//! making it ("you can call the `lookup_order` function with…"), narrate a plan, answer with a
+//! line of the prompt after a tool already gave the answer, or stop one call short of a
+//! multi-step task. Such an answer is never what the user asked for. A [`TurnPolicy`] looks at a
+//! free turn ([`ToolChoice::Auto`]) that ended without a call and says what to do instead
+//! ([`Action`]); the loop then asks the model again — as a call of any tool, a call of a named
+//! tool, or a plain answer after a one-turn reminder — from the same conversation (a prefix
+//! cache keeps it), once per turn. Every firing is a `TurnRepaired` session event.
+//!
+//! Which policies run, in which order, is the model's profile's choice
+//! ([`wink_model::profile::ModelProfile::turn_policies`]); each can be switched off alone
+//! (`--no-repair RULE`, a prompt file's `"repairs": {"RULE": false}`). The policies are
+//! provider-neutral: the embedded model regenerates under its grammar, an HTTP provider gets the
+//! request again with `tool_choice` required or naming the tool.
+//!
+//! | policy | fires on | action |
+//! |---|---|---|
+//! | [`described-answer`](described_answer) | a text describing a call of the answer tool, with its `{"answer": …}` | the answer |
+//! | [`follow-up`](follow_up) | an answer after a result that supplies what an uncalled tool the question fits takes | that tool's call |
+//! | [`disclosure-echo`](disclosure_echo) | an answer that only names disclosure tools after the work began | a plain answer |
+//! | [`named-tool`](named_tool) | an answer naming a tool not called yet, or describing a call again | that tool's call |
+//! | [`narration`](narration) | an answer narrating work still to do, before any call | any call |
+//! | [`procedure`](procedure) | "To do X, use the…" that an uncalled tool fits | that tool's call |
+//! | [`ungrounded`](ungrounded) | an answer after results that shares no word with them | a plain answer |
+
+pub mod answer_tool;
+pub mod described_answer;
+pub mod disclosure_echo;
+pub mod follow_up;
+pub mod named_tool;
+pub mod narration;
+pub mod procedure;
+pub(crate) mod text;
+pub mod ungrounded;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wink_model::{Message, ModelRequest, ToolChoice};
+
+pub use follow_up::FollowUp;
+
+/// The user turn that asks for the answer again ([`Action::AskAgainAsText`]), given to that one
+/// model call and never kept in the conversation.
+pub const ANSWER_REMINDER: &str = "Answer my question now, using the tool results above.";
+
+/// What the loop does instead of taking a turn as it came.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// Take this text as the turn's answer (no new model call).
+    Answer {
+        /// The answer.
+        text: String,
+    },
+    /// Ask again for a plain-text answer, after [`ANSWER_REMINDER`].
+    AskAgainAsText,
+    /// Ask again for a call of any tool.
+    RequireCall,
+    /// Ask again for a call of this tool.
+    RequireTool {
+        /// The tool.
+        tool: String,
+    },
+    /// Ask again for a call of the tool that takes what the latest result supplied (see
+    /// [`FollowUp`]).
+    FollowUp(FollowUp),
+}
+
+impl Action {
+    /// The action's wire name (`answer`, `ask_again_as_text`, `require_call`, `require_tool`,
+    /// `follow_up`).
+    #[must_use]
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Answer { .. } => "answer",
+            Self::AskAgainAsText => "ask_again_as_text",
+            Self::RequireCall => "require_call",
+            Self::RequireTool { .. } => "require_tool",
+            Self::FollowUp(_) => "follow_up",
+        }
+    }
+
+    /// The tool the new turn must call, when there is one.
+    #[must_use]
+    pub fn tool(&self) -> Option<&str> {
+        match self {
+            Self::RequireTool { tool } => Some(tool),
+            Self::FollowUp(follow_up) => Some(&follow_up.tool),
+            _ => None,
+        }
+    }
+
+    /// Whether the loop asks the model again (every action but [`Action::Answer`]).
+    #[must_use]
+    pub fn asks_again(&self) -> bool {
+        !matches!(self, Self::Answer { .. })
+    }
+
+    /// The request that asks again: `request` with the tool choice this action needs, a
+    /// follow-up's parameter narrowed to the values the result supplied, or the reminder as a
+    /// last user turn. `None` for [`Action::Answer`].
+    #[must_use]
+    pub fn request(&self, request: &ModelRequest) -> Option<ModelRequest> {
+        let mut again = request.clone();
+        match self {
+            Self::Answer { .. } => return None,
+            Self::AskAgainAsText => {
+                again.messages.push(Message::user(ANSWER_REMINDER));
+                again.tool_choice = ToolChoice::None;
+            }
+            Self::RequireCall => again.tool_choice = ToolChoice::Required,
+            Self::RequireTool { tool } => again.tool_choice = ToolChoice::Tool(tool.clone()),
+            Self::FollowUp(follow_up) => {
+                follow_up.narrow(&mut again);
+                again.tool_choice = ToolChoice::Tool(follow_up.tool.clone());
+            }
+        }
+        Some(again)
+    }
+}
+
+/// A rule that reviews a finished free turn.
+pub trait TurnPolicy: Send + Sync {
+    /// Its name (`named-tool`, ...), as profiles and `--no-repair` name it.
+    fn name(&self) -> &'static str;
+    /// What to do instead of taking `answer`, the text of a turn without calls that the model
+    /// gave to `request` (a free turn); `None` when the answer stands as far as this rule goes.
+    fn review(&self, request: &ModelRequest, answer: &str) -> Option<Action>;
+}
+
+/// Every policy, by name, in the order [`wink_model::profile::ALL_TURN_POLICIES`] lists them.
+#[must_use]
+pub fn policy_named(name: &str) -> Option<&'static dyn TurnPolicy> {
+    let policy: &'static dyn TurnPolicy = match name {
+        "described-answer" => &described_answer::DescribedAnswer,
+        "follow-up" => &follow_up::FollowUpCall,
+        "disclosure-echo" => &disclosure_echo::DisclosureEcho,
+        "named-tool" => &named_tool::NamedTool,
+        "narration" => &narration::Narration,
+        "procedure" => &procedure::Procedure,
+        "ungrounded" => &ungrounded::Ungrounded,
+        _ => return None,
+    };
+    Some(policy)
+}
+
+/// Checks policy names (a profile's, `--no-repair`'s, a prompt file's `repairs`).
+///
+/// # Errors
+/// The first unknown name, with the known ones.
+pub fn check_policy_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
+    for name in names {
+        if policy_named(name).is_none() {
+            return Err(format!(
+                "unknown turn policy '{name}' (known: {})",
+                wink_model::profile::ALL_TURN_POLICIES.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A policy fired: which, and what it asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Firing {
+    /// The policy.
+    pub rule: String,
+    /// What the loop does.
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+/// Reviews a turn under the policies `names`, in order: the first that fires decides. Only a
+/// free turn ([`ToolChoice::Auto`]) that ended without a call is reviewed.
+#[must_use]
+pub fn review(names: &[String], request: &ModelRequest, answer: &str) -> Option<Firing> {
+    if request.tool_choice != ToolChoice::Auto {
+        return None;
+    }
+    names.iter().find_map(|name| {
+        let policy = policy_named(name)?;
+        policy.review(request, answer).map(|action| Firing {
+            rule: policy.name().to_owned(),
+            action,
+        })
+    })
+}
+
+/// A value list as JSON, for a narrowed parameter.
+pub(crate) fn enum_of(values: &[Value]) -> Value {
+    Value::from(values.to_vec())
+}
+
+#[cfg(test)]
+mod fixtures;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use wink_model::{Message, ToolChoice};
+
+    use super::Action;
+    use super::fixtures::*;
+
+    #[test]
+    fn the_answer_request_ends_with_the_reminder_and_asks_for_text() {
+        let r = after_result_of(request(&["add"]), "add");
+        let reminded = Action::AskAgainAsText.request(&r).unwrap();
+        assert_eq!(reminded.tool_choice, ToolChoice::None);
+        assert_eq!(reminded.messages.len(), r.messages.len() + 1);
+        assert_eq!(reminded.messages[..r.messages.len()], r.messages[..]);
+        assert_eq!(
+            reminded.messages[r.messages.len()],
+            Message::user("Answer my question now, using the tool results above.")
+        );
+    }
+
+    #[test]
+    fn only_free_turns_are_repaired() {
+        let r = request(&["add"]);
+        let answer = "Call add.";
+        let mut answering = r.clone();
+        answering.tool_choice = ToolChoice::None;
+        assert_eq!(repair(&answering, answer), None);
+        assert!(repair(&r, answer).is_some());
+    }
+}

@@ -1,0 +1,193 @@
+//! `named-tool`: an answer that names a callable tool the conversation has not called yet, or
+//! describes calling one it has called ("you can call the `get_forecast` function with…"), is
+//! asked for again as a call of that tool.
+//!
+//! Measured on Qwen2.5-Coder-1.5B over `bench/eval`, describing the call instead of making it was
+//! the most common failure once the right tool was on offer. A tool the conversation has called
+//! counts only when the answer describes calling it (a call verb shortly before the name), so an
+//! answer that quotes the tool it used ("`get_forecast` says 5 °C") stands; the model then
+//! repeats the call or makes a new one, and a repeated call gets the earlier result back from the
+//! repetition guard with the instruction to answer. Of several tools named, the first named is
+//! asked for: a described procedure starts with it ("use `find_customer` to get the id, then
+//! `read_section` with key \"orders\"…": left a free choice, the 1.5B read the section and never
+//! looked the customer up).
+
+use wink_model::ModelRequest;
+
+use super::text::{callable_tools, called_names, identifier_starts, names_identifier};
+use super::{Action, TurnPolicy};
+
+/// The `named-tool` policy.
+#[derive(Debug, Clone, Copy)]
+pub struct NamedTool;
+
+impl TurnPolicy for NamedTool {
+    fn name(&self) -> &'static str {
+        "named-tool"
+    }
+
+    fn review(&self, request: &ModelRequest, answer: &str) -> Option<Action> {
+        described_tool(request, answer).map(|tool| Action::RequireTool { tool })
+    }
+}
+
+/// Verbs that, shortly before a tool's name, describe calling it.
+const CALL_VERBS: [&str; 9] = [
+    "call", "calling", "use", "using", "invoke", "invoking", "run", "running", "execute",
+];
+
+/// How far before the name (in characters) a verb counts.
+const VERB_WINDOW: usize = 40;
+
+/// The tool `answer` asks for: of the callable tools it names (a called one only when it
+/// describes calling it), the one named first; `None` when it names none.
+#[must_use]
+pub fn described_tool(request: &ModelRequest, answer: &str) -> Option<String> {
+    let called = called_names(request);
+    let callable = callable_tools(request);
+    callable
+        .iter()
+        .map(|t| t.name.as_str())
+        .filter(|name| {
+            if called.contains(name) {
+                describes_call(answer, name)
+            } else {
+                names_identifier(answer, name)
+            }
+        })
+        .min_by_key(|name| identifier_starts(answer, name).first().copied())
+        .map(str::to_owned)
+}
+
+/// Does `text` describe calling `name` (a call verb within [`VERB_WINDOW`] characters before a
+/// whole-identifier occurrence)?
+pub(crate) fn describes_call(text: &str, name: &str) -> bool {
+    identifier_starts(text, name).into_iter().any(|start| {
+        let before: String = text[..start]
+            .chars()
+            .rev()
+            .take(VERB_WINDOW)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<String>()
+            .to_lowercase();
+        before
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|word| CALL_VERBS.contains(&word))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+    use wink_core::{ToolArguments, ToolCall};
+    use wink_model::Message;
+
+    use super::super::Action;
+    use super::super::fixtures::*;
+    use super::{described_tool, describes_call};
+
+    #[test]
+    fn an_answer_that_describes_a_call_is_repaired_toward_that_tool() {
+        let r = request(&["lookup_order", "track_parcel"]);
+        let answer =
+            "To check it, you can call the `lookup_order` function with the order id A-1042.";
+        assert_eq!(described_tool(&r, answer), Some("lookup_order".into()));
+    }
+
+    #[test]
+    fn of_several_names_the_first_is_called() {
+        let r = request(&["lookup_order", "track_parcel", "read_section"]);
+        let answer = "Call track_parcel after lookup_order.";
+        assert_eq!(described_tool(&r, answer), Some("track_parcel".into()));
+        let answer = "Use `lookup_order` for the id. Once you have it, use `read_section` with key \"x\", then track_parcel.";
+        assert_eq!(described_tool(&r, answer), Some("lookup_order".into()));
+    }
+
+    #[test]
+    fn deferred_tools_count_as_callable() {
+        let r = with_deferred(request(&["read_section"]), vec![tool("miles_to_km")]);
+        let answer = "Use the `miles_to_km` function:\n```json\n{\"km\": 8.05}\n```";
+        assert_eq!(described_tool(&r, answer), Some("miles_to_km".into()));
+    }
+
+    #[test]
+    fn answers_naming_no_tool_or_only_called_ones_stand() {
+        let mut r = request(&["get_forecast"]);
+        assert_eq!(described_tool(&r, "Oslo will be 5 °C."), None);
+        r.messages.push(Message::assistant_tool_calls(
+            String::new(),
+            vec![ToolCall {
+                id: "call_0".into(),
+                name: "get_forecast".into(),
+                arguments: ToolArguments::Json(json!({"city": "Oslo"})),
+            }],
+        ));
+        assert_eq!(
+            described_tool(&r, "According to `get_forecast`, Oslo will be 5 °C."),
+            None
+        );
+        // Describing the call again (instead of answering) is repaired.
+        assert_eq!(
+            described_tool(
+                &r,
+                "To get the weather in Oslo, you can call the `get_forecast` function with the city name \"Oslo\"."
+            ),
+            Some("get_forecast".into())
+        );
+    }
+
+    #[test]
+    fn after_a_domain_result_a_new_domain_tool_is_still_called() {
+        let r = after_result_of(
+            request(&["lookup_order", "track_parcel", "read_section"]),
+            "lookup_order",
+        );
+        assert_eq!(
+            repair(&r, "Now call `track_parcel` with TRK-9931."),
+            Some(Action::RequireTool {
+                tool: "track_parcel".into()
+            })
+        );
+        assert_eq!(repair(&r, "It is done: it has shipped."), None);
+    }
+
+    #[test]
+    fn after_a_domain_result_describing_the_same_call_again_is_still_a_call() {
+        // Measured on the 1.5B: after Oslo's forecast it describes the Oslo call again; made to
+        // call, it asks for Rome's (a repeat would get the guard's answer).
+        let mut r = request(&["get_forecast"]);
+        let call = ToolCall {
+            id: "call_0".into(),
+            name: "get_forecast".into(),
+            arguments: ToolArguments::Json(json!({"city": "Oslo"})),
+        };
+        r.messages.push(Message::assistant_tool_calls(
+            String::new(),
+            vec![call.clone()],
+        ));
+        r.messages.push(Message::tool_result(&call, "snow, -2 °C"));
+        let again = "To get the forecast for Oslo, you can call the `get_forecast` function with the city name \"Oslo\".";
+        assert_eq!(
+            repair(&r, again),
+            Some(Action::RequireTool {
+                tool: "get_forecast".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_call_is_described_by_a_verb_shortly_before_the_name() {
+        assert!(describes_call("you can call the `add` function", "add"));
+        assert!(describes_call("Using add, the sum is 5.", "add"));
+        assert!(!describes_call("The add tool says 5.", "add"));
+        assert!(!describes_call(
+            "I will call you back tomorrow when the weather changes; add says 5.",
+            "add"
+        ));
+        assert!(!describes_call("call add_days", "add"));
+    }
+}

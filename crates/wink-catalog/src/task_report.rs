@@ -1,0 +1,179 @@
+//! How well `find_tool` serves whole tasks: each task of a [`TaskSet`] searched as a model would
+//! (its text, split into steps), judged on the first [`TASK_EVAL_LIMIT`] tools.
+
+use serde::Serialize;
+use wink_search::task_eval::{TaskJudgement, TaskMetrics};
+use wink_search::{TaskInput, TaskSet};
+
+use crate::catalog::Catalog;
+
+/// How many tools each task's search returns in the evaluation (recall@10 needs ten).
+pub const TASK_EVAL_LIMIT: usize = 10;
+
+/// One task's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskRow {
+    /// The task's id.
+    pub id: String,
+    /// Its part of the set, if the set is split.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
+    /// The steps the search saw.
+    pub steps: Vec<String>,
+    /// Recall in the first 5.
+    #[serde(rename = "recall@5")]
+    pub recall_at_5: f64,
+    /// Recall in the first 10.
+    #[serde(rename = "recall@10")]
+    pub recall_at_10: f64,
+    /// Every needed tool in the first 10.
+    #[serde(rename = "all_needed@10")]
+    pub all_needed_at_10: bool,
+    /// How many tools the list held.
+    pub list_length: usize,
+    /// The needed tools not in the first 10 (the first name of a group of alternatives).
+    pub missing: Vec<String>,
+    /// The list, best first.
+    pub found: Vec<String>,
+}
+
+/// Metrics of one part of a split set.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SplitMetrics {
+    /// The split's name (`dev`, `held-out`).
+    pub split: String,
+    /// Its averages.
+    #[serde(flatten)]
+    pub metrics: TaskMetrics,
+}
+
+/// The evaluation of a task set over a catalog.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskReport {
+    /// Tools in the catalog.
+    pub tools: usize,
+    /// Averages over every task.
+    pub overall: TaskMetrics,
+    /// Averages per split, in order of first appearance (empty for an unsplit set).
+    pub splits: Vec<SplitMetrics>,
+    /// Every task, in file order.
+    pub tasks: Vec<TaskRow>,
+}
+
+impl TaskReport {
+    /// Searches every task of `set` in `catalog` and judges the lists.
+    pub fn evaluate(catalog: &Catalog, set: &TaskSet) -> Self {
+        let mut judgements = Vec::with_capacity(set.tasks.len());
+        let mut tasks = Vec::with_capacity(set.tasks.len());
+        for task in &set.tasks {
+            let found = catalog.find_task(TaskInput::Text(&task.task), TASK_EVAL_LIMIT);
+            let names: Vec<String> = found
+                .hits
+                .iter()
+                .map(|hit| catalog.entries()[hit.entry].name().to_owned())
+                .collect();
+            let judgement = TaskJudgement::judge(task, &names);
+            let missing = task
+                .tools
+                .iter()
+                .zip(&judgement.ranks)
+                .filter(|(_, rank)| rank.is_none_or(|rank| rank > TASK_EVAL_LIMIT))
+                .filter_map(|(needed, _)| needed.names().first().cloned())
+                .collect();
+            tasks.push(TaskRow {
+                id: task.id.clone(),
+                split: task.split.clone(),
+                steps: found.steps,
+                recall_at_5: judgement.recall_at(5),
+                recall_at_10: judgement.recall_at(10),
+                all_needed_at_10: judgement.all_needed_at(10),
+                list_length: judgement.list_length,
+                missing,
+                found: names,
+            });
+            judgements.push(judgement);
+        }
+        let splits = set
+            .splits()
+            .into_iter()
+            .map(|split| SplitMetrics {
+                split: split.to_owned(),
+                metrics: TaskMetrics::from_judgements(
+                    set.tasks
+                        .iter()
+                        .zip(&judgements)
+                        .filter(|(task, _)| task.split.as_deref() == Some(split))
+                        .map(|(_, judgement)| judgement),
+                ),
+            })
+            .collect();
+        Self {
+            tools: catalog.len(),
+            overall: TaskMetrics::from_judgements(&judgements),
+            splits,
+            tasks,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolRecord;
+    use wink_search::task_eval::{Needed, Task};
+
+    #[test]
+    fn tasks_are_judged_on_the_catalog_search() {
+        let catalog = Catalog::builder()
+            .records([
+                ToolRecord::new("weather.now", "Current weather for a city."),
+                ToolRecord::new("money.convert", "Convert an amount between currencies."),
+                ToolRecord::new("files.write", "Write text to a file."),
+            ])
+            .build()
+            .unwrap();
+        let task = |id: &str, text: &str, tools: &[&str], split: &str| Task {
+            id: id.into(),
+            task: text.into(),
+            tools: tools.iter().map(|t| Needed::One((*t).into())).collect(),
+            split: Some(split.into()),
+        };
+        let set = TaskSet {
+            path: "tasks.jsonl".into(),
+            tasks: vec![
+                task(
+                    "a",
+                    "What's the weather in Rome, then convert 10 euros into dollars.",
+                    &["weather.now", "money.convert"],
+                    "dev",
+                ),
+                task(
+                    "b",
+                    "Write it down.",
+                    &["files.write", "weather.now"],
+                    "held-out",
+                ),
+            ],
+            lines: vec![1, 2],
+        };
+        let report = TaskReport::evaluate(&catalog, &set);
+        assert_eq!(report.tools, 3);
+        assert_eq!(report.tasks[0].steps.len(), 2);
+        assert_eq!(report.tasks[0].recall_at_10, 1.0);
+        assert!(report.tasks[0].all_needed_at_10);
+        assert_eq!(report.tasks[1].found, ["files.write"]);
+        assert_eq!(report.tasks[1].missing, ["weather.now"]);
+        assert_eq!(report.overall.recall_at_10, 0.75);
+        assert_eq!(report.overall.all_needed_at_10, 0.5);
+        let splits: Vec<(&str, f64)> = report
+            .splits
+            .iter()
+            .map(|s| (s.split.as_str(), s.metrics.recall_at_10))
+            .collect();
+        assert_eq!(splits, [("dev", 1.0), ("held-out", 0.5)]);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["splits"][1]["split"], "held-out");
+        assert_eq!(json["splits"][1]["recall@10"], 0.5);
+        assert_eq!(json["tasks"][1]["all_needed@10"], false);
+    }
+}

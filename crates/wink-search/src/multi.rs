@@ -1,0 +1,283 @@
+//! Multi-intent search: one list that covers every step of a task.
+//!
+//! A task is split into steps ([`crate::split_task`]), or the caller names them
+//! ([`TaskInput::Queries`]). Each step is ranked on its own words plus the whole task's words at
+//! [`TaskConfig::context_weight`] (so "show me the details of the first one" still knows which
+//! server the task is about); a split text is also ranked as a whole. The lists are then merged
+//! in rounds: each round, the whole text's list and then every step in turn add their best tool
+//! not yet listed, as long as that tool scores at least [`TaskConfig::floor`] of the list's best.
+//! Each tool serves the step whose query scores it highest, and a step offers only tools it
+//! serves (the task's words in every step's query would otherwise let one step take another's
+//! tools). A list
+//! thus covers each step before it offers a second tool for any, and says which step each tool
+//! serves. A text with one step is ranked as a whole, exactly as a plain search.
+
+use serde::{Deserialize, Serialize};
+
+use crate::index::{SearchHit, WeightedQuery};
+use crate::split::split_task;
+
+/// What to search for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskInput<'a> {
+    /// A request in the user's words: split into steps.
+    Text(&'a str),
+    /// Capabilities named one by one (a model's `find_tool(queries)`): each is a step, ranked on
+    /// its own words.
+    Queries(&'a [String]),
+}
+
+/// How steps are ranked and merged.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TaskConfig {
+    /// Weight of the whole task's words when a step of a split text is ranked (its own words
+    /// weigh 1).
+    pub context_weight: f32,
+    /// A step offers a further tool only while it scores at least this share of the step's
+    /// best (0 lists everything a step matches).
+    pub floor: f32,
+}
+
+impl Default for TaskConfig {
+    /// The values chosen on the development half of the task set (see the crate README).
+    fn default() -> Self {
+        Self {
+            context_weight: 0.5,
+            floor: 0.0,
+        }
+    }
+}
+
+/// A tool found for a task, with the step it serves.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskHit {
+    /// The tool.
+    pub hit: SearchHit,
+    /// Position of the step in [`TaskResult::steps`].
+    pub step: usize,
+}
+
+/// The merged list for a task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskResult {
+    /// The steps, in task order (one for a single request).
+    pub steps: Vec<String>,
+    /// Tools, best first within each round of the merge.
+    pub hits: Vec<TaskHit>,
+}
+
+impl TaskResult {
+    /// The tool names, in list order.
+    pub fn names(&self) -> Vec<&str> {
+        self.hits.iter().map(|hit| hit.hit.name.as_str()).collect()
+    }
+}
+
+/// Ranks `input` with `rank` (a query and a limit → hits, best first) and merges the steps'
+/// lists into at most `limit` tools (see the module docs).
+pub fn search_task(
+    input: TaskInput<'_>,
+    limit: usize,
+    config: &TaskConfig,
+    rank: impl Fn(&WeightedQuery<'_>, usize) -> Vec<SearchHit>,
+) -> TaskResult {
+    let (steps, context): (Vec<String>, Option<&str>) = match input {
+        TaskInput::Text(text) => {
+            let steps: Vec<String> = split_task(text).into_iter().map(|s| s.text).collect();
+            if steps.len() <= 1 {
+                let hits = rank(&WeightedQuery::text(text), limit)
+                    .into_iter()
+                    .map(|hit| TaskHit { hit, step: 0 })
+                    .collect();
+                let step = steps.into_iter().next().unwrap_or_else(|| text.to_owned());
+                return TaskResult {
+                    steps: vec![step],
+                    hits,
+                };
+            }
+            (steps, Some(text))
+        }
+        TaskInput::Queries(queries) => (
+            queries
+                .iter()
+                .map(|query| query.trim().to_owned())
+                .filter(|query| !query.is_empty())
+                .collect(),
+            None,
+        ),
+    };
+    let mut lists: Vec<Vec<SearchHit>> = Vec::with_capacity(steps.len() + 1);
+    if let Some(text) = context {
+        lists.push(rank(&WeightedQuery::text(text), limit));
+    }
+    let whole_lists = lists.len();
+    lists.extend(steps.iter().map(|step| {
+        let mut parts = vec![(step.as_str(), 1.0)];
+        if let Some(text) = context
+            && config.context_weight > 0.0
+        {
+            parts.push((text, config.context_weight));
+        }
+        let query = WeightedQuery {
+            parts,
+            namespace_boosts: None,
+        };
+        rank(&query, limit)
+    }));
+    let step_lists = &lists[whole_lists..];
+    let owner = |index: usize| best_step(step_lists, index);
+    let mut hits = merge(&lists, limit, config.floor, |list, index| {
+        list < whole_lists || owner(index) == list - whole_lists
+    });
+    for hit in &mut hits {
+        hit.step = owner(hit.hit.index);
+    }
+    TaskResult { hits, steps }
+}
+
+/// The step whose query scores document `index` highest (ties and unlisted documents: the
+/// first step). Every step's query holds the same task words, so the step whose own words match
+/// the tool best wins.
+fn best_step(step_lists: &[Vec<SearchHit>], index: usize) -> usize {
+    let mut best: Option<(f32, usize)> = None;
+    for (step, list) in step_lists.iter().enumerate() {
+        if let Some(hit) = list.iter().find(|hit| hit.index == index)
+            && best.is_none_or(|(score, _)| hit.score > score)
+        {
+            best = Some((hit.score, step));
+        }
+    }
+    best.map_or(0, |(_, step)| step)
+}
+
+/// Merges lists in rounds (see the module docs), list `l` offering only the documents `offers(l,
+/// document)` allows; a hit's `step` is the position of the list it came from.
+fn merge(
+    lists: &[Vec<SearchHit>],
+    limit: usize,
+    floor: f32,
+    offers: impl Fn(usize, usize) -> bool,
+) -> Vec<TaskHit> {
+    let mut merged: Vec<TaskHit> = Vec::new();
+    let mut next = vec![0usize; lists.len()];
+    while merged.len() < limit {
+        let mut added = false;
+        for (step, list) in lists.iter().enumerate() {
+            if merged.len() == limit {
+                break;
+            }
+            let best = list.first().map_or(0.0, |hit| hit.score);
+            while let Some(hit) = list.get(next[step]) {
+                next[step] += 1;
+                if !hit.exact_name && hit.score < floor * best {
+                    next[step] = list.len();
+                    break;
+                }
+                if offers(step, hit.index) && merged.iter().all(|m| m.hit.index != hit.index) {
+                    merged.push(TaskHit {
+                        hit: hit.clone(),
+                        step,
+                    });
+                    added = true;
+                    break;
+                }
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(index: usize, score: f32) -> SearchHit {
+        SearchHit {
+            index,
+            name: format!("t{index}"),
+            score,
+            exact_name: false,
+        }
+    }
+
+    #[test]
+    fn merge_covers_each_list_before_a_second_tool_and_skips_repeats() {
+        let lists = vec![
+            vec![hit(1, 9.0), hit(2, 8.0), hit(3, 1.0)],
+            vec![hit(1, 5.0), hit(4, 4.0)],
+            vec![hit(5, 2.0)],
+        ];
+        let names = |hits: &[TaskHit]| -> Vec<(String, usize)> {
+            hits.iter().map(|h| (h.hit.name.clone(), h.step)).collect()
+        };
+        assert_eq!(
+            names(&merge(&lists, 10, 0.0, |_, _| true)),
+            [
+                ("t1".into(), 0),
+                ("t4".into(), 1),
+                ("t5".into(), 2),
+                ("t2".into(), 0),
+                ("t3".into(), 0)
+            ]
+        );
+        assert_eq!(merge(&lists, 2, 0.0, |_, _| true).len(), 2);
+        // With a floor of .5, t3 (1/9 of its step's best) is not offered.
+        assert_eq!(merge(&lists, 10, 0.5, |_, _| true).len(), 4);
+        // A list that may not offer t4 leaves it out.
+        assert_eq!(merge(&lists, 10, 0.0, |_, index| index != 4).len(), 4);
+        assert_eq!(best_step(&lists[1..], 4), 0);
+        // t1 scores 9 in the first list, 5 in the second.
+        assert_eq!(best_step(&lists, 1), 0);
+        assert_eq!(best_step(&lists[1..], 1), 0);
+        assert_eq!(best_step(&[lists[1].clone(), lists[0].clone()], 1), 1);
+        assert_eq!(best_step(&lists, 5), 2);
+        assert_eq!(best_step(&lists, 9), 0);
+    }
+
+    #[test]
+    fn one_step_is_ranked_whole_and_steps_see_the_task() {
+        let seen = std::cell::RefCell::new(Vec::new());
+        let rank = |query: &WeightedQuery<'_>, _limit: usize| {
+            seen.borrow_mut().push(
+                query
+                    .parts
+                    .iter()
+                    .map(|(text, weight)| format!("{text}@{weight}"))
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            );
+            vec![hit(seen.borrow().len(), 1.0)]
+        };
+        let config = TaskConfig::default();
+        let single = search_task(TaskInput::Text("What's the weather?"), 5, &config, rank);
+        assert_eq!(single.steps, ["What's the weather"]);
+        assert_eq!(single.names(), ["t1"]);
+        let task = "Find the file, then open it.";
+        let result = search_task(TaskInput::Text(task), 5, &config, rank);
+        assert_eq!(result.steps, ["Find the file", "open it"]);
+        // The whole text's list (t2), then each step's (t3, t4).
+        assert_eq!(result.names(), ["t2", "t3", "t4"]);
+        assert_eq!(
+            result.hits.iter().map(|h| h.step).collect::<Vec<_>>(),
+            [0, 0, 1]
+        );
+        let queries = ["weather".to_owned(), " ".to_owned(), "time".to_owned()];
+        let named = search_task(TaskInput::Queries(&queries), 5, &config, rank);
+        assert_eq!(named.steps, ["weather", "time"]);
+        assert_eq!(
+            *seen.borrow(),
+            [
+                "What's the weather?@1",
+                "Find the file, then open it.@1",
+                "Find the file@1|Find the file, then open it.@0.5",
+                "open it@1|Find the file, then open it.@0.5",
+                "weather@1",
+                "time@1"
+            ]
+        );
+    }
+}
