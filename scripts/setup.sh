@@ -125,19 +125,21 @@ fi
 
 # Arize Phoenix, an OTLP backend people trace agents with: the OpenTelemetry export test
 # (crates/wink-cli/tests/otel_phoenix.rs) starts it on loopback ports and reads the spans back.
-# A venv of its own in the wink cache, pinned (about 850 MB; about a minute to install on a
-# 2-core machine). WINK_SKIP_PHOENIX=1 skips it (the test then skips, outside CI).
+# A venv of its own in the wink cache, every package pinned by sha256 in
+# scripts/phoenix-requirements.txt (143 wheels, about 850 MB installed, about a minute to
+# install on a 2-core machine). WINK_SKIP_PHOENIX=1 skips it (the test then skips, outside CI).
 if [ "${WINK_SKIP_PHOENIX:-0}" != "1" ]; then
-  phoenix_version=20.26.1
+  phoenix_lock=scripts/phoenix-requirements.txt
+  phoenix_id=$(sha256sum "$phoenix_lock" | cut -d' ' -f1)
   if [ -n "${WINK_HOME:-}" ]; then phoenix_dir="$WINK_HOME/phoenix"
   elif [ -n "${XDG_CACHE_HOME:-}" ]; then phoenix_dir="$XDG_CACHE_HOME/wink/phoenix"
   else phoenix_dir="$HOME/.cache/wink/phoenix"; fi
-  if [ "$(cat "$phoenix_dir/.installed" 2>/dev/null)" != "$phoenix_version" ]; then
-    echo "setup: installing Arize Phoenix $phoenix_version into $phoenix_dir"
+  if [ "$(cat "$phoenix_dir/.installed" 2>/dev/null)" != "$phoenix_id" ]; then
+    echo "setup: installing Arize Phoenix ($phoenix_lock) into $phoenix_dir"
     rm -rf "$phoenix_dir"
     python3 -m venv "$phoenix_dir"
-    "$phoenix_dir/bin/python" -m pip install --quiet --disable-pip-version-check \
-      "arize-phoenix==$phoenix_version"
-    echo "$phoenix_version" > "$phoenix_dir/.installed"
+    "$phoenix_dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+      --require-hashes --no-deps --only-binary :all: -r "$phoenix_lock"
+    echo "$phoenix_id" > "$phoenix_dir/.installed"
   fi
 fi

@@ -281,3 +281,108 @@ fn the_session_answers_with_the_spans_it_will_record() {
     assert_eq!(started[0].parent, Some(parent));
     let _ = LoopIntervention::new("x", "y");
 }
+
+#[test]
+fn a_repaired_turn_is_an_intervention_of_the_run_and_its_text_is_content() {
+    // The answer names the tool instead of calling it: the named-tool policy takes it back.
+    let turns = json!([
+        {"text": "You can call the `search` function with query login.", "usage": usage(80, 12, 0)},
+        {"tool_calls": [{"id": "c1", "name": "search", "arguments": {"query": "login"}}], "usage": usage(90, 9, 64)},
+        {"text": "Log in with the API key.", "usage": usage(120, 7, 80)}
+    ]);
+    let provider = ScriptedProvider::from_json(&turns.to_string(), "test").unwrap();
+    let template = Arc::new(
+        PromptTemplate::builder("demo", "repair")
+            .section(MarkdownSection::new("Task", "task", "Answer with `search`.").tool(search()))
+            .build()
+            .unwrap(),
+    );
+    let session = Session::new();
+    let collected: Collected = Arc::default();
+    let sink = Arc::clone(&collected);
+    wink_trace::trace_session_to(
+        &session,
+        TraceOptions::default(),
+        Arc::new(move |spans| sink.lock().unwrap().extend(spans)),
+    );
+    let dir = std::env::temp_dir().join(format!("wink-trace-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("run.jsonl");
+    let log_writer =
+        wink_store::SessionLog::create(&log, &session, wink_store::FsyncPolicy::Never).unwrap();
+    let config = MainLoopConfig {
+        loop_config: LoopConfig {
+            repairs: std::collections::BTreeMap::from([("named-tool".to_owned(), true)]),
+            answer_tool: Some(false),
+            ..LoopConfig::default()
+        },
+        ..MainLoopConfig::default()
+    };
+    let result = block_on(MainLoop::new(&provider, config).execute(
+        &Prompt::new(template),
+        &session,
+        RunHooks::default(),
+    ))
+    .unwrap();
+    assert_eq!(result.text(), Some("Log in with the API key."));
+    drop(log_writer);
+    drop(session);
+    let live = sorted(collected.lock().unwrap().clone());
+    let names: Vec<&str> = live.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "invoke_agent demo:repair",
+            "chat script",
+            "chat script",
+            "execute_tool search",
+            "chat script",
+        ]
+    );
+    let repair = |spans: &[SpanRecord]| -> Vec<(String, Option<String>)> {
+        let event = spans[0]
+            .events
+            .iter()
+            .find(|e| e.name == "wink.intervention")
+            .unwrap();
+        [
+            "wink.event.type",
+            "wink.rule",
+            "wink.action",
+            "wink.tool",
+            "wink.text",
+        ]
+        .iter()
+        .map(|k| ((*k).to_owned(), event.attributes.str(k).map(str::to_owned)))
+        .collect()
+    };
+    let fields = |text: Option<&str>| {
+        vec![
+            (
+                "wink.event.type".to_owned(),
+                Some("TurnRepaired".to_owned()),
+            ),
+            ("wink.rule".to_owned(), Some("named-tool".to_owned())),
+            ("wink.action".to_owned(), Some("require_tool".to_owned())),
+            ("wink.tool".to_owned(), Some("search".to_owned())),
+            ("wink.text".to_owned(), text.map(str::to_owned)),
+        ]
+    };
+    // Without the opt-in, what the model wrote stays out; with it, the taken-back text is there.
+    assert_eq!(repair(&live), fields(None));
+    let captured = sorted(
+        wink_trace::read::from_session_log(
+            &log,
+            MapOptions {
+                capture_content: true,
+                ..MapOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    assert_eq!(
+        repair(&captured),
+        fields(Some("You can call the `search` function with query login."))
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

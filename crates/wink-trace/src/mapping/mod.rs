@@ -530,7 +530,8 @@ impl Mapper {
     }
 
     /// An intervention or repair event: a `wink.intervention` event of the run with the
-    /// event's fields (`arguments`/`params` only with content capture).
+    /// event's fields (`arguments`, `params` and `text`, which hold what the model wrote, only
+    /// with content capture).
     pub fn on_intervention(&mut self, key: &str, type_name: &str, event: &Value, ns: u64) {
         let capture = self.options.capture_content;
         let redactor = self.options.redactor.clone();
@@ -544,7 +545,7 @@ impl Mapper {
                 if matches!(field.as_str(), "event_id" | "created_at" | "session_id") {
                     continue;
                 }
-                let content = matches!(field.as_str(), "arguments" | "params");
+                let content = matches!(field.as_str(), "arguments" | "params" | "text");
                 if content && !capture {
                     continue;
                 }
