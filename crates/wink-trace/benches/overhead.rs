@@ -1,15 +1,20 @@
-//! What tracing costs a run: 10,000 scripted model calls (2,000 runs of example-01's shape:
-//! read a summarized section, three tool calls, an answer) with spans off, with spans on (live
-//! mapping into a sink that drops them), and with OTLP export to a collector that is down
-//! (a closed loopback port): the runs must all finish, and the exit flush must not wait.
+//! What tracing costs a run: 10,000 scripted model calls (2,000 runs of example 01's shape:
+//! read a summarized section, three tool calls, an answer) with spans off; mapped live into a
+//! sink that drops them (the mapping alone); exported over OTLP http/protobuf to a collector on
+//! loopback that accepts them (the whole path: mapping, the SDK's batch processor, the export
+//! thread); and exported to a collector that is down (a closed loopback port): every run must
+//! finish, and the exit flush must not wait for it.
 //!
 //! `cargo bench -p wink-trace --bench overhead` (each mode runs in a child process of its own,
-//! three times; medians are printed).
+//! five times, the modes interleaved; medians are printed).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::process::Command;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -86,23 +91,72 @@ fn workload(trace: &dyn Fn(&Session)) -> (f64, usize) {
     (started.elapsed().as_secs_f64(), failed)
 }
 
+/// A collector on loopback that answers every OTLP/HTTP request with 200 and counts the bytes
+/// it received; returns its endpoint.
+fn collector(received: Arc<AtomicU64>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let received = Arc::clone(&received);
+            std::thread::spawn(move || answer_requests(stream, &received));
+        }
+    });
+    endpoint
+}
+
+/// Answers the requests of one (kept-alive) connection.
+fn answer_requests(stream: TcpStream, received: &AtomicU64) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut out = stream;
+    loop {
+        let mut length = 0usize;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            if line.trim().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        received.fetch_add(length as u64, Ordering::Relaxed);
+        let reply = "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n";
+        if out.write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
 fn child(mode: &str) {
     let (seconds, failed, exit_ms) = match mode {
         "off" => {
             let (s, f) = workload(&|_| {});
             (s, f, 0.0)
         }
-        "on" => {
+        "mapped" => {
             let (s, f) = workload(&|session| {
                 wink_trace::trace_session_to(session, TraceOptions::default(), Arc::new(drop));
             });
             (s, f, 0.0)
         }
-        "down" => {
+        "exported" | "down" => {
+            // OTEL_EXPORTER_OTLP_ENDPOINT is set: every run the main loop makes is traced by the
+            // hook init_from_env installs.
             let guard = wink_trace::init_from_env()
                 .unwrap()
                 .expect("the endpoint is set");
-            // Runs made by the main loop are traced by the hook init_from_env installed.
             let (s, f) = workload(&|_| {});
             let exit = Instant::now();
             drop(guard);
@@ -113,13 +167,16 @@ fn child(mode: &str) {
     println!("{seconds} {failed} {exit_ms}");
 }
 
-/// One child's (seconds, failed runs, exit flush wait in ms).
-type Sample = (f64, usize, f64);
+/// One child's (seconds, failed runs, exit flush wait in ms, OTLP bytes the collector received).
+type Sample = (f64, usize, f64, u64);
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
 }
+
+const MODES: [&str; 4] = ["off", "mapped", "exported", "down"];
+const ROUNDS: usize = 5;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -127,29 +184,32 @@ fn main() {
         child(&args[at + 1]);
         return;
     }
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let closed = format!(
+        "http://{}",
+        TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+    );
+    let received = Arc::new(AtomicU64::new(0));
+    let live = collector(Arc::clone(&received));
     let exe = std::env::current_exe().unwrap();
-    let mut results: Vec<(&str, Vec<Sample>)> = Vec::new();
-    for mode in ["off", "on", "down"] {
-        let mut samples = Vec::new();
-        for _ in 0..3 {
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); MODES.len()];
+    for _ in 0..ROUNDS {
+        for (m, mode) in MODES.iter().enumerate() {
             let mut command = Command::new(&exe);
-            command.args(["--child", mode]);
             command
+                .args(["--child", mode])
                 .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-                .env_remove("OTEL_SDK_DISABLED");
-            if mode == "down" {
-                command.env(
-                    "OTEL_EXPORTER_OTLP_ENDPOINT",
-                    format!("http://127.0.0.1:{closed}"),
-                );
-            } else {
-                command.env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
-            }
+                .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
+                .env_remove("OTEL_SDK_DISABLED")
+                .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+            match *mode {
+                "exported" => command.env("OTEL_EXPORTER_OTLP_ENDPOINT", &live),
+                "down" => command.env("OTEL_EXPORTER_OTLP_ENDPOINT", &closed),
+                _ => &mut command,
+            };
+            let before = received.load(Ordering::Relaxed);
             let out = command.output().unwrap();
             assert!(
                 out.status.success(),
@@ -158,30 +218,32 @@ fn main() {
             );
             let line = String::from_utf8_lossy(&out.stdout);
             let fields: Vec<&str> = line.split_whitespace().collect();
-            samples.push((
+            samples[m].push((
                 fields[0].parse().unwrap(),
                 fields[1].parse().unwrap(),
                 fields[2].parse().unwrap(),
+                received.load(Ordering::Relaxed) - before,
             ));
         }
-        results.push((mode, samples));
     }
-    let off = median(results[0].1.iter().map(|s| s.0).collect());
+    let off = median(samples[0].iter().map(|s| s.0).collect());
     println!(
-        "{} model calls ({RUNS} runs of {CALLS_PER_RUN}), median of 3 processes each:",
+        "{} model calls ({RUNS} runs of {CALLS_PER_RUN}), median of {ROUNDS} processes each (modes interleaved):",
         RUNS * CALLS_PER_RUN
     );
-    for (mode, samples) in &results {
+    for (mode, samples) in MODES.iter().zip(&samples) {
         let seconds = median(samples.iter().map(|s| s.0).collect());
         let failed: usize = samples.iter().map(|s| s.1).sum();
-        let exit = median(samples.iter().map(|s| s.2).collect());
+        let exit = samples.iter().map(|s| s.2).fold(0.0, f64::max);
+        let bytes = median(samples.iter().map(|s| s.3 as f64).collect());
         let label = match *mode {
             "off" => "spans off",
-            "on" => "spans on (mapped, dropped)",
+            "mapped" => "spans mapped, dropped",
+            "exported" => "spans exported (loopback)",
             _ => "spans exported, collector down",
         };
         println!(
-            "  {label:<32} {seconds:>8.3} s  {:>+6.2}%  failed runs: {failed}  exit flush wait: {exit:.1} ms",
+            "  {label:<31} {seconds:>8.3} s  {:>+6.2}%  failed runs: {failed}  longest exit flush: {exit:.1} ms  OTLP bytes received: {bytes:.0}",
             100.0 * (seconds - off) / off
         );
     }
