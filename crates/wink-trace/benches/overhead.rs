@@ -132,7 +132,8 @@ fn answer_requests(stream: TcpStream, received: &AtomicU64) {
             return;
         }
         received.fetch_add(length as u64, Ordering::Relaxed);
-        let reply = "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n";
+        let reply =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n";
         if out.write_all(reply.as_bytes()).is_err() {
             return;
         }

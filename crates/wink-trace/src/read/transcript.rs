@@ -1,6 +1,7 @@
 //! A transcript (`wink run --transcript`) as the session events the mapping reads: a
 //! `PromptRendered` per evaluation, a `ModelCalled` per model call, a `ToolInvoked` per tool
-//! result, a `PromptExecuted` at the end. A transcript holds no section tree and, when it was
+//! result, a `TurnRepaired` per repair (at the end: a transcript does not say when), a
+//! `PromptExecuted` at the end. A transcript holds no section tree and, when it was
 //! written without call times, no times: the calls then follow each other a second apart and
 //! the run is marked `wink.timing.unknown`.
 
@@ -140,6 +141,21 @@ pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, Str
         index += 1;
         last_end = end;
         sent = messages;
+    }
+    // The turns the turn policies took back: a transcript does not say when, so at the end.
+    for repair in t
+        .get("repairs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let mut event = repair.clone();
+        if let Value::Object(fields) = &mut event {
+            fields.insert("event_id".into(), json!(next_id()));
+            fields.insert("created_at".into(), stamp(last_end));
+            fields.insert("session_id".into(), json!(session));
+            out.push(("TurnRepaired".into(), event));
+        }
     }
     let status = t
         .get("status")
