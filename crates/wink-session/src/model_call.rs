@@ -1,5 +1,7 @@
 //! Telemetry of the model calls of a run ([`ModelCalled`]) and of its trace ([`TraceStarted`]).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
@@ -59,9 +61,10 @@ pub struct ModelCalled {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_type: Option<String>,
     /// The messages added to the conversation since the evaluation's previous model call (all of
-    /// them for its first), as the conversation JSON holds them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub new_messages: Vec<Value>,
+    /// them for its first), as the conversation JSON holds them (shared: a session clones an
+    /// event for its subscribers).
+    #[serde(default, skip_serializing_if = "no_messages")]
+    pub new_messages: Arc<[Value]>,
     /// The trace span the call was made in (its `chat` span: the `traceparent` the request
     /// carried), when the run was traced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,7 +95,7 @@ impl ModelCalled {
             text: None,
             error: None,
             error_type: None,
-            new_messages: Vec::new(),
+            new_messages: Arc::default(),
             span: None,
         }
     }
@@ -104,6 +107,10 @@ impl ModelCalled {
     }
 }
 telemetry_event!(ModelCalled);
+
+fn no_messages(messages: &Arc<[Value]>) -> bool {
+    messages.is_empty()
+}
 
 /// A tracer started recording a run: the run span's trace context and its parent. Journaled
 /// with the run, so a worker that takes the run over continues the same span.

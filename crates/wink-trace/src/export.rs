@@ -36,8 +36,12 @@ pub enum ExportError {
     Build(String),
 }
 
-/// How long an exit flush waits for the collector (nothing when it already failed).
+/// How long an exit flush waits for the collector (nothing when it already failed, or does not
+/// accept a connection within [`PROBE`]).
 const EXIT_FLUSH: Duration = Duration::from_secs(2);
+
+/// How long an exit flush asks whether a collector that has not answered yet is there at all.
+const PROBE: Duration = Duration::from_millis(100);
 
 /// Where spans go: the SDK's batch processor over an OTLP exporter.
 #[allow(missing_debug_implementations)]
@@ -52,6 +56,7 @@ pub struct Exporter {
 #[derive(Debug, Default)]
 struct Health {
     failures: AtomicU64,
+    exported: AtomicU64,
     warned: AtomicBool,
     endpoint: String,
 }
@@ -277,10 +282,21 @@ impl Exporter {
         if self.shut.swap(true, Ordering::Relaxed) {
             return;
         }
+        let health = &self.health;
         let wait = if self.failures() > 0 {
             Duration::ZERO
-        } else {
+        } else if health.exported.load(Ordering::Relaxed) > 0
+            || crate::reach::answers_within(&health.endpoint, PROBE)
+        {
             EXIT_FLUSH
+        } else {
+            if !health.warned.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    "OpenTelemetry export to {}: the collector does not answer; the run goes on, its spans are dropped (warned once)",
+                    health.endpoint
+                );
+            }
+            Duration::ZERO
         };
         let _ = self.processor.shutdown_with_timeout(wait);
     }
@@ -320,6 +336,9 @@ struct Watched {
 
 impl Watched {
     fn record(&self, result: OTelSdkResult) -> OTelSdkResult {
+        if result.is_ok() {
+            self.health.exported.fetch_add(1, Ordering::Relaxed);
+        }
         if let Err(error) = &result {
             self.health.failures.fetch_add(1, Ordering::Relaxed);
             if !self.health.warned.swap(true, Ordering::Relaxed) {

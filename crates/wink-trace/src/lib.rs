@@ -15,6 +15,7 @@ pub mod mapping;
 pub mod otlp_json;
 pub mod page;
 pub mod propagate;
+mod reach;
 pub mod read;
 pub mod semconv;
 pub mod show;

@@ -70,6 +70,7 @@ pub fn trace_session_to(session: &Session, options: TraceOptions, sink: SpanSink
         mapper,
         session: session.downgrade(),
         session_id: id,
+        key: id.to_string(),
         resumable: options.resumable,
         parent: options.parent,
         sink,
@@ -112,6 +113,8 @@ struct Live {
     mapper: Mapper,
     session: WeakSession,
     session_id: SessionId,
+    /// `session_id` as the mapper keys its runs.
+    key: String,
     resumable: bool,
     parent: Option<TraceParent>,
     sink: SpanSink,
@@ -124,7 +127,7 @@ impl Live {
         event: &dyn ErasedEvent,
     ) -> Option<(TraceStarted, Session)> {
         let mut live = state.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = live.session_id.to_string();
+        let key = live.key.clone();
         live.continue_taken_over_run(&key);
         let before = live.mapper.run(&key).map(|r| r.span_id);
         let any = event.as_any();

@@ -2,6 +2,8 @@
 //! status. The same records go to an OTLP exporter, into an OTLP JSON file, to the terminal
 //! tree and to the page.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use wink_session::TraceParent;
 
@@ -66,8 +68,8 @@ impl From<Vec<String>> for AttrValue {
 /// A key and its value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Attribute {
-    /// The key (see [`crate::semconv`]).
-    pub key: String,
+    /// The key (see [`crate::semconv`]; a `&'static str` there, so setting it allocates nothing).
+    pub key: Cow<'static, str>,
     /// The value.
     pub value: AttrValue,
 }
@@ -78,15 +80,17 @@ pub struct Attribute {
 pub struct Attributes(pub Vec<Attribute>);
 
 impl Attributes {
+    /// No attributes, with room for `n`.
+    pub fn with_capacity(n: usize) -> Self {
+        Self(Vec::with_capacity(n))
+    }
+
     /// Sets `key` (replacing an earlier value).
-    pub fn set(&mut self, key: &str, value: impl Into<AttrValue>) {
-        let value = value.into();
+    pub fn set(&mut self, key: impl Into<Cow<'static, str>>, value: impl Into<AttrValue>) {
+        let (key, value) = (key.into(), value.into());
         match self.0.iter_mut().find(|a| a.key == key) {
             Some(existing) => existing.value = value,
-            None => self.0.push(Attribute {
-                key: key.to_owned(),
-                value,
-            }),
+            None => self.0.push(Attribute { key, value }),
         }
     }
 

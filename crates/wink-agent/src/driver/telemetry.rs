@@ -82,7 +82,8 @@ impl CallRecord<'_> {
             .unwrap_or_default()
             .iter()
             .filter_map(|m: &Message| serde_json::to_value(m).ok())
-            .collect();
+            .collect::<Vec<_>>()
+            .into();
         match result {
             Ok(turn) => {
                 event.usage = turn.usage;

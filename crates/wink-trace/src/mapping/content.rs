@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 /// captured content holds them.
 #[derive(Clone, Debug, Default)]
 pub struct Redactor {
-    secrets: Vec<String>,
+    secrets: std::sync::Arc<[String]>,
 }
 
 /// What replaces a secret.
@@ -36,13 +36,15 @@ impl Redactor {
             .collect();
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         secrets.dedup();
-        Self { secrets }
+        Self {
+            secrets: secrets.into(),
+        }
     }
 
     /// `text` with every secret replaced.
     pub fn clean(&self, text: &str) -> String {
         let mut out = text.to_owned();
-        for secret in &self.secrets {
+        for secret in self.secrets.iter() {
             if out.contains(secret.as_str()) {
                 out = out.replace(secret.as_str(), REDACTED);
             }

@@ -18,6 +18,7 @@ mod content;
 mod run;
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 use wink_agent::SubagentEvent;
@@ -51,13 +52,19 @@ pub struct MapOptions {
 
 impl MapOptions {
     /// Content capture as `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` says (`true`,
-    /// any case), secrets from the environment.
+    /// any case), secrets from the environment: read once per process (every traced session
+    /// asks).
     pub fn from_env() -> Self {
-        Self {
-            capture_content: std::env::var("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
+        static FROM_ENV: OnceLock<MapOptions> = OnceLock::new();
+        FROM_ENV
+            .get_or_init(|| Self {
+                capture_content: std::env::var(
+                    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+                )
                 .is_ok_and(|v| v.trim().eq_ignore_ascii_case("true")),
-            redactor: Redactor::from_env(),
-        }
+                redactor: Redactor::from_env(),
+            })
+            .clone()
     }
 }
 
@@ -86,6 +93,8 @@ pub struct Mapper {
     remote_parent: Option<TraceParent>,
     /// Tool calls made for a caller in another process (an MCP client), by (run, call id).
     remote_calls: HashMap<(String, String), TraceParent>,
+    /// The key of the session the last event named (events come in runs of one session).
+    last_key: Option<(wink_session::SessionId, String)>,
     out: Vec<SpanRecord>,
 }
 
@@ -177,8 +186,18 @@ impl Mapper {
             .insert((key.to_owned(), call_id.to_owned()), span);
     }
 
-    fn key_of(&self, session: Option<&wink_session::SessionId>) -> String {
-        session.map_or_else(|| self.default_key.clone(), ToString::to_string)
+    fn key_of(&mut self, session: Option<&wink_session::SessionId>) -> String {
+        let Some(session) = session else {
+            return self.default_key.clone();
+        };
+        match &self.last_key {
+            Some((id, key)) if id == session => key.clone(),
+            _ => {
+                let key = session.to_string();
+                self.last_key = Some((*session, key.clone()));
+                key
+            }
+        }
     }
 
     /// Feeds one session event, by type name and JSON (an offline record).
@@ -349,7 +368,7 @@ impl Mapper {
             .map(|s| s.span_id)
             .or(planned)
             .unwrap_or_else(|| span_id_of(&e.event_id, 2));
-        let mut attributes = Attributes::default();
+        let mut attributes = Attributes::with_capacity(20);
         attributes.set(semconv::OPERATION_NAME, operation::CHAT);
         attributes.set(semconv::PROVIDER_NAME, semconv::provider_name(&e.adapter));
         attributes.set(semconv::REQUEST_MODEL, e.model.as_str());
@@ -374,11 +393,11 @@ impl Mapper {
         attributes.set(wink::MESSAGES, e.messages);
         attributes.set(wink::TOOLS_OFFERED, e.tools.clone());
         attributes.set(wink::PROMPT_SECTIONS, run.sections_json());
-        if e.index == 0 {
-            run.conversation.clear();
-        }
-        run.conversation.extend(e.new_messages.iter().cloned());
         if capture {
+            if e.index == 0 {
+                run.conversation.clear();
+            }
+            run.conversation.extend(e.new_messages.iter().cloned());
             chat_content(&mut attributes, e, &run.conversation, &redactor);
         }
         let mut status = SpanStatus::Unset;
@@ -559,7 +578,7 @@ impl Mapper {
                     Value::String(s) => AttrValue::Str(redactor.clean(s)),
                     other => AttrValue::Str(redactor.json(other)),
                 };
-                attrs.set(&format!("wink.{field}"), value);
+                attrs.set(format!("wink.{field}"), value);
             }
         }
         run.event(ev::INTERVENTION, ns, attrs);
@@ -601,7 +620,7 @@ pub(crate) fn event_time(event: &Value) -> u64 {
 
 /// The attributes of an `execute_tool` span.
 fn tool_attributes(e: &ToolInvoked, call_id: &str, options: &MapOptions) -> Attributes {
-    let mut attributes = Attributes::default();
+    let mut attributes = Attributes::with_capacity(10);
     attributes.set(semconv::OPERATION_NAME, operation::EXECUTE_TOOL);
     attributes.set(semconv::TOOL_NAME, e.name.as_str());
     attributes.set(semconv::TOOL_TYPE, "function");

@@ -1,7 +1,8 @@
 //! One run being mapped: its `invoke_agent` span (open until the run ends), the section tree of
 //! its current evaluation with what was opened and injected, and its totals.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use wink_session::{RenderedSectionTelemetry, SectionVisibility};
 
 use crate::semconv::{self, wink};
@@ -15,6 +16,24 @@ pub(crate) struct SectionState {
     pub(crate) opened: Option<(u32, u64)>,
     /// Tools injected from it.
     pub(crate) injected: Vec<String>,
+}
+
+/// One section of `wink.prompt.sections`.
+#[derive(Serialize)]
+struct SectionJson<'a> {
+    key: &'a str,
+    title: &'a str,
+    depth: u32,
+    visibility: &'static str,
+    bytes: u64,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    tools: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    hidden_tools: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    opened_before_call: Option<u32>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    injected: &'a [String],
 }
 
 /// A run between its first event and its end.
@@ -54,6 +73,8 @@ pub(crate) struct RunState {
     pub(crate) conversation: Vec<Value>,
     /// End of the last model call (a tool call without its own start time starts there).
     pub(crate) last_call_end_ns: u64,
+    /// [`RunState::sections_json`] since the tree last changed.
+    sections_text: Option<String>,
 }
 
 impl RunState {
@@ -86,6 +107,7 @@ impl RunState {
             emitted: 0,
             conversation: Vec::new(),
             last_call_end_ns: start_ns,
+            sections_text: None,
         }
     }
 
@@ -133,6 +155,7 @@ impl RunState {
                 injected: Vec::new(),
             })
             .collect();
+        self.sections_text = None;
         self.conversation.clear();
     }
 
@@ -145,6 +168,7 @@ impl RunState {
         self.opened.push((key.to_owned(), self.model_calls, ns));
         if let Some(section) = self.sections.iter_mut().find(|s| s.rendered.key == key) {
             section.opened = Some((self.model_calls, ns));
+            self.sections_text = None;
         }
         true
     }
@@ -152,41 +176,41 @@ impl RunState {
     pub(crate) fn inject(&mut self, key: &str, tools: &[String]) {
         if let Some(section) = self.sections.iter_mut().find(|s| s.rendered.key == key) {
             section.injected.extend(tools.iter().cloned());
+            self.sections_text = None;
         }
     }
 
-    /// The section tree as a model call sees it now (`wink.prompt.sections`).
-    pub(crate) fn sections_json(&self) -> String {
-        let items: Vec<Value> = self
+    /// The section tree as a model call sees it now (`wink.prompt.sections`), built again only
+    /// when it changed.
+    pub(crate) fn sections_json(&mut self) -> String {
+        if let Some(text) = &self.sections_text {
+            return text.clone();
+        }
+        let text = self.build_sections_json();
+        self.sections_text = Some(text.clone());
+        text
+    }
+
+    fn build_sections_json(&self) -> String {
+        let items: Vec<SectionJson<'_>> = self
             .sections
             .iter()
-            .map(|s| {
-                let mut item = json!({
-                    "key": s.rendered.key,
-                    "title": s.rendered.title,
-                    "depth": s.rendered.depth,
-                    "visibility": match s.rendered.visibility {
-                        SectionVisibility::Full => "full",
-                        _ => "summary",
-                    },
-                    "bytes": s.rendered.bytes,
-                });
-                if !s.rendered.tools.is_empty() {
-                    item["tools"] = json!(s.rendered.tools);
-                }
-                if !s.rendered.hidden_tools.is_empty() {
-                    item["hidden_tools"] = json!(s.rendered.hidden_tools);
-                }
-                if let Some((call, _)) = s.opened {
-                    item["opened_before_call"] = json!(call);
-                }
-                if !s.injected.is_empty() {
-                    item["injected"] = json!(s.injected);
-                }
-                item
+            .map(|s| SectionJson {
+                key: &s.rendered.key,
+                title: &s.rendered.title,
+                depth: s.rendered.depth,
+                visibility: match s.rendered.visibility {
+                    SectionVisibility::Full => "full",
+                    _ => "summary",
+                },
+                bytes: s.rendered.bytes,
+                tools: &s.rendered.tools,
+                hidden_tools: &s.rendered.hidden_tools,
+                opened_before_call: s.opened.map(|(call, _)| call),
+                injected: &s.injected,
             })
             .collect();
-        Value::Array(items).to_string()
+        serde_json::to_string(&items).unwrap_or_default()
     }
 
     pub(crate) fn event(&mut self, name: &str, ns: u64, attributes: Attributes) {
