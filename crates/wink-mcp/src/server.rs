@@ -235,7 +235,7 @@ impl PromptServer {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call_with(name, arguments, self.tool_resources(), true)
+        self.call_with(name, arguments, self.tool_resources(), true, None)
             .await
             .map(|done| done.result)
     }
@@ -251,13 +251,15 @@ impl PromptServer {
 
     /// Runs one call with `resources`: the result as text, and the tool's value (for MCP's
     /// result forms, see `server_call`). An `exclusive` call waits for the calls before it
-    /// (calls may open sections); a task runs beside them.
+    /// (calls may open sections); a task runs beside them. With the client's span
+    /// (`traceparent`), the call's span continues the client's trace when the session is traced.
     pub(crate) async fn call_with(
         &self,
         name: &str,
         arguments: Option<JsonObject>,
         resources: Resources,
         exclusive: bool,
+        traceparent: Option<wink_session::TraceParent>,
     ) -> Result<CallDone, ErrorData> {
         let state = &self.state;
         let _turn = match exclusive {
@@ -294,6 +296,9 @@ impl PromptServer {
             name: name.to_owned(),
             arguments: ToolArguments::Json(Value::Object(arguments.unwrap_or_default())),
         };
+        if let Some(parent) = traceparent {
+            state.session.continue_trace(&call.id, parent);
+        }
         let before: Vec<String> = rendered
             .tool_names()
             .iter()

@@ -86,6 +86,7 @@ impl PromptSpec {
     /// As [`PromptSpec::load`].
     pub fn load_in(&self, session: Session) -> Result<PreparedPrompt> {
         register_run_events(&session);
+        crate::trace::attach(&session);
         let defer = match &self.defer {
             None => None,
             Some(text) => Some(

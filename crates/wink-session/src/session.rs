@@ -19,6 +19,7 @@ use crate::slice::{ErasedSlice, SliceMap, SliceOp, SliceView};
 use crate::snapshot::{Snapshot, SnapshotRestoreError, parse_snapshot_slices, slice_records};
 use crate::telemetry::register_telemetry_events;
 use crate::time::Timestamp;
+use crate::trace::{TraceParent, TraceScope, TraceSource};
 use crate::visibility::VisibilityOverrides;
 
 /// Whether a dispatch is live (journal, then reducers, then bus) or a replay of a logged event (reducers only).
@@ -76,6 +77,8 @@ pub(crate) struct SessionState {
     tags: Arc<BTreeMap<String, String>>,
     children_ids: Arc<Vec<SessionId>>,
     pub(crate) journal: Option<Arc<dyn Journal>>,
+    /// Where outgoing requests of the session's run find their trace context (a tracer's).
+    trace: Option<Arc<dyn TraceSource>>,
     /// True once anything changed the slices after construction (decides whether attaching a journal writes a
     /// baseline `wink.restored` record).
     changed: bool,
@@ -92,6 +95,26 @@ pub(crate) struct SessionState {
 #[derive(Clone)]
 pub struct Session {
     core: Arc<SessionCore>,
+}
+
+/// A handle on a [`Session`] that does not keep it alive ([`Session::downgrade`]): for a bus
+/// subscriber that needs the session it listens to without holding it forever.
+#[derive(Clone)]
+pub struct WeakSession {
+    core: std::sync::Weak<SessionCore>,
+}
+
+impl WeakSession {
+    /// The session, while some [`Session`] handle on it still exists.
+    pub fn upgrade(&self) -> Option<Session> {
+        self.core.upgrade().map(|core| Session { core })
+    }
+}
+
+impl fmt::Debug for WeakSession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WeakSession")
+    }
 }
 
 impl fmt::Debug for Session {
@@ -196,6 +219,7 @@ impl Session {
             tags,
             children_ids: Arc::new(Vec::new()),
             journal: None,
+            trace: None,
             changed: false,
         };
         Session {
@@ -245,6 +269,35 @@ impl Session {
     pub fn set_tag(&self, key: impl Into<String>, value: impl Into<String>) {
         let mut state = self.lock();
         Arc::make_mut(&mut state.tags).insert(key.into(), value.into());
+    }
+
+    /// Installs (or with `None` removes) the [`TraceSource`] that answers
+    /// [`Session::traceparent`]; sessions forked from this one later ask the same source.
+    pub fn set_trace_source(&self, source: Option<Arc<dyn TraceSource>>) {
+        self.lock().trace = source;
+    }
+
+    /// The W3C trace context of the span `scope` names in this session's run: what a provider
+    /// request, an MCP request or a queued request sends (`None` when the run is not traced).
+    pub fn traceparent(&self, scope: TraceScope<'_>) -> Option<TraceParent> {
+        let source = self.lock().trace.clone()?;
+        source.traceparent(self.core.id, scope)
+    }
+
+    /// A handle that does not keep the session alive.
+    pub fn downgrade(&self) -> WeakSession {
+        WeakSession {
+            core: Arc::downgrade(&self.core),
+        }
+    }
+
+    /// Tool call `call_id` is made for a caller in another process, in its span `parent`: the
+    /// call's span (when the session is traced) continues the caller's trace.
+    pub fn continue_trace(&self, call_id: &str, parent: TraceParent) {
+        let source = self.lock().trace.clone();
+        if let Some(source) = source {
+            source.remote_parent(self.core.id, call_id, parent);
+        }
     }
 
     /// The session's event bus (events are published on it after their reducers ran).
@@ -635,6 +688,7 @@ impl Session {
         );
         let mut state = self.lock();
         Arc::make_mut(&mut state.children_ids).push(child.id());
+        child.lock().trace.clone_from(&state.trace);
         child
     }
 

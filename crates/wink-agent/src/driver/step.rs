@@ -6,10 +6,13 @@ use wink_core::{
     ContextRoom, EvaluationPhase, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall,
     ToolExecutor, ToolRef,
 };
-use wink_session::{LoopIntervention, PromptExecuted, PromptRendered, Session, TurnRepaired};
+use wink_session::{
+    LoopIntervention, PromptExecuted, PromptRendered, Session, Timestamp, TraceScope, TurnRepaired,
+};
 
 use super::failure::provider_failure;
 use super::injection::announce_injection;
+use super::telemetry::{CallRecord, error_type, outcome_status, rendered_sections};
 use super::tools::{RunCallsError, run_calls};
 use super::{EvaluateOptions, Evaluation, ExpansionDecider, ModelCallRecord};
 use crate::budget::{
@@ -42,6 +45,8 @@ pub struct Driver<'a, 'o> {
     /// The estimate of the last request (output reserve included) and its output reserve, when
     /// the context window is known.
     last_request: Option<(u64, u64)>,
+    /// Messages of the conversation the previous model call of this driver sent.
+    sent_messages: usize,
 }
 
 impl<'a, 'o> Driver<'a, 'o> {
@@ -71,6 +76,7 @@ impl<'a, 'o> Driver<'a, 'o> {
         if let Some(name) = template.name() {
             rendered_event = rendered_event.with_prompt_name(name);
         }
+        rendered_event = rendered_event.with_sections(rendered_sections(rendered));
         session.dispatch(rendered_event);
         let mut config = options.config.clone();
         config.supports_dynamic_tools =
@@ -128,6 +134,7 @@ impl<'a, 'o> Driver<'a, 'o> {
             announced: false,
             measured: None,
             last_request: None,
+            sent_messages: 0,
         }
     }
 
@@ -201,6 +208,8 @@ impl<'a, 'o> Driver<'a, 'o> {
             }
         }
         executed = executed.with_usage(self.options.budget.spent().usage);
+        let (status, error) = outcome_status(outcome);
+        executed = executed.with_status(status, error);
         self.session.dispatch(executed);
     }
 
@@ -307,12 +316,24 @@ impl<'a, 'o> Driver<'a, 'o> {
                 &request.tools,
             );
         }
+        let started_at = Timestamp::now();
         self.model_calls.push(ModelCallRecord {
             messages: request.messages.clone(),
             tools: request.tools.iter().map(|t| t.name.clone()).collect(),
             usage: None,
             turn: None,
+            started_at: Some(started_at),
+            ended_at: None,
         });
+        let telemetry = CallRecord {
+            adapter: self.adapter.name(),
+            model: self.adapter.model(),
+            index: self.state.model_calls(),
+            started_at,
+            request: &request,
+            first_new: std::mem::replace(&mut self.sent_messages, request.messages.len()),
+            span: self.session.traceparent(TraceScope::ModelCall),
+        };
         // A turn the policies may take back is not streamed until they have reviewed it.
         let held = super::held::HeldStream::default();
         let reviewed = stream.is_some() && self.state.reviews_next_turn();
@@ -321,8 +342,21 @@ impl<'a, 'o> Driver<'a, 'o> {
         } else {
             stream
         };
-        let call = self.adapter.complete(&request, sink);
+        // An adapter that sends a request reads the span as it starts the call (`traceparent`).
+        let call = wink_model::trace::with_traceparent(telemetry.span, || {
+            self.adapter.complete(&request, sink)
+        });
         let outcome = until_deadline(call, budget.budget().deadline).await;
+        if let Some(record) = self.model_calls.last_mut() {
+            record.ended_at = Some(Timestamp::now());
+        }
+        let event = match &outcome {
+            Err(DeadlineExpired) => telemetry.event(Err(("timeout", "the run's deadline passed"))),
+            Ok(Ok(turn)) => telemetry.event(Ok(turn)),
+            Ok(Err(error)) => telemetry.event(Err((&error_type(error), &error.to_string()))),
+        };
+        self.session
+            .dispatch(event.with_session_id(self.session.id()));
         match outcome {
             Err(DeadlineExpired) => {
                 // The run ends here: what streamed before the deadline is shown, as without review.

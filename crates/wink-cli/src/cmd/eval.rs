@@ -74,6 +74,10 @@ pub struct EvalArgs {
     /// One line per run on stderr (answer and reason for a failure).
     #[arg(long, short)]
     pub verbose: bool,
+    /// Write each run's session log into DIR, as CASE.jsonl (CASE-N.jsonl with --repeat):
+    /// `wink trace serve DIR` shows the runs side by side.
+    #[arg(long, value_name = "DIR")]
+    pub sessions: Option<PathBuf>,
 }
 
 /// The suite these flags describe.
@@ -109,6 +113,7 @@ fn eval_spec(args: &EvalArgs) -> anyhow::Result<EvalSpec> {
         }),
         repeat: args.repeat,
         cold: args.cold,
+        sessions: args.sessions.clone(),
     })
 }
 

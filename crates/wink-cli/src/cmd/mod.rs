@@ -14,4 +14,5 @@ pub mod session;
 pub mod skills;
 pub mod task_eval;
 pub mod tools;
+pub mod trace;
 pub mod worker;

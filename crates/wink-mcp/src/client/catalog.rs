@@ -36,6 +36,15 @@ fn forwarded<'a>(
     })
 }
 
+/// The W3C `traceparent` of the call's span (its `execute_tool` span), when the run is traced.
+fn traceparent_of(context: &ToolContext) -> Option<String> {
+    let call_id = context.call_id.as_deref()?;
+    context
+        .telemetry
+        .traceparent(wink_session::TraceScope::ToolCall { call_id })
+        .map(|t| t.header())
+}
+
 /// The run's answers to servers' requests for input (its tool resources), else the defaults.
 fn answers(context: &ToolContext) -> ClientAnswers {
     context
@@ -53,8 +62,9 @@ impl ToolInvoker for McpServer {
     ) -> ToolFuture<'a> {
         let answers = answers(context);
         let deadline = context.deadline;
+        let traceparent = traceparent_of(context);
         let call = async move {
-            self.call_answering(remote_name, args, deadline, &answers)
+            self.call_answering(remote_name, args, deadline, &answers, traceparent)
                 .await
         };
         forwarded(
@@ -79,8 +89,9 @@ impl ToolInvoker for LazyServer {
     ) -> ToolFuture<'a> {
         let answers = answers(context);
         let deadline = context.deadline;
+        let traceparent = traceparent_of(context);
         let call = async move {
-            self.call_answering(remote_name, args, deadline, &answers)
+            self.call_answering(remote_name, args, deadline, &answers, traceparent)
                 .await
         };
         forwarded(
