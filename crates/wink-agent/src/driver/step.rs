@@ -21,7 +21,7 @@ use crate::budget::{
 use crate::guard::{Intervention, InterventionKind};
 use crate::inner::{InnerLoop, LoopOutcome, Repair, Step, TurnEffects};
 use crate::timer::{DeadlineExpired, until_deadline};
-use wink_model::{ModelRequest, ProviderAdapter};
+use wink_model::{ModelRequest, ModelTurn, ProviderAdapter};
 
 /// Runs one evaluation step by step: each [`Driver::advance`] makes one model call or runs the
 /// tool calls of one model turn. Between steps [`Driver::state`] is a consistent, serialisable
@@ -295,6 +295,48 @@ impl<'a, 'o> Driver<'a, 'o> {
         false
     }
 
+    /// A turn the model returned: its usage counted and measured, the observer told, the loop
+    /// state advanced; fragments `held` under review are shown unless a policy asked again.
+    fn take_turn(
+        &mut self,
+        turn: ModelTurn,
+        request: &ModelRequest,
+        held: Option<&super::held::HeldStream>,
+    ) {
+        let budget = self.options.budget.clone();
+        budget.record_model_call(turn.usage.as_ref());
+        if let Some(record) = self.model_calls.last_mut() {
+            record.usage = turn.usage;
+            record.turn = Some(turn.clone());
+        }
+        self.measured = turn
+            .usage
+            .filter(|u| u.input_tokens > 0)
+            .map(|u| MeasuredRequest {
+                tokens: u.input_tokens + u.output_tokens,
+                messages: request.messages.len(),
+                tools: request.tools.len(),
+            });
+        if let Some(o) = self.options.observer {
+            o.on_model_turn(&turn);
+        }
+        let effects = self.state.on_model_turn(turn);
+        self.announce_effects(&effects);
+        if let (Some(held), Some(stream)) = (held, self.options.stream)
+            && effects
+                .repairs
+                .iter()
+                .all(|r| !r.firing.action.asks_again())
+        {
+            held.release(stream);
+        }
+        if self.state.outcome().is_none()
+            && let Some(limit) = budget.exceeded_tokens()
+        {
+            self.state.exhaust(limit);
+        }
+    }
+
     async fn call_model(&mut self, request: ModelRequest) {
         // Copied out: the options themselves (with the `!Sync` decider) are not held across
         // the await.
@@ -365,41 +407,7 @@ impl<'a, 'o> Driver<'a, 'o> {
                 }
                 self.state.exhaust(BudgetLimit::Deadline);
             }
-            Ok(Ok(turn)) => {
-                budget.record_model_call(turn.usage.as_ref());
-                if let Some(record) = self.model_calls.last_mut() {
-                    record.usage = turn.usage;
-                    record.turn = Some(turn.clone());
-                }
-                self.measured =
-                    turn.usage
-                        .filter(|u| u.input_tokens > 0)
-                        .map(|u| MeasuredRequest {
-                            tokens: u.input_tokens + u.output_tokens,
-                            messages: request.messages.len(),
-                            tools: request.tools.len(),
-                        });
-                if let Some(o) = observer {
-                    o.on_model_turn(&turn);
-                }
-                let effects = self.state.on_model_turn(turn);
-                self.announce_effects(&effects);
-                if let (true, Some(stream), true) = (
-                    reviewed,
-                    stream,
-                    effects
-                        .repairs
-                        .iter()
-                        .all(|r| !r.firing.action.asks_again()),
-                ) {
-                    held.release(stream);
-                }
-                if self.state.outcome().is_none()
-                    && let Some(limit) = budget.exceeded_tokens()
-                {
-                    self.state.exhaust(limit);
-                }
-            }
+            Ok(Ok(turn)) => self.take_turn(turn, &request, reviewed.then_some(&held)),
             Ok(Err(error)) => {
                 let (error, failure) = provider_failure(&error, self.state.prompt_name(), window);
                 self.state.fail_provider(&error, failure);
