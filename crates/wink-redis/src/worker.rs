@@ -58,11 +58,14 @@ impl<'de> serde::de::Visitor<'de> for RequestVisitor {
             params: Option<serde_json::Map<String, Value>>,
             #[serde(default)]
             input: Option<String>,
+            #[serde(default)]
+            traceparent: Option<wink_session::TraceParent>,
         }
         let fields = Fields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
         Ok(RunRequest {
             params: fields.params.map(Value::Object),
             input: fields.input,
+            traceparent: fields.traceparent,
         })
     }
 }
