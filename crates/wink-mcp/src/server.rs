@@ -19,9 +19,13 @@ use wink_core::{
     CallOutcome, Prompt, RenderedPrompt, Resources, SectionPath, SectionVisibility, ToolArguments,
     ToolCall, ToolContext, ToolExecutor, ToolRef,
 };
-use wink_session::{Session, SetVisibilityOverride};
+use wink_session::Session;
+
+use opened::rendered_subtree;
 
 use crate::error::McpServeError;
+
+mod opened;
 
 /// URI of the rendered prompt resource.
 pub const PROMPT_URI: &str = "wink://prompt";
@@ -268,23 +272,7 @@ impl PromptServer {
         };
         let rendered = self.render().map_err(internal)?;
         if rendered.tool(name).is_none() {
-            return match rendered.template_tool(name) {
-                Some((path, _)) => Ok(CallDone::ran(
-                    CallToolResult::error(vec![ContentBlock::text(format!(
-                        "Tool '{name}' is not available yet: it belongs to section '{key}', which is summarized. \
-                         Call read_section with key \"{key}\" first.",
-                        key = path.dotted()
-                    ))]),
-                    None,
-                )),
-                None => Err(ErrorData::invalid_params(
-                    format!(
-                        "Unknown tool '{name}'. Offered: {}.",
-                        rendered.tool_names().join(", ")
-                    ),
-                    None,
-                )),
-            };
+            return opened::not_offered(&rendered, name);
         }
         let executor = ToolExecutor {
             adapter: "mcp".into(),
@@ -318,7 +306,7 @@ impl PromptServer {
             }
         };
         let mut value = None;
-        let (mut text, success, expanded) = match outcome {
+        let (text, success, expanded) = match outcome {
             CallOutcome::Completed(result) => {
                 let expanded = match (&result.expansion, result.result.success) {
                     (Some(expansion), true) => vec![expansion.path.clone()],
@@ -344,33 +332,7 @@ impl PromptServer {
         if expanded.is_empty() {
             return Ok(CallDone::ran(tool_result(text, success), value));
         }
-        for path in &expanded {
-            state.session.dispatch(SetVisibilityOverride {
-                path: path.clone(),
-                visibility: SectionVisibility::Full,
-            });
-        }
-        let after = self.render().map_err(internal)?;
-        if text.starts_with("Opened sections:") {
-            for path in &expanded {
-                if let Some(content) = rendered_subtree(&after, path) {
-                    text.push_str("\n\n");
-                    text.push_str(&content);
-                }
-            }
-        }
-        let added: Vec<&str> = after
-            .tool_names()
-            .into_iter()
-            .filter(|n| !before.iter().any(|b| b == n))
-            .collect();
-        if after.tool_names() != before {
-            let _ = state.tools_changed.send(());
-        }
-        if !added.is_empty() {
-            text.push_str("\n\n");
-            text.push_str(&new_tools_notice(&added));
-        }
+        let text = self.opened(&expanded, &before, text)?;
         Ok(CallDone::ran(tool_result(text, success), value))
     }
 
@@ -506,17 +468,6 @@ impl CallDone {
             broke: None,
         }
     }
-}
-
-/// The text of `path` and its rendered descendants within `rendered` (contiguous in the text).
-fn rendered_subtree(rendered: &RenderedPrompt, path: &SectionPath) -> Option<String> {
-    let mut pieces = rendered
-        .sections
-        .iter()
-        .filter(|s| &s.path == path || s.path.is_descendant_of(path));
-    let first = pieces.next()?;
-    let end = pieces.next_back().map_or(first.range.end, |s| s.range.end);
-    rendered.text.get(first.range.start..end).map(str::to_owned)
 }
 
 fn tool_result(text: String, success: bool) -> CallToolResult {

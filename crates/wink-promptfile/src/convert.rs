@@ -16,33 +16,6 @@ pub(super) struct Converter<'a> {
 }
 
 impl Converter<'_> {
-    /// The tools declared with `task` (name, whether a task is required), in file order.
-    fn task_tools(
-        &self,
-        sections: &[SectionSpec<'_>],
-        at: &str,
-        found: &mut Vec<(String, bool)>,
-    ) -> Result<(), PromptFileError> {
-        for (index, section) in sections.iter().enumerate() {
-            for (tool_index, tool) in section.tools.iter().enumerate() {
-                let required = match tool.task.as_deref() {
-                    None => continue,
-                    Some("optional") => false,
-                    Some("required") => true,
-                    Some(other) => {
-                        return Err(self.invalid(
-                            format!("{at}[{index}].tools[{tool_index}].task"),
-                            format!("task is `optional` or `required`, not `{other}`"),
-                        ));
-                    }
-                };
-                found.push((tool.name.clone(), required));
-            }
-            self.task_tools(&section.children, &format!("{at}[{index}].children"), found)?;
-        }
-        Ok(())
-    }
-
     pub(super) fn invalid(
         &self,
         key_path: impl Into<String>,

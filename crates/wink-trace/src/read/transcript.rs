@@ -116,21 +116,7 @@ pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, Str
             last_end,
             start,
         );
-        let next_assistant = calls
-            .get(i + 1)
-            .and_then(|c| c.get("messages"))
-            .and_then(Value::as_array)
-            .and_then(|m| m.get(messages.len()))
-            .filter(|m| role(m) == "assistant");
-        let tool_calls: Vec<Value> = next_assistant
-            .and_then(|m| m.get("tool_calls")).and_then(Value::as_array).into_iter().flatten()
-            .map(|c| json!({"id": c.get("id"), "name": c.get("name"), "arguments": c.get("arguments")}))
-            .collect();
-        let text = match next_assistant {
-            Some(m) => m.get("content").cloned().unwrap_or(Value::Null),
-            None if i + 1 == calls.len() => t.get("text").cloned().unwrap_or(Value::Null),
-            None => Value::Null,
-        };
+        let (tool_calls, text) = answer_of(t, calls, i, messages.len());
         out.push(("ModelCalled".into(), json!({
             "event_id": next_id(), "created_at": stamp(end), "started_at": stamp(start),
             "adapter": adapter, "model": model, "session_id": session, "index": index,
@@ -142,7 +128,56 @@ pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, Str
         last_end = end;
         sent = messages;
     }
-    // The turns the turn policies took back: a transcript does not say when, so at the end.
+    run_end(
+        t,
+        &mut out,
+        &mut next_id,
+        &session,
+        adapter,
+        label,
+        last_end,
+    );
+    if !timed {
+        out.push((TIMING_UNKNOWN.into(), Value::Null));
+    }
+    Ok(out)
+}
+
+/// What model call `i` answered: the tool calls and text of the assistant message the next
+/// call's request holds after the `sent` messages (the run's answer for the last call).
+fn answer_of(t: &Value, calls: &[Value], i: usize, sent: usize) -> (Vec<Value>, Value) {
+    let next_assistant = calls
+        .get(i + 1)
+        .and_then(|c| c.get("messages"))
+        .and_then(Value::as_array)
+        .and_then(|m| m.get(sent))
+        .filter(|m| role(m) == "assistant");
+    let tool_calls: Vec<Value> = next_assistant
+        .and_then(|m| m.get("tool_calls"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| json!({"id": c.get("id"), "name": c.get("name"), "arguments": c.get("arguments")}))
+        .collect();
+    let text = match next_assistant {
+        Some(m) => m.get("content").cloned().unwrap_or(Value::Null),
+        None if i + 1 == calls.len() => t.get("text").cloned().unwrap_or(Value::Null),
+        None => Value::Null,
+    };
+    (tool_calls, text)
+}
+
+/// The events of a run's end: the repaired turns (a transcript does not say when: at the end)
+/// and the run's outcome.
+fn run_end(
+    t: &Value,
+    out: &mut Vec<(String, Value)>,
+    next_id: &mut impl FnMut() -> String,
+    session: &str,
+    adapter: &str,
+    label: &str,
+    last_end: i64,
+) {
     for repair in t
         .get("repairs")
         .and_then(Value::as_array)
@@ -175,10 +210,6 @@ pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, Str
             "status": status, "error": error,
         }),
     ));
-    if !timed {
-        out.push((TIMING_UNKNOWN.into(), Value::Null));
-    }
-    Ok(out)
 }
 
 /// A `ToolInvoked` per tool result among `new`, placed between the model calls around them.
