@@ -62,7 +62,16 @@ fn wink_run_dispatches_a_subagent_declared_in_the_prompt_file() {
         .iter()
         .map(|e| e["event_type"].as_str().unwrap())
         .collect();
-    assert_eq!(types, ["PromptRendered", "ToolInvoked", "PromptExecuted"]);
+    assert_eq!(
+        types,
+        [
+            "PromptRendered",
+            "ModelCalled",
+            "ToolInvoked",
+            "ModelCalled",
+            "PromptExecuted"
+        ]
+    );
     assert!(
         events
             .iter()
