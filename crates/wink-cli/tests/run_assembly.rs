@@ -67,7 +67,8 @@ fn an_agent_from_the_file_and_wink_run_write_the_same_transcript() {
     let rust = without_times(&std::fs::read_to_string(&from_rust).unwrap());
     assert!(cli.contains("\"turn\""), "{cli}");
     assert_eq!(cli, rust);
-    let transcript: Value = serde_json::from_slice(&cli).unwrap();
+    let transcript: Value =
+        serde_json::from_str(&std::fs::read_to_string(&from_cli).unwrap()).unwrap();
     assert_eq!(
         calls_made(&transcript),
         [

@@ -77,7 +77,7 @@ fn wink_run_dispatches_a_subagent_declared_in_the_prompt_file() {
             .iter()
             .all(|e| e["run_id"] == run["child_session_id"])
     );
-    assert_eq!(events[1]["event"]["name"], "echo");
+    assert_eq!(events[2]["event"]["name"], "echo");
 
     // The log resumes (its event types are known to `wink run`).
     let again = wink(&[
