@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9 benchmark: the local demo (examples/01_local_demo) with and without KV-cache prefix
+# The local demo (examples/01_local_demo) with and without KV-cache prefix
 # reuse, and with progressive disclosure versus every section expanded up front. Prints a
 # Markdown table: model calls, prompt tokens processed (and served from the cache), output
 # tokens, prefill and decode speed, wall seconds, and whether the answer is correct (status

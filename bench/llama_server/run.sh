@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bookshop questions of issue 24 through llama.cpp's own OpenAI-compatible server
+# The bookshop questions (bench/llama_server/cases.jsonl) through llama.cpp's own OpenAI-compatible server
 # (`llama-server --jinja`, the pinned wheel scripts/setup.sh unpacks) and through the embedded
 # provider, with disclosure (tools in summarized sections, the default `unified` mode) and with
 # every section expanded. Prints one table row per provider and mode: pass rate, model calls

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Speed parity of the embedded model (issue 16), in one run: the same model, prompt and thread
+# Speed parity of the embedded model, in one run: the same model, prompt and thread
 # count through (a) a plain greedy llama-cpp-2 loop, (b) wink with its grammar, (c) wink without
 # (crates/wink-local/examples/speed_parity.rs); prefill and decode tokens per second and the time
 # to the first token, medians of REPEATS runs after a warm-up, each from an empty KV cache.

@@ -41,6 +41,7 @@ mod mailbox;
 mod main_loop;
 mod metrics;
 pub mod preopen;
+pub mod run_hook;
 mod scripted;
 mod subagent;
 mod timer;
@@ -78,6 +79,7 @@ pub use main_loop::{
     WorkerOptions, WorkerResult, default_max_input_tokens, dispatch_expansion, too_many_expansions,
 };
 pub use metrics::{MetricsSnapshot, metrics};
+pub use run_hook::on_run_start;
 pub use scripted::{ScriptError, ScriptedProvider};
 pub use subagent::{
     ChildPrompt, DISPATCH_SUBAGENT, DispatchSubagent, DispatchSubagentError,

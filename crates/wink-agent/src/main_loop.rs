@@ -396,6 +396,7 @@ impl<'a> MainLoop<'a> {
         budget: BudgetTracker,
         hooks: RunHooks<'_>,
     ) -> Result<RunResult<O>, PromptError> {
+        crate::run_hook::run_started(session);
         let mut policy = PolicyState {
             policy: self.config.policy,
             pending: Vec::new(),

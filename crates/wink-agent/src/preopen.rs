@@ -1,13 +1,15 @@
 //! Pre-opening: before the first model call, open the summarized sections most relevant to the
 //! task, so a small model starts with the content (and tools) it most likely needs.
 //!
-//! Relevance is BM25 (the `wink-search` index) over each summarized section's rendered heading
-//! (title and key) and summary, the text it shows when opened (its body, children included), and
-//! the names and descriptions of the tools it hides. No model call is made. The body counts
-//! because a summary is one line: measured on `bench/disclosure` (56 documentation sections whose
-//! summaries are their first sentences, 7 documentation questions), ranking on summaries alone put
-//! the section holding the answer first for 3 questions and among the opened ones for 4; with the
-//! bodies, first for 4 and among the opened ones for 6.
+//! Relevance is the index of the builtin `search_sections` tool
+//! ([`RenderedPrompt::search_sections`]): BM25 (the `wink-search` index, or the template's
+//! ranking) over every section the render hides — summarized, or inside a summarized section —
+//! by its rendered heading (title and key) and summary, its own text and the names and
+//! descriptions of its tools. No model call is made. The body counts because a summary is one
+//! line: measured on `bench/disclosure` (56 documentation sections whose summaries are their first
+//! sentences, 7 documentation questions), ranking on summaries alone put the section holding the
+//! answer first for 3 questions and among the opened ones for 4; with the bodies, first for 4 and
+//! among the opened ones for 6. A nested section opens with the summarized sections that hide it.
 //!
 //! [`apply`] opens at most `k` sections, and after the best one only those scoring at least
 //! [`RELATIVE_SCORE`] of its score: a second section is opened when it is about as relevant as the
@@ -46,47 +48,7 @@ use wink_core::{
     DisclosureMode, Prompt, PromptError, READ_SECTION, RenderedPrompt, SectionPath,
     SectionVisibility, ToolArguments, ToolCall,
 };
-use wink_search::{IndexConfig, ParamDoc, SearchIndex, ToolDocument};
 use wink_session::{Session, SetVisibilityOverride};
-
-/// One summarized section as pre-opening sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SectionCandidate {
-    /// The section.
-    pub path: SectionPath,
-    /// Its rendered heading and summary, without the disclosure instruction.
-    pub text: String,
-    /// `(name, description)` of every tool it hides (its own and its descendants').
-    pub tools: Vec<(String, String)>,
-    /// The text it renders when opened (heading, body, children), empty when unknown.
-    pub body: String,
-}
-
-/// The summarized sections of a rendered prompt, in render order.
-pub fn candidates(rendered: &RenderedPrompt) -> Vec<SectionCandidate> {
-    rendered
-        .sections
-        .iter()
-        .filter(|s| s.visibility == SectionVisibility::Summary)
-        .map(|s| {
-            let text = rendered.text.get(s.range.clone()).unwrap_or_default();
-            // The disclosure instruction is the same in every section: drop it.
-            let text = text.rfind("\n\n---\n").map_or(text, |end| &text[..end]);
-            let tools = rendered
-                .hidden_tools
-                .iter()
-                .filter(|(owner, _)| *owner == s.path || owner.is_descendant_of(&s.path))
-                .map(|(_, tool)| (tool.name().to_owned(), tool.description().to_owned()))
-                .collect();
-            SectionCandidate {
-                path: s.path.clone(),
-                text: text.trim().to_owned(),
-                tools,
-                body: String::new(),
-            }
-        })
-        .collect()
-}
 
 /// The query used when the run has no user message: the text of the fully rendered sections
 /// (the task as the prompt states it).
@@ -104,97 +66,31 @@ pub fn default_query(rendered: &RenderedPrompt) -> String {
 /// best one's.
 pub const RELATIVE_SCORE: f32 = 0.6;
 
-/// How many times [`with_bodies`] opens a level of nested summaries.
-const MAX_NESTING: usize = 16;
-
-/// `candidates` with their [`SectionCandidate::body`] filled from a render of `prompt` in which
-/// every summarized section is open (a scratch session, so `session`-free: the run's session is
-/// not touched).
-pub fn with_bodies<O>(
-    prompt: &Prompt<O>,
-    mut candidates: Vec<SectionCandidate>,
-) -> Result<Vec<SectionCandidate>, PromptError> {
-    let scratch = Session::new();
-    let mut rendered = prompt.render_with(&scratch)?;
-    for _ in 0..MAX_NESTING {
-        let summarized: Vec<SectionPath> = rendered
-            .sections
-            .iter()
-            .filter(|s| s.visibility == SectionVisibility::Summary)
-            .map(|s| s.path.clone())
-            .collect();
-        if summarized.is_empty() {
-            break;
-        }
-        for path in summarized {
-            scratch.dispatch(SetVisibilityOverride {
-                path,
-                visibility: SectionVisibility::Full,
-            });
-        }
-        rendered = prompt.render_with(&scratch)?;
-    }
-    for candidate in &mut candidates {
-        if let Some(section) = rendered.sections.iter().find(|s| s.path == candidate.path) {
-            candidate.body = rendered
-                .text
-                .get(section.range.clone())
-                .unwrap_or_default()
-                .trim()
-                .to_owned();
-        }
-    }
-    Ok(candidates)
-}
-
-/// The (at most) `k` candidates most relevant to `query`, best first: the best one, then those
-/// scoring at least [`RELATIVE_SCORE`] of it. Candidates sharing no term with the query are never
-/// chosen, so an unrelated query opens nothing.
-pub fn rank(candidates: &[SectionCandidate], query: &str, k: usize) -> Vec<SectionPath> {
-    scores(candidates, query, k)
-        .into_iter()
-        .map(|(path, _)| path)
-        .collect()
-}
-
-/// [`rank`] with each chosen section's BM25 score.
-pub fn scores(candidates: &[SectionCandidate], query: &str, k: usize) -> Vec<(SectionPath, f32)> {
-    if k == 0 || candidates.is_empty() {
+/// The (at most) `k` sections `rendered` hides that are most relevant to `query`, best first,
+/// with their scores: the best one, then those scoring at least [`RELATIVE_SCORE`] of it. The
+/// ranking is the `search_sections` index of the render
+/// ([`RenderedPrompt::search_sections`]: BM25 over each hidden section's title, key, summary,
+/// text and the names and descriptions of its tools, nested sections included), with the kinds
+/// of the values in the query added ([`with_value_kinds`]). Sections sharing no term with the
+/// query are never chosen, so an unrelated query opens nothing.
+pub fn scores(rendered: &RenderedPrompt, query: &str, k: usize) -> Vec<(SectionPath, f32)> {
+    if k == 0 {
         return Vec::new();
     }
-    let documents = candidates
-        .iter()
-        .map(|c| {
-            let description = if c.body.is_empty() {
-                c.text.clone()
-            } else {
-                format!("{}\n\n{}", c.text, c.body)
-            };
-            let mut doc = ToolDocument::new(c.path.dotted(), description);
-            doc.parameters = c
-                .tools
-                .iter()
-                .map(|(name, description)| ParamDoc {
-                    name: name.clone(),
-                    description: description.clone(),
-                })
-                .collect();
-            doc.tags = c.tools.iter().map(|(name, _)| name.clone()).collect();
-            doc
-        })
-        .collect();
-    let index = SearchIndex::build(documents, IndexConfig::default());
-    let hits = index.search(&with_value_kinds(query), k);
+    let hits = rendered.search_sections(&with_value_kinds(query), k);
     let best = hits.first().map_or(0.0, |hit| hit.score);
     hits.into_iter()
         .enumerate()
         .filter(|(position, hit)| *position == 0 || hit.score >= RELATIVE_SCORE * best)
-        .filter_map(|(_, hit)| {
-            candidates
-                .iter()
-                .find(|c| c.path.dotted() == hit.name)
-                .map(|c| (c.path.clone(), hit.score))
-        })
+        .map(|(_, hit)| (hit.path, hit.score))
+        .collect()
+}
+
+/// [`scores`] without the scores.
+pub fn rank(rendered: &RenderedPrompt, query: &str, k: usize) -> Vec<SectionPath> {
+    scores(rendered, query, k)
+        .into_iter()
+        .map(|(path, _)| path)
         .collect()
 }
 
@@ -328,6 +224,27 @@ pub fn apply_styled<O>(
     k: usize,
     style: PreopenStyle,
 ) -> Result<Preopened, PromptError> {
+    apply_within(prompt, session, query, k, style, None)
+}
+
+/// [`apply_styled`], keeping the rendered prompt (text and tools, estimated at one token per 3
+/// bytes as the agent loop estimates requests) within `max_tokens`: a chosen section that would
+/// take it past that is not opened (the model can still read it, in parts if need be). Pass half
+/// the model's context window, so that the conversation has room after the prompt.
+///
+/// A section nested in a summarized one could render only with its ancestors open — their text
+/// and the lists of their other sections around it — so in unified mode it is read instead, by a
+/// `read_section` call run before the first model call (as [`PreopenStyle::Call`] does), and its
+/// text comes right after the question. A section inside (or holding) one already chosen is
+/// skipped: it would open the same text.
+pub fn apply_within<O>(
+    prompt: &Prompt<O>,
+    session: &Session,
+    query: &str,
+    k: usize,
+    style: PreopenStyle,
+    max_tokens: Option<u64>,
+) -> Result<Preopened, PromptError> {
     if k == 0 {
         return Ok(Preopened::default());
     }
@@ -337,29 +254,118 @@ pub fn apply_styled<O>(
     } else {
         query.to_owned()
     };
-    let candidates = with_bodies(prompt, candidates(&rendered))?;
-    let chosen = scores(&candidates, &query, k);
-    let opened: Vec<(String, f32)> = chosen
+    let summarized: Vec<&SectionPath> = rendered
+        .sections
         .iter()
-        .map(|(path, score)| (path.dotted(), *score))
+        .filter(|s| s.visibility == SectionVisibility::Summary)
+        .map(|s| &s.path)
         .collect();
-    if style == PreopenStyle::Call && rendered.disclosure() == DisclosureMode::Unified {
-        let keys: Vec<String> = opened.iter().map(|(key, _)| key.clone()).collect();
-        return Ok(Preopened {
-            calls: opening_calls(&keys),
-            opened,
-        });
+    let unified = rendered.disclosure() == DisclosureMode::Unified;
+    let mut opened: Vec<(String, f32)> = Vec::new();
+    let mut chosen: Vec<SectionPath> = Vec::new();
+    let mut overrides: Vec<SectionPath> = Vec::new();
+    let mut reads: Vec<SectionPath> = Vec::new();
+    let mut read_tokens = 0;
+    for (path, score) in scores(&rendered, &query, k) {
+        if chosen
+            .iter()
+            .any(|c| path.is_descendant_of(c) || c.is_descendant_of(&path))
+        {
+            continue;
+        }
+        let nested = !summarized.contains(&&path);
+        if unified && (style == PreopenStyle::Call || nested) {
+            let cost = read_cost(prompt, session, &path)?;
+            if let Some(max) = max_tokens
+                && estimated_tokens(prompt, session, &overrides)? + read_tokens + cost > max
+            {
+                continue;
+            }
+            read_tokens += cost;
+            reads.push(path.clone());
+        } else {
+            // Outside unified mode a nested section opens with the summarized sections that hide
+            // it, outermost first.
+            let mut with = overrides.clone();
+            for open in summarized
+                .iter()
+                .filter(|s| path.is_descendant_of(s))
+                .map(|s| (*s).clone())
+                .chain([path.clone()])
+            {
+                if !with.contains(&open) {
+                    with.push(open);
+                }
+            }
+            if let Some(max) = max_tokens
+                && estimated_tokens(prompt, session, &with)? + read_tokens > max
+            {
+                continue;
+            }
+            overrides = with;
+        }
+        opened.push((path.dotted(), score));
+        chosen.push(path);
     }
-    for (path, _) in chosen {
+    for path in overrides {
         session.dispatch(SetVisibilityOverride {
             path,
             visibility: SectionVisibility::Full,
         });
     }
+    let keys: Vec<String> = reads.iter().map(SectionPath::dotted).collect();
     Ok(Preopened {
         opened,
-        calls: Vec::new(),
+        calls: opening_calls(&keys),
     })
+}
+
+/// What reading the section at `path` adds to the conversation, in the loop's estimate: the text
+/// it shows open (itself and its descendants, rendered with its chain open in a transaction of
+/// `session`, dropped after).
+fn read_cost<O>(
+    prompt: &Prompt<O>,
+    session: &Session,
+    path: &SectionPath,
+) -> Result<u64, PromptError> {
+    let trial = session.begin();
+    for segments in 1..=path.segments().len() {
+        trial.session().dispatch(SetVisibilityOverride {
+            path: SectionPath::new(path.segments()[..segments].to_vec()),
+            visibility: SectionVisibility::Full,
+        });
+    }
+    let rendered = prompt.render_with(trial.session())?;
+    let bytes: usize = rendered
+        .sections
+        .iter()
+        .filter(|s| s.path == *path || s.path.is_descendant_of(path))
+        .map(|s| s.range.len())
+        .sum();
+    Ok(bytes.div_ceil(3) as u64 + 16)
+}
+
+/// The loop's estimate of the prompt rendered with `overrides` opened (in a transaction of
+/// `session`, dropped after): its text and tools at one token per 3 bytes, plus 8 per tool.
+fn estimated_tokens<O>(
+    prompt: &Prompt<O>,
+    session: &Session,
+    overrides: &[SectionPath],
+) -> Result<u64, PromptError> {
+    let trial = session.begin();
+    for path in overrides {
+        trial.session().dispatch(SetVisibilityOverride {
+            path: path.clone(),
+            visibility: SectionVisibility::Full,
+        });
+    }
+    let rendered = prompt.render_with(trial.session())?;
+    let tools: usize = rendered
+        .tools
+        .iter()
+        .map(|t| t.name().len() + t.description().len() + t.parameters().to_string().len())
+        .sum();
+    Ok((rendered.text.len() + tools).div_ceil(3) as u64 + 8 * rendered.tools.len() as u64)
 }
 
 /// One `read_section` call per key, ids `preopen_0`, `preopen_1`, …: the turn
@@ -381,36 +387,53 @@ mod tests {
 
     use super::*;
 
-    fn candidate(key: &str, text: &str, tools: &[(&str, &str)]) -> SectionCandidate {
-        SectionCandidate {
-            path: SectionPath::root(key),
-            text: text.to_owned(),
-            tools: tools
-                .iter()
-                .map(|(n, d)| ((*n).to_owned(), (*d).to_owned()))
-                .collect(),
-            body: String::new(),
-        }
-    }
-
     fn keys(paths: &[SectionPath]) -> Vec<String> {
         paths.iter().map(SectionPath::dotted).collect()
     }
 
-    fn sample() -> Vec<SectionCandidate> {
-        vec![
-            candidate("weather", "## 2. Weather (weather)\n\nForecasts.", &[]),
-            candidate(
+    fn tool(name: &str, description: &str) -> wink_core::ToolRef {
+        wink_core::ToolBuilder::dynamic(name, description, json!({"type": "object"}), |_, _| {
+            Ok(wink_core::ToolResult::message("done"))
+        })
+        .build()
+        .unwrap()
+    }
+
+    /// A summarized section: key, summary, body and `(name, description)` of its tools.
+    type Spec<'a> = (&'a str, &'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+    /// A task and summarized sections.
+    fn prompt(sections: &[Spec<'_>]) -> RenderedPrompt {
+        let mut builder = wink_core::PromptTemplate::builder("t", "rank")
+            .section(wink_core::MarkdownSection::new("Task", "task", "Answer."));
+        for (key, summary, body, tools) in sections {
+            let mut section = wink_core::MarkdownSection::new(*key, *key, *body)
+                .summary(*summary)
+                .visibility(SectionVisibility::Summary);
+            for (name, description) in *tools {
+                section = section.tool(tool(name, description));
+            }
+            builder = builder.section(section);
+        }
+        Prompt::new(builder.build().unwrap()).render().unwrap()
+    }
+
+    fn sample() -> RenderedPrompt {
+        prompt(&[
+            ("weather", "Forecasts.", "", &[]),
+            (
                 "math",
-                "## 3. Math (math)\n\nArithmetic helpers.",
+                "Arithmetic helpers.",
+                "",
                 &[("add", "Add two integers and return the sum.")],
             ),
-            candidate(
+            (
                 "files",
-                "## 4. Files (files)\n\nReading the project's files.",
+                "Reading the project's files.",
+                "",
                 &[("read_file", "Read a file of the workspace.")],
             ),
-        ]
+        ])
     }
 
     #[test]
@@ -443,14 +466,91 @@ mod tests {
 
     #[test]
     fn the_body_ranks_a_section_whose_summary_does_not_mention_the_answer() {
-        let mut docs = sample();
-        assert!(rank(&docs, "the retry delay of the HTTP client", 1).is_empty());
-        docs[2].body =
-            "## 4. Files (files)\n\nThe HTTP client retries after a delay of 2 s.".into();
+        let without = prompt(&[("files", "Reading the project's files.", "", &[])]);
+        assert!(rank(&without, "the retry delay of the HTTP client", 1).is_empty());
+        let with = prompt(&[(
+            "files",
+            "Reading the project's files.",
+            "The HTTP client retries after a delay of 2 s.",
+            &[],
+        )]);
         assert_eq!(
-            keys(&rank(&docs, "the retry delay of the HTTP client", 1)),
+            keys(&rank(&with, "the retry delay of the HTTP client", 1)),
             ["files"]
         );
+    }
+
+    #[test]
+    fn a_nested_section_is_read_in_unified_mode_and_opens_with_its_ancestors_elsewhere() {
+        let leaf = |key: &str, body: &str| {
+            wink_core::MarkdownSection::new(key, key, body)
+                .summary(format!("About {key}."))
+                .visibility(SectionVisibility::Summary)
+        };
+        let template = |mode| {
+            wink_core::PromptTemplate::builder("t", "nested")
+                .disclosure(mode)
+                .section(wink_core::MarkdownSection::new("Task", "task", "Answer."))
+                .section(
+                    wink_core::MarkdownSection::new("Guide", "guide", "The user guide.")
+                        .summary("The user guide.")
+                        .visibility(SectionVisibility::Summary)
+                        .child(leaf("install", "Install with rustup."))
+                        .child(leaf("config", "The retry delay is 2 s.")),
+                )
+                .build()
+                .unwrap()
+        };
+        let query = "What is the retry delay?";
+        let unified = Prompt::new(template(DisclosureMode::Unified));
+        let session = Session::new();
+        let before = unified.render_with(&session).unwrap().text;
+        let preopened = apply_styled(&unified, &session, query, 3, PreopenStyle::Render).unwrap();
+        assert_eq!(preopened.opened.len(), 1, "{:?}", preopened.opened);
+        assert_eq!(preopened.opened[0].0, "guide.config");
+        assert_eq!(preopened.calls, opening_calls(&["guide.config".to_owned()]));
+        assert_eq!(unified.render_with(&session).unwrap().text, before);
+
+        let open = Prompt::new(template(DisclosureMode::OpenSections));
+        let session = Session::new();
+        assert_eq!(apply(&open, &session, query, 3).unwrap(), ["guide.config"]);
+        let text = open.render_with(&session).unwrap().text;
+        assert!(text.contains("The retry delay is 2 s."), "{text}");
+        assert!(!text.contains("Install with rustup."), "{text}");
+    }
+
+    #[test]
+    fn a_section_that_would_take_the_prompt_past_the_budget_is_not_opened() {
+        let long = "The retry delay is 2 s. ".repeat(200);
+        let template = wink_core::PromptTemplate::builder("t", "budget")
+            .section(wink_core::MarkdownSection::new("Task", "task", "Answer."))
+            .section(
+                wink_core::MarkdownSection::new("Long", "long", long.as_str())
+                    .summary("Retry settings.")
+                    .visibility(SectionVisibility::Summary),
+            )
+            .section(
+                wink_core::MarkdownSection::new("Short", "short", "The retry count is 3.")
+                    .summary("Retry counts.")
+                    .visibility(SectionVisibility::Summary),
+            )
+            .build()
+            .unwrap();
+        let prompt = Prompt::new(template);
+        let query = "What are the retry delay and the retry count?";
+        let session = Session::new();
+        let opened = apply_within(&prompt, &session, query, 3, PreopenStyle::Render, Some(600))
+            .unwrap()
+            .opened;
+        assert_eq!(
+            opened.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            ["short"]
+        );
+        let text = prompt.render_with(&session).unwrap().text;
+        assert!(text.contains("The retry count is 3.") && !text.contains("The retry delay"));
+        let unbounded = Session::new();
+        let all = apply_within(&prompt, &unbounded, query, 3, PreopenStyle::Render, None).unwrap();
+        assert_eq!(all.opened.len(), 2, "{:?}", all.opened);
     }
 
     #[test]
@@ -468,10 +568,10 @@ mod tests {
             "@home and x@y and 3 @ 4"
         );
         let ranked = rank(
-            &[
-                candidate("orders", "Order lookup by order id.", &[]),
-                candidate("customers", "Customer lookup by email.", &[]),
-            ],
+            &prompt(&[
+                ("orders", "Order lookup by order id.", "", &[]),
+                ("customers", "Customer lookup by email.", "", &[]),
+            ]),
             "omar@example.com here",
             1,
         );
@@ -482,24 +582,13 @@ mod tests {
     fn an_unrelated_query_or_k_zero_opens_nothing() {
         assert!(rank(&sample(), "zzz qqq", 3).is_empty());
         assert!(rank(&sample(), "sum", 0).is_empty());
-        assert!(rank(&[], "sum", 2).is_empty());
+        assert!(rank(&prompt(&[]), "sum", 2).is_empty());
     }
 
     #[test]
     fn apply_opens_the_best_section_and_renders_it_with_its_tools() {
         let prompt = notes_and_shipping(DisclosureMode::Unified);
         let session = Session::new();
-        let rendered = prompt.render_with(&session).unwrap();
-        assert_eq!(
-            candidates(&rendered)
-                .iter()
-                .map(|c| c.text.as_str())
-                .collect::<Vec<_>>(),
-            [
-                "## 2. Notes (notes)\n\nNotes from meetings.",
-                "## 3. Shipping (shipping)\n\nShipping policy."
-            ]
-        );
         assert_eq!(
             apply(&prompt, &session, "When does my parcel ship?", 2).unwrap(),
             ["shipping"]

@@ -704,3 +704,55 @@ fn the_batched_policy_still_opens_on_a_repeated_open_sections() {
     assert_eq!(result.restarts, 1);
     assert!(kinds(&session).is_empty());
 }
+
+#[test]
+fn a_section_read_larger_than_the_context_left_comes_in_parts_and_the_run_goes_on() {
+    let body = (1..=40)
+        .map(|i| format!("Paragraph {i}: {}", "word ".repeat(98).trim_end()))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let prompt = Prompt::new(Arc::new(
+        PromptTemplate::builder("demo", "manual")
+            .section(MarkdownSection::new(
+                "Task",
+                "task",
+                "Answer from the manual.",
+            ))
+            .section(
+                MarkdownSection::new("Manual", "manual", body)
+                    .summary("The whole manual.")
+                    .summarized(),
+            )
+            .build()
+            .unwrap(),
+    ));
+    let provider = script(json!([
+        {"tool_calls": [{"id": "r1", "name": "read_section", "arguments": {"section_key": "manual"}}]},
+        {"text": "Paragraph 1 says word."}
+    ]));
+    let mut config = MainLoopConfig::default();
+    // The manual is ~6,700 tokens by the loop's estimate: whole, it would not fit.
+    config.loop_config.context_window = Some(4_000);
+    let (result, session) = run_with(&provider, &prompt, config);
+    assert_eq!(
+        result.text(),
+        Some("Paragraph 1 says word."),
+        "{:?}",
+        result.outcome
+    );
+    assert!(kinds(&session).is_empty(), "{:?}", kinds(&session));
+    let (content, is_error) = tool_result(&provider, "r1");
+    assert!(!is_error);
+    assert!(
+        content.starts_with("Content of section 'manual' (parts 1–"),
+        "{content}"
+    );
+    assert!(content.contains("Paragraph 1:") && !content.contains("Paragraph 40:"));
+    assert!(
+        content.ends_with("to read on (8 parts).]"),
+        "{}",
+        &content[content.len() - 120..]
+    );
+    let last = provider.requests().last().cloned().unwrap();
+    assert!(estimate_request_tokens(&last) <= 4_000);
+}

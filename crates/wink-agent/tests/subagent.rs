@@ -665,7 +665,14 @@ fn the_child_publishes_its_telemetry_on_the_parent_bus_tagged_with_its_run_id() 
     let types: Vec<&str> = seen.iter().map(|e| e.event_type.as_str()).collect();
     assert_eq!(
         types,
-        ["PromptRendered", "Note", "ToolInvoked", "PromptExecuted"],
+        [
+            "PromptRendered",
+            "ModelCalled",
+            "Note",
+            "ToolInvoked",
+            "ModelCalled",
+            "PromptExecuted"
+        ],
         "{seen:#?}"
     );
     for event in &seen {
@@ -681,9 +688,9 @@ fn the_child_publishes_its_telemetry_on_the_parent_bus_tagged_with_its_run_id() 
             ("research", "investigate", 1)
         );
     }
-    assert_eq!(seen[1].event, json!("child"));
-    assert_eq!(seen[2].event["name"], "add_note");
-    assert_eq!(seen[2].event["session_id"], json!(run_id));
+    assert_eq!(seen[2].event, json!("child"));
+    assert_eq!(seen[3].event["name"], "add_note");
+    assert_eq!(seen[3].event["session_id"], json!(run_id));
     // The same records are in the parent's session log, before the run's summary record.
     let log = journal.0.lock().unwrap().clone();
     let logged: Vec<&Value> = log
@@ -1333,7 +1340,8 @@ fn direct_dispatch_leaves_the_parent_untouched_but_for_the_record() {
     assert_eq!(after.remove("SubagentRun").map(|r| r.len()), Some(1));
     // The child's telemetry, forwarded to the parent: records, not state.
     let forwarded: Vec<Value> = after.remove("SubagentEvent").unwrap();
-    assert_eq!(forwarded[1]["event_type"], "Note");
+    assert_eq!(forwarded[1]["event_type"], "ModelCalled");
+    assert_eq!(forwarded[2]["event_type"], "Note");
     assert_eq!(after, before);
 }
 

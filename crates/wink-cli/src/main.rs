@@ -48,6 +48,11 @@ enum Command {
     Result(cmd::queue::ResultArgs),
     /// A Redis queue's counts.
     Queue(cmd::queue::QueueArgs),
+    /// A folder of Markdown, HTML or plain-text documents as a prompt file of summarized
+    /// sections, grouped by folder and heading.
+    DocsToPrompt(cmd::docs::DocsArgs),
+    /// See a recorded run: a terminal tree, a local page, or an OTLP/JSON file.
+    Trace(cmd::trace::TraceArgs),
 }
 
 /// [`Cli`] with the `render` subcommand alone: what `wink render ...` is parsed with, so that
@@ -88,10 +93,14 @@ fn main() -> ExitCode {
     init_tracing();
     wink_providers::install_crypto_provider();
     let cli = parse_render_only().unwrap_or_else(Cli::parse);
+    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set: flushed when this guard drops, and on
+    // SIGINT / SIGTERM by the signal handlers below.
+    let otel = start_otel();
     if matches!(
         cli.command,
         Command::Call(_) | Command::Run(_) | Command::Eval(_)
-    ) {
+    ) || (otel.is_some() && matches!(cli.command, Command::Mcp(_)))
+    {
         stop_command_tools_on_signals();
     }
     let outcome = match cli.command {
@@ -109,7 +118,10 @@ fn main() -> ExitCode {
         Command::Submit(args) => cmd::queue::submit(&args),
         Command::Result(args) => cmd::queue::result(&args),
         Command::Queue(args) => cmd::queue::run(&args),
+        Command::DocsToPrompt(args) => cmd::docs::run(&args),
+        Command::Trace(args) => cmd::trace::run(&args),
     };
+    drop(otel);
     match outcome {
         Ok(code) => code,
         Err(error) => {
@@ -117,6 +129,15 @@ fn main() -> ExitCode {
             exit::code_for(&error)
         }
     }
+}
+
+/// The OTLP exporter, when the environment asks for one; a configuration it cannot use is a
+/// warning, never a failed command.
+fn start_otel() -> Option<wink_trace::ExportGuard> {
+    wink_trace::init_from_env().unwrap_or_else(|error| {
+        tracing::warn!("{error}; spans are not exported");
+        None
+    })
 }
 
 /// Log to stderr, filtered by `WINK_LOG` (e.g. `WINK_LOG=info`); warnings by default, but only
@@ -195,6 +216,7 @@ fn on_signals(stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
                 if stop.is_none() {
                     note!("wink: stopped by a signal; the running command tools were killed");
                 }
+                wink_trace::shutdown();
                 std::process::exit(code);
             });
     }

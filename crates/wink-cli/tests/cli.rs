@@ -303,7 +303,7 @@ fn render_json_has_tools_response_format_and_token_counts() {
     .unwrap();
     assert_eq!(
         out["tools"],
-        json!([{"name": "read_section", "description": "Read the full content of a summarized section. Tools the section holds become available to you.", "parameters": {"type": "object", "properties": {"section_key": {"type": "string", "description": "Key of the summarized section, exactly as its summary shows it (dot notation for nested sections, e.g. 'parent.child')."}}, "additionalProperties": false, "required": ["section_key"]}}])
+        json!([{"name": "read_section", "description": "Read the full content of a summarized section. Tools the section holds become available to you.", "parameters": {"type": "object", "properties": {"section_key": {"type": "string", "description": "Key of the summarized section, exactly as its summary shows it (dot notation for nested sections, e.g. 'parent.child')."}, "part": {"type": "integer", "minimum": 1, "description": "Which part of a long section to read, when an earlier read of it said it continues (default 1)."}}, "additionalProperties": false, "required": ["section_key"]}}])
     );
     assert_eq!(out["response_format"], Value::Null);
     let sections = out["tokens"]["sections"].as_object().unwrap();
@@ -481,6 +481,24 @@ fn wink_run_with_the_scripted_provider_writes_transcript_and_session_log() {
             json!(["read_section"]),
             json!(["read_section", "add"]),
             json!(["read_section", "add"])
+        ]
+    );
+    // Each model call records what the model answered, the last one included.
+    let turns: Vec<Value> = t["model_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["turn"].clone())
+        .collect();
+    assert_eq!(
+        turns,
+        [
+            json!({"tool_calls": [{"id": "c1", "name": "read_section", "arguments": {"section_key": "math"}}],
+                   "usage": {"input_tokens": 50, "output_tokens": 5, "cached_tokens": 0},
+                   "finish_reason": "tool_calls"}),
+            json!({"tool_calls": [{"id": "c2", "name": "add", "arguments": {"a": 2, "b": 40}}],
+                   "finish_reason": "tool_calls"}),
+            json!({"text": "The sum is 42.", "finish_reason": "stop"})
         ]
     );
     let shown = stdout(&wink(&[

@@ -1,5 +1,6 @@
-//! Example 06: a Markdown folder becomes a summarized prompt file; rendering it shows one
-//! summary per document, and `read_section` returns a heading's text.
+//! Example 06: a Markdown folder becomes a summarized prompt file; rendering it shows one line
+//! per document (a group: its headings are summarized sections), and `read_section` returns a
+//! heading's text.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
@@ -46,7 +47,7 @@ fn a_docs_folder_becomes_a_summarized_prompt() {
     let text = wink(&["render", prompt.to_str().unwrap()]);
     assert_eq!(
         text,
-        "## 1. Deploy guide (guide)\n\nHow we ship the service.\n\n---\n[This section is summarized. Call `read_section` with key \"guide\" to view full content including subsections: rollback.]\n"
+        "Summarized groups of sections (to list a group's sections, call `read_section` with its key):\n- Deploy guide (guide): How we ship the service. [1 section]\n"
     );
     let out: Value = serde_json::from_str(&wink(&[
         "call",

@@ -345,7 +345,7 @@ fn wink_render_preopen_shows_what_the_model_would_see_and_why() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8(out.stderr.clone()).unwrap();
-    assert_eq!(err, "wink render: pre-opened math (1.90)\n");
+    assert_eq!(err, "wink render: pre-opened math (2.70)\n");
     let text = stdout(&out);
     assert!(
         text.ends_with("## 3. Math (math)\n\nUse add for sums.\n"),

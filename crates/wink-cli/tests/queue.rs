@@ -384,7 +384,7 @@ fn fault_run(server: &mut RedisServer, requests: usize) -> FaultReport {
         for i in 0..requests {
             let request = RunRequest {
                 params: Some(json!({"Task": {"objective": format!("request {i}")}})),
-                input: None,
+                ..RunRequest::default()
             };
             ids.push(mailbox.send(request).await.unwrap());
         }

@@ -42,7 +42,7 @@ fn visibility(key: &str, visibility: SectionVisibility) -> SetVisibilityOverride
 fn logged_session(name: &str) -> PathBuf {
     let path = scratch(name);
     let session = Session::builder()
-        .id("5b0f5c3e-2d7a-4c1e-9a53-0e6f1d2c3b4a"
+        .id("b50f5c3e-2d7a-4c1e-9a53-0e6f1d2c3b4a"
             .parse::<SessionId>()
             .unwrap())
         .created_at(Timestamp::from_unix_micros(1_795_319_259_000_001))
@@ -82,7 +82,7 @@ fn anonymize(text: &str, path: &Path) -> String {
     text.replace(&path.display().to_string(), "<path>")
 }
 
-const VISIBILITY_TEXT: &str = r#"Session 5b0f5c3e-2d7a-4c1e-9a53-0e6f1d2c3b4a
+const VISIBILITY_TEXT: &str = r#"Session b50f5c3e-2d7a-4c1e-9a53-0e6f1d2c3b4a
   log: <path>
   schema: 1
   created: 2026-11-22T03:47:39.000001Z
@@ -157,7 +157,7 @@ fn slice_in_json_format_through_the_cli() {
         json!({
             "header": {
                 "wink_session_log": 1,
-                "session_id": "5b0f5c3e-2d7a-4c1e-9a53-0e6f1d2c3b4a",
+                "session_id": "b50f5c3e-2d7a-4c1e-9a53-0e6f1d2c3b4a",
                 "created_at": "2026-11-22T03:47:39.000001Z"
             },
             "events": [
@@ -227,7 +227,7 @@ fn a_newer_schema_version_exits_2() {
     let path = scratch("newer.jsonl");
     fs::write(
         &path,
-        "{\"wink_session_log\":2,\"session_id\":\"5b0f5c3e-2d7a-4c1e-9a53-0e6f1d2c3b4a\",\"created_at\":\"2026-11-22T03:47:39.000001Z\"}\n{\"seq\":1,\"type\":\"Note\",\"event\":\"a\"}\n",
+        "{\"wink_session_log\":2,\"session_id\":\"b50f5c3e-2d7a-4c1e-9a53-0e6f1d2c3b4a\",\"created_at\":\"2026-11-22T03:47:39.000001Z\"}\n{\"seq\":1,\"type\":\"Note\",\"event\":\"a\"}\n",
     )
     .unwrap();
     let file = path.display().to_string();

@@ -62,13 +62,22 @@ fn wink_run_dispatches_a_subagent_declared_in_the_prompt_file() {
         .iter()
         .map(|e| e["event_type"].as_str().unwrap())
         .collect();
-    assert_eq!(types, ["PromptRendered", "ToolInvoked", "PromptExecuted"]);
+    assert_eq!(
+        types,
+        [
+            "PromptRendered",
+            "ModelCalled",
+            "ToolInvoked",
+            "ModelCalled",
+            "PromptExecuted"
+        ]
+    );
     assert!(
         events
             .iter()
             .all(|e| e["run_id"] == run["child_session_id"])
     );
-    assert_eq!(events[1]["event"]["name"], "echo");
+    assert_eq!(events[2]["event"]["name"], "echo");
 
     // The log resumes (its event types are known to `wink run`).
     let again = wink(&[

@@ -5,6 +5,8 @@
 pub const READ_SECTION: &str = "read_section";
 /// The builtin tool that asks the caller to expand sections.
 pub const OPEN_SECTIONS: &str = "open_sections";
+/// The builtin tool that searches the hidden sections of a large tree.
+pub const SEARCH_SECTIONS: &str = "search_sections";
 /// A tool catalog's one-line listing of its tools.
 pub const TOOL_LIST: &str = "tool.list";
 /// A tool catalog's full specifications of named tools.
@@ -22,7 +24,8 @@ pub const FINAL_ANSWER: &str = "final_answer";
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuiltinKind {
-    /// Discloses a summarized section's content (`read_section`, `open_sections`).
+    /// Discloses a summarized section's content (`read_section`, `open_sections`,
+    /// `search_sections`).
     Section,
     /// Discloses a tool catalog's tools (`tool.list`, `tool.describe`, `find_tool`).
     Catalog,
@@ -44,13 +47,17 @@ pub struct BuiltinTool {
 }
 
 /// Every builtin tool.
-pub const BUILTIN_TOOLS: [BuiltinTool; 8] = [
+pub const BUILTIN_TOOLS: [BuiltinTool; 9] = [
     BuiltinTool {
         name: READ_SECTION,
         kind: BuiltinKind::Section,
     },
     BuiltinTool {
         name: OPEN_SECTIONS,
+        kind: BuiltinKind::Section,
+    },
+    BuiltinTool {
+        name: SEARCH_SECTIONS,
         kind: BuiltinKind::Section,
     },
     BuiltinTool {
@@ -88,8 +95,8 @@ pub fn builtin_kind(name: &str) -> Option<BuiltinKind> {
         .map(|tool| tool.kind)
 }
 
-/// Whether `name` is a builtin that discloses a summarized section (`read_section`,
-/// `open_sections`).
+/// Whether `name` is a builtin that discloses summarized sections (`read_section`,
+/// `open_sections`, `search_sections`): it shows prompt content and changes no state of the task.
 #[must_use]
 pub fn is_disclosure_tool(name: &str) -> bool {
     builtin_kind(name) == Some(BuiltinKind::Section)
@@ -126,6 +133,7 @@ mod tests {
     #[test]
     fn sections_and_catalogs_disclose_content() {
         assert!(is_disclosure_tool(READ_SECTION) && is_disclosure_tool(OPEN_SECTIONS));
+        assert!(is_disclosure_tool(SEARCH_SECTIONS));
         assert!(!is_disclosure_tool(FIND_TOOL));
         for name in [
             READ_SECTION,

@@ -223,7 +223,10 @@ fn wink_read_section_schema() -> Value {
 }
 
 fn unified_read_section_schema() -> Value {
-    json!({"type": "object", "properties": {"section_key": {"type": "string", "description": "Key of the summarized section, exactly as its summary shows it (dot notation for nested sections, e.g. 'parent.child')."}}, "additionalProperties": false, "required": ["section_key"]})
+    json!({"type": "object", "properties": {
+        "section_key": {"type": "string", "description": "Key of the summarized section, exactly as its summary shows it (dot notation for nested sections, e.g. 'parent.child')."},
+        "part": {"type": "integer", "minimum": 1, "description": "Which part of a long section to read, when an earlier read of it said it continues (default 1)."}
+    }, "additionalProperties": false, "required": ["section_key"]})
 }
 
 fn wink_open_sections_schema() -> Value {
@@ -283,7 +286,20 @@ impl ReadSectionTool {
         }
     }
 
-    fn run(&self, args: &Value, session: &Session) -> Result<ToolResponse, ToolError> {
+    fn part_arg(args: &Value) -> Result<Option<usize>, ToolError> {
+        match args.get("part") {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .filter(|&n| n >= 1)
+                .map(|n| Some(usize::try_from(n).unwrap_or(usize::MAX)))
+                .ok_or_else(|| {
+                    ToolError::Validation("Field 'part' must be a positive integer.".into())
+                }),
+        }
+    }
+
+    fn run(&self, args: &Value, context: &ToolContext) -> Result<ToolResponse, ToolError> {
         let key = Self::key_arg(args)?;
         match self.state.mode {
             DisclosureMode::Wink => self
@@ -291,10 +307,16 @@ impl ReadSectionTool {
                 .wink_read_section(&key)
                 .map(ToolResponse::from)
                 .map_err(ToolError::from),
-            _ => self
-                .state
-                .unified_read_section(&key, session)
-                .map_err(ToolError::from),
+            _ => {
+                let read = crate::render::SectionRead {
+                    key: &key,
+                    part: Self::part_arg(args)?,
+                    room: context.resource::<crate::ContextRoom>().map(|r| r.0),
+                };
+                self.state
+                    .unified_read_section(&read, &context.session)
+                    .map_err(ToolError::from)
+            }
         }
     }
 }
@@ -316,7 +338,7 @@ impl Tool for ReadSectionTool {
         crate::tool::ToolConcurrency::Parallel
     }
     fn invoke<'a>(&'a self, args: Value, context: &'a mut ToolContext) -> ToolFuture<'a> {
-        Box::pin(async move { self.run(&args, &context.session) })
+        Box::pin(async move { self.run(&args, context) })
     }
 }
 

@@ -295,6 +295,12 @@ impl ToolExecutor {
                 call.name
             )));
         };
+        let started = Started {
+            at: wink_session::Timestamp::now(),
+            span: self
+                .session
+                .traceparent(wink_session::TraceScope::ToolCall { call_id: &call.id }),
+        };
         let params = match self.decode_arguments(call)? {
             Ok(params) => params,
             Err(problem) => {
@@ -305,7 +311,7 @@ impl ToolExecutor {
                     result: ToolResult::failure(format!("Tool validation failed: {problem}")),
                     expansion: None,
                 };
-                self.publish(&outcome, None);
+                self.publish(&outcome, None, &started);
                 return Ok(CallOutcome::Completed(outcome));
             }
         };
@@ -326,7 +332,7 @@ impl ToolExecutor {
                 result,
                 expansion,
             };
-            self.publish(&outcome, telemetry.clone());
+            self.publish(&outcome, telemetry.clone(), &started);
             outcome
         };
         if let Some(refusal) =
@@ -541,6 +547,7 @@ impl ToolExecutor {
         &self,
         outcome: &ToolCallResult,
         telemetry: Option<wink_session::DisclosureTelemetry>,
+        started: &Started,
     ) {
         let mut event = ToolInvoked::new(
             self.prompt_name.clone(),
@@ -552,7 +559,9 @@ impl ToolExecutor {
         )
         .with_session_id(self.session.id())
         .with_call_id(outcome.call_id.clone())
-        .with_rendered_output(outcome.model_text());
+        .with_rendered_output(outcome.model_text())
+        .with_started_at(started.at)
+        .with_span(started.span);
         if let Some(value) = outcome.result.value.as_ref() {
             event = event.with_value(value.json.clone());
         }
@@ -561,6 +570,12 @@ impl ToolExecutor {
         }
         let _ = self.session.dispatch(event);
     }
+}
+
+/// When a call started and the trace span it runs in (its `ToolInvoked` records both).
+struct Started {
+    at: wink_session::Timestamp,
+    span: Option<wink_session::TraceParent>,
 }
 
 /// How a call's changes are undone when it fails.

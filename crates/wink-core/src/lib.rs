@@ -78,6 +78,7 @@ mod prompt;
 mod pyjson;
 mod quick_hash;
 mod render;
+mod search;
 mod section;
 mod template;
 mod text;
@@ -104,9 +105,13 @@ pub use prompt::{
     decode_output,
 };
 pub use pyjson::{exclude_none, python_json};
-pub use render::{RenderedPrompt, RenderedSection};
+pub use render::{ContextRoom, READ_PART_BYTES, RenderedPrompt, RenderedSection};
 /// Re-exported so `#[derive(JsonSchema)]` users and wink agree on one version.
 pub use schemars;
+pub use search::{
+    SEARCH_SECTIONS, SEARCH_SECTIONS_AUTO_MIN, SEARCH_SECTIONS_DEFAULT_LIMIT,
+    SEARCH_SECTIONS_MAX_LIMIT, SearchSections, SectionHit,
+};
 pub use section::{
     EnabledSelector, MarkdownSection, Section, SectionRef, SelectorInput, VisibilitySelector,
     format_heading, render_section,

@@ -176,7 +176,7 @@ fn the_known_keys_open_and_the_reason_names_the_unknown_ones() {
                 assert_eq!(e.section_keys, ["tools"], "{mode}");
                 assert_eq!(
                     e.reason,
-                    "need it (Not opened (no such section): 'nope'. Valid keys: kit, guide, kit.extra, guide.deep, tools.)",
+                    "need it (Not opened (no such section): 'nope'. Valid keys: tools, kit, guide, kit.extra, guide.deep.)",
                     "{mode}"
                 );
             }

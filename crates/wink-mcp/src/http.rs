@@ -311,17 +311,22 @@ impl<H: ServerHandler + Clone + Send + Sync + 'static> HttpEndpoint<H> {
             return self.mcp.handle(request).await;
         }
         let (parts, body) = request.into_parts();
+        let too_long = || {
+            error_reply(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
+                    "Parse error: the request body is longer than the limit of {MAX_LINE_BYTES} bytes"
+                ),
+            )
+        };
+        // A declared length over the limit is refused at once, not after waiting for the body.
+        if usize::try_from(body.size_hint().lower()).map_or(true, |n| n > MAX_LINE_BYTES) {
+            return too_long();
+        }
         let limited = Limited::new(body, MAX_LINE_BYTES).collect();
         let bytes = match tokio::time::timeout(self.limits.body_timeout, limited).await {
             Ok(Ok(collected)) => collected.to_bytes(),
-            Ok(Err(error)) if error.is::<LengthLimitError>() => {
-                return error_reply(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    &format!(
-                        "Parse error: the request body is longer than the limit of {MAX_LINE_BYTES} bytes"
-                    ),
-                );
-            }
+            Ok(Err(error)) if error.is::<LengthLimitError>() => return too_long(),
             Ok(Err(error)) => {
                 return error_reply(
                     StatusCode::BAD_REQUEST,

@@ -19,9 +19,13 @@ use wink_core::{
     CallOutcome, Prompt, RenderedPrompt, Resources, SectionPath, SectionVisibility, ToolArguments,
     ToolCall, ToolExecutor, ToolRef,
 };
-use wink_session::{Session, SetVisibilityOverride};
+use wink_session::Session;
+
+pub(crate) use opened::rendered_subtree;
 
 use crate::error::McpServeError;
+
+mod opened;
 
 /// URI of the rendered prompt resource.
 pub const PROMPT_URI: &str = "wink://prompt";
@@ -239,7 +243,7 @@ impl PromptServer {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call_with(name, arguments, self.tool_resources(), true)
+        self.call_with(name, arguments, self.tool_resources(), true, None)
             .await
             .map(|done| done.result)
     }
@@ -255,13 +259,15 @@ impl PromptServer {
 
     /// Runs one call with `resources`: the result as text, and the tool's value (for MCP's
     /// result forms, see `server_call`). An `exclusive` call waits for the calls before it
-    /// (calls may open sections); a task runs beside them.
+    /// (calls may open sections); a task runs beside them. With the client's span
+    /// (`traceparent`), the call's span continues the client's trace when the session is traced.
     pub(crate) async fn call_with(
         &self,
         name: &str,
         arguments: Option<JsonObject>,
         resources: Resources,
         exclusive: bool,
+        traceparent: Option<wink_session::TraceParent>,
     ) -> Result<CallDone, ErrorData> {
         let state = &self.state;
         let _turn = match exclusive {
@@ -270,23 +276,7 @@ impl PromptServer {
         };
         let rendered = self.render().map_err(internal)?;
         if rendered.tool(name).is_none() {
-            return match rendered.template_tool(name) {
-                Some((path, _)) => Ok(CallDone::ran(
-                    CallToolResult::error(vec![ContentBlock::text(format!(
-                        "Tool '{name}' is not available yet: it belongs to section '{key}', which is summarized. \
-                         Call read_section with key \"{key}\" first.",
-                        key = path.dotted()
-                    ))]),
-                    None,
-                )),
-                None => Err(ErrorData::invalid_params(
-                    format!(
-                        "Unknown tool '{name}'. Offered: {}.",
-                        rendered.tool_names().join(", ")
-                    ),
-                    None,
-                )),
-            };
+            return opened::not_offered(&rendered, name);
         }
         let executor = ToolExecutor {
             adapter: "mcp".into(),
@@ -298,6 +288,9 @@ impl PromptServer {
             name: name.to_owned(),
             arguments: ToolArguments::Json(Value::Object(arguments.unwrap_or_default())),
         };
+        if let Some(parent) = traceparent {
+            state.session.continue_trace(&call.id, parent);
+        }
         let before: Vec<String> = rendered
             .tool_names()
             .iter()
@@ -317,7 +310,7 @@ impl PromptServer {
             }
         };
         let mut value = None;
-        let (mut text, success, expanded) = match outcome {
+        let (text, success, expanded) = match outcome {
             CallOutcome::Completed(result) => {
                 let expanded = match (&result.expansion, result.result.success) {
                     (Some(expansion), true) => vec![expansion.path.clone()],
@@ -340,50 +333,13 @@ impl PromptServer {
                 )
             }
         };
-        if !expanded.is_empty() {
-            self.open_sections(&expanded, &before, &mut text)?;
-        }
+        let text = if expanded.is_empty() {
+            text
+        } else {
+            self.opened(&expanded, &before, text)?
+        };
         Ok(CallDone::ran(tool_result(text, success), value))
     }
-
-    /// Marks `expanded` open in the session; a call that opened sections gets their content;
-    /// when the offered tools changed, `tools/list_changed` goes out and `text` ends with
-    /// [`new_tools_notice`] naming the new ones (`before`: the tools offered before the call).
-    fn open_sections(
-        &self,
-        expanded: &[SectionPath],
-        before: &[String],
-        text: &mut String,
-    ) -> Result<(), ErrorData> {
-        let state = &self.state;
-        for path in expanded {
-            state.session.dispatch(SetVisibilityOverride {
-                path: path.clone(),
-                visibility: SectionVisibility::Full,
-            });
-        }
-        let after = self.render().map_err(internal)?;
-        if text.starts_with("Opened sections:") {
-            for path in expanded {
-                if let Some(content) = rendered_subtree(&after, path) {
-                    text.push_str("\n\n");
-                    text.push_str(&content);
-                }
-            }
-        }
-        let added: Vec<&str> = after
-            .tool_names()
-            .into_iter()
-            .filter(|n| !before.iter().any(|b| b == n))
-            .collect();
-        if after.tool_names() != before {
-            let _ = state.tools_changed.send(());
-        }
-        if !added.is_empty() {
-            text.push_str("\n\n");
-            text.push_str(&new_tools_notice(&added));
-        }
-        Ok(())
     }
 
     fn prompt_description(&self) -> String {
@@ -413,17 +369,6 @@ impl CallDone {
             broke: None,
         }
     }
-}
-
-/// The text of `path` and its rendered descendants within `rendered` (contiguous in the text).
-pub(crate) fn rendered_subtree(rendered: &RenderedPrompt, path: &SectionPath) -> Option<String> {
-    let mut pieces = rendered
-        .sections
-        .iter()
-        .filter(|s| &s.path == path || s.path.is_descendant_of(path));
-    let first = pieces.next()?;
-    let end = pieces.next_back().map_or(first.range.end, |s| s.range.end);
-    rendered.text.get(first.range.start..end).map(str::to_owned)
 }
 
 fn tool_result(text: String, success: bool) -> CallToolResult {

@@ -78,8 +78,26 @@ impl PromptServer {
             }
             None => None,
         };
+        // The client's span (`_meta.traceparent`, MCP SEP-414): rmcp hands the request's
+        // `_meta` over in the context.
+        let traceparent = context
+            .meta
+            .get_traceparent()
+            .or_else(|| {
+                request
+                    .meta
+                    .as_ref()
+                    .and_then(|meta| meta.get_traceparent())
+            })
+            .and_then(|text| text.parse().ok());
         let outcome = self
-            .call_with(&request.name, request.arguments.clone(), resources, true)
+            .call_with(
+                &request.name,
+                request.arguments.clone(),
+                resources,
+                true,
+                traceparent,
+            )
             .await;
         if let Some(task) = task {
             // The reporter went with the call's resources: the forwarder ends once it has sent

@@ -95,7 +95,13 @@ impl PromptServer {
             // A command tool runs synchronously: on a blocking thread, so that polling and
             // cancelling go on meanwhile.
             let done = tokio::task::spawn_blocking(move || {
-                runtime.block_on(server.call_with(&call_name, call_arguments, resources, false))
+                runtime.block_on(server.call_with(
+                    &call_name,
+                    call_arguments,
+                    resources,
+                    false,
+                    None,
+                ))
             })
             .await
             .map_err(|e| {

@@ -154,6 +154,27 @@ fn malformed_http_requests_are_answered_and_serving_goes_on() {
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the request body is longer than the limit of 16777216 bytes"}})
         )
     );
+    // A declared length over the limit is refused before the body arrives (waiting for it would
+    // end in 408 after the body timeout).
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(40)))
+        .unwrap();
+    stream
+        .write_all(
+            format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 10000000000\r\n\r\n{{").as_bytes(),
+        )
+        .unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let declared = parse(&raw);
+    assert_eq!(
+        (declared.status, declared.json()["error"]["message"].clone()),
+        (
+            413,
+            json!("Parse error: the request body is longer than the limit of 16777216 bytes")
+        )
+    );
     // A body between rmcp's own 4 MiB default and the 16 MiB limit reaches the server.
     let padded = format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}}{}",

@@ -36,6 +36,7 @@ mod conversation;
 pub mod profile;
 mod provider;
 pub mod text_calls;
+pub mod trace;
 
 pub use conversation::{
     DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,

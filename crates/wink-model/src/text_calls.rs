@@ -4,7 +4,8 @@
 //!
 //! All of these shapes are recognised, for names of offered tools:
 //! `<tool_call>{"name": …, "arguments": {…}}</tool_call>` blocks (closing tag optional at the end),
-//! ```` ```json ```` fenced blocks, and a bare JSON object (or array of objects) making up the whole text.
+//! ```` ```json ```` fenced blocks, and bare JSON objects (one, an array of them, or several one
+//! after another, e.g. one per line) making up the whole text.
 //! `arguments` may also be spelled `parameters`, or be a string holding JSON. Doubled outer braces
 //! (one extra `{`, any number of extra `}`), which Qwen2.5-Coder-1.5B writes (also through
 //! llama.cpp's server), are tolerated.
@@ -60,6 +61,9 @@ pub fn parse_tool_calls_with(text: &str, resolve: &dyn Fn(&str) -> Option<String
     }
     let trimmed = text.trim();
     if let Some(calls) = calls_from_json_text(trimmed, &is_known) {
+        return ParsedTurn { text: None, calls };
+    }
+    if let Some(calls) = call_sequence(trimmed, &is_known) {
         return ParsedTurn { text: None, calls };
     }
     if let Some((calls, rest)) = leading_json_calls(trimmed, &is_known) {
@@ -158,6 +162,23 @@ fn calls_from_json_text(text: &str, is_known: Resolve<'_>) -> Option<Vec<(String
     let undoubled = undouble_braces(text)?;
     let value = serde_json::from_str::<Value>(undoubled).ok()?;
     calls_from_value(value, is_known).map(|calls| strictly(undoubled, calls))
+}
+
+/// Several call objects one after another (one per line, as small models list them), making up
+/// the whole text.
+fn call_sequence(text: &str, is_known: Resolve<'_>) -> Option<Vec<(String, ToolArguments)>> {
+    if !text.starts_with('{') {
+        return None;
+    }
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let (mut calls, mut start, mut objects) = (Vec::new(), 0, 0);
+    while let Some(item) = stream.next() {
+        let found = calls_from_value(item.ok()?, is_known)?;
+        let end = stream.byte_offset();
+        calls.extend(strictly(text[start..end].trim(), found));
+        (start, objects) = (end, objects + 1);
+    }
+    (objects > 1).then_some(calls)
 }
 
 /// A call object (or array of them) at the start of the text, followed by other text.
@@ -327,6 +348,31 @@ mod tests {
 
     fn as_written(name: &str, arguments: &str) -> (String, ToolArguments) {
         (name.to_owned(), ToolArguments::Text(arguments.to_owned()))
+    }
+
+    #[test]
+    fn several_bare_calls_one_per_line_are_several_calls() {
+        let text = "{\"name\": \"add\", \"arguments\": {\"a\": 1}}\n{\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Oslo\\\"}\"}\n{\"name\": \"add\", \"arguments\": {\"a\": 1, \"a\": 2}}";
+        assert_eq!(
+            parse_tool_calls(text, TOOLS),
+            ParsedTurn {
+                text: None,
+                calls: vec![
+                    call("add", json!({"a": 1})),
+                    call("get_weather", json!({"city": "Oslo"})),
+                    as_written("add", r#"{"a": 1, "a": 2}"#),
+                ],
+            }
+        );
+        // One call of a tool not on offer: the first stays a call, the rest text.
+        let mixed = "{\"name\": \"add\", \"arguments\": {}}\n{\"name\": \"rm\", \"arguments\": {}}";
+        assert_eq!(
+            parse_tool_calls(mixed, TOOLS),
+            ParsedTurn {
+                text: Some("{\"name\": \"rm\", \"arguments\": {}}".to_owned()),
+                calls: vec![call("add", json!({}))],
+            }
+        );
     }
 
     #[test]

@@ -16,33 +16,6 @@ pub(super) struct Converter<'a> {
 }
 
 impl Converter<'_> {
-    /// The tools declared with `task` (name, whether a task is required), in file order.
-    fn task_tools(
-        &self,
-        sections: &[SectionSpec<'_>],
-        at: &str,
-        found: &mut Vec<(String, bool)>,
-    ) -> Result<(), PromptFileError> {
-        for (index, section) in sections.iter().enumerate() {
-            for (tool_index, tool) in section.tools.iter().enumerate() {
-                let required = match tool.task.as_deref() {
-                    None => continue,
-                    Some("optional") => false,
-                    Some("required") => true,
-                    Some(other) => {
-                        return Err(self.invalid(
-                            format!("{at}[{index}].tools[{tool_index}].task"),
-                            format!("task is `optional` or `required`, not `{other}`"),
-                        ));
-                    }
-                };
-                found.push((tool.name.clone(), required));
-            }
-            self.task_tools(&section.children, &format!("{at}[{index}].children"), found)?;
-        }
-        Ok(())
-    }
-
     pub(super) fn invalid(
         &self,
         key_path: impl Into<String>,
@@ -87,11 +60,11 @@ impl Converter<'_> {
         Ok(())
     }
 
-    pub(super) fn convert(
-        mut self,
-        mut file: PromptFile<'_>,
-    ) -> Result<LoadedPrompt, PromptFileError> {
-        self.check_identity(&file)?;
+    /// The file's params types, each field's type and default checked.
+    fn params_types(
+        &self,
+        file: &PromptFile<'_>,
+    ) -> Result<HashMap<String, ParamsType>, PromptFileError> {
         let mut types: HashMap<String, ParamsType> = HashMap::new();
         for (type_name, fields) in &file.params {
             let mut params = Vec::new();
@@ -120,6 +93,15 @@ impl Converter<'_> {
                 ParamsType::named(type_name.clone(), params),
             );
         }
+        Ok(types)
+    }
+
+    pub(super) fn convert(
+        mut self,
+        mut file: PromptFile<'_>,
+    ) -> Result<LoadedPrompt, PromptFileError> {
+        self.check_identity(&file)?;
+        let types = self.params_types(&file)?;
         let disclosure = match &file.disclosure {
             None => DisclosureMode::default(),
             Some(mode) => mode
@@ -134,9 +116,18 @@ impl Converter<'_> {
             wink_agent::turn_policy::check_policy_names([name.as_str()])
                 .map_err(|e| self.invalid(format!("repairs.{name}"), e))?;
         }
+        let search = match &file.search_sections {
+            None => SearchSections::Auto,
+            Some(SearchSectionsSpec::Flag(true)) => SearchSections::On,
+            Some(SearchSectionsSpec::Flag(false)) => SearchSections::Off,
+            Some(SearchSectionsSpec::Name(name)) => name
+                .parse::<SearchSections>()
+                .map_err(|e| self.invalid("search_sections", e))?,
+        };
         let mut builder = PromptTemplate::builder(file.ns.clone(), file.key.clone())
             .disclosure(disclosure)
-            .name_hidden_tools(file.name_hidden_tools.unwrap_or(false));
+            .name_hidden_tools(file.name_hidden_tools.unwrap_or(false))
+            .search_sections(search);
         if let Some(name) = &file.name {
             builder = builder.name(name.clone());
         }
@@ -162,9 +153,23 @@ impl Converter<'_> {
         if let Some(output) = &file.output {
             builder = builder.output_spec(self.output(output, &file)?);
         }
-        let template = builder
+        let mut template = builder
             .build()
             .map_err(|e| self.prompt_error(&e, &file.sections))?;
+        match file.search_rerank.as_deref() {
+            None | Some("bm25") => {}
+            Some("hybrid") => {
+                let model = self.embedding_model_for("search_rerank")?;
+                template = template
+                    .with_section_ranking(Arc::new(wink_search::hybrid::HybridRanking::new(model)));
+            }
+            Some(other) => {
+                return Err(self.invalid(
+                    "search_rerank",
+                    format!("unknown search_rerank '{other}' (bm25, hybrid)"),
+                ));
+            }
+        }
         let published = match &file.mcp {
             Some(spec) => self.published(spec)?,
             None => wink_mcp::Published::default(),
@@ -496,15 +501,23 @@ impl Converter<'_> {
         &self,
         at: &str,
     ) -> Result<Arc<wink_embed::StaticModel>, PromptFileError> {
+        self.embedding_model_for(&format!("{at}.rerank"))
+    }
+
+    /// [`Self::embedding_model`] for the field `field` (named in errors).
+    pub(super) fn embedding_model_for(
+        &self,
+        field: &str,
+    ) -> Result<Arc<wink_embed::StaticModel>, PromptFileError> {
         let dir = wink_embed::StaticModel::configured_dir().ok_or_else(|| {
             self.invalid(
-                format!("{at}.rerank"),
+                field.to_owned(),
                 "no cache directory for the embedding model: set WINK_HOME or WINK_EMBED_MODEL",
             )
         })?;
         let model = wink_embed::StaticModel::load(&dir).map_err(|e| {
             self.invalid(
-                format!("{at}.rerank"),
+                field.to_owned(),
                 format!("{e} (fetch it with `bash scripts/fetch-embeddings.sh`)"),
             )
         })?;
@@ -577,6 +590,7 @@ impl Converter<'_> {
             parameters,
             examples,
             handler,
+            terminal,
             task: _,
         } = spec;
         let parameters = parameters.unwrap_or_else(wink_core::empty_params_schema);
@@ -631,6 +645,9 @@ impl Converter<'_> {
                 other => render_json_payload(&other),
             };
             builder = builder.example(example.description, example.input, output);
+        }
+        if terminal {
+            builder = builder.terminal();
         }
         builder.build().map_err(|e| self.invalid(at, e))
     }

@@ -45,8 +45,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use wink_core::{
     DisclosureMode, FieldType, MarkdownSection, OutputSpec, ParamField, ParamsType, PromptError,
-    PromptTemplate, SectionPath, SectionRef, SectionVisibility, ToolBuilder, ToolContext,
-    ToolError, ToolRef, render_json_payload,
+    PromptTemplate, SearchSections, SectionPath, SectionRef, SectionVisibility, ToolBuilder,
+    ToolContext, ToolError, ToolRef, render_json_payload,
 };
 
 pub use command::{
@@ -56,17 +56,18 @@ pub use command::{
 };
 pub use document::MAX_NESTING;
 pub use model::{
-    EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SectionSpec, ServerEntry,
-    ToolDecl,
+    EnabledSpec, ExampleSpec, FieldSpec, HandlerSpec, PromptFile, SearchSectionsSpec, SectionSpec,
+    ServerEntry, ToolDecl,
 };
 
 use convert::*;
 
 /// Names a file's own tools may not take: the builtin tools wink adds to a rendered prompt
 /// (disclosure, tool catalogs, sub-agents). A clash would offer two tools of one name.
-pub const RESERVED_TOOL_NAMES: [&str; 6] = [
+pub const RESERVED_TOOL_NAMES: [&str; 7] = [
     wink_core::READ_SECTION,
     wink_core::OPEN_SECTIONS,
+    wink_core::SEARCH_SECTIONS,
     wink_catalog::TOOL_LIST,
     wink_catalog::TOOL_DESCRIBE,
     wink_catalog::FIND_TOOL,

@@ -32,6 +32,14 @@ pub struct PromptFile<'a> {
     /// them directly (the call opens the section). Default false; ignored in `wink` mode.
     #[serde(default)]
     pub name_hidden_tools: Option<bool>,
+    /// When the builtin `search_sections` tool is offered: `"auto"` (default: once summaries hide
+    /// a dozen sections or more), `"on"`/`true` (while anything is summarized) or `"off"`/`false`.
+    #[serde(default)]
+    pub search_sections: Option<SearchSectionsSpec>,
+    /// How `search_sections` and pre-opening rank sections: `"bm25"` (default) or `"hybrid"` (BM25
+    /// re-ranked with the static embedding model).
+    #[serde(default)]
+    pub search_rerank: Option<String>,
     /// Open this many summarized sections, the most relevant to the input, before the first
     /// model call (`wink run`/`wink eval`; see `wink_agent::preopen`).
     #[serde(default)]
@@ -158,6 +166,16 @@ pub struct McpArgumentSpec {
     /// Whether it must be given (default false).
     #[serde(default)]
     pub required: bool,
+}
+
+/// `search_sections`: a setting's name or a boolean.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SearchSectionsSpec {
+    /// `true` (on) or `false` (off).
+    Flag(bool),
+    /// `auto`, `on` or `off`.
+    Name(String),
 }
 
 /// One params field.
@@ -331,6 +349,9 @@ pub struct ToolDecl {
     /// How the tool runs.
     #[serde(default)]
     pub handler: Option<HandlerSpec>,
+    /// A successful call ends the run with its result (`ToolBuilder::terminal`).
+    #[serde(default)]
+    pub terminal: bool,
     /// Run its MCP calls as tasks (the MCP Tasks extension): `optional` — as a task for clients
     /// that negotiate the extension, synchronously for others; `required` — clients without the
     /// extension get `-32021`. A task's call returns at once; the client polls for the result

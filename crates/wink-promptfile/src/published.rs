@@ -7,10 +7,36 @@ use wink_mcp::{
     Published, PublishedContent, PublishedPrompt, PublishedResource, PublishedTemplate,
 };
 
-use crate::model::McpSpec;
+use crate::model::{McpSpec, SectionSpec};
 use crate::{Converter, PromptFileError};
 
 impl Converter<'_> {
+    /// The tools declared with `task` (name, whether a task is required), in file order.
+    pub(super) fn task_tools(
+        &self,
+        sections: &[SectionSpec<'_>],
+        at: &str,
+        found: &mut Vec<(String, bool)>,
+    ) -> Result<(), PromptFileError> {
+        for (index, section) in sections.iter().enumerate() {
+            for (tool_index, tool) in section.tools.iter().enumerate() {
+                let required = match tool.task.as_deref() {
+                    None => continue,
+                    Some("optional") => false,
+                    Some("required") => true,
+                    Some(other) => {
+                        return Err(self.invalid(
+                            format!("{at}[{index}].tools[{tool_index}].task"),
+                            format!("task is `optional` or `required`, not `{other}`"),
+                        ));
+                    }
+                };
+                found.push((tool.name.clone(), required));
+            }
+            self.task_tools(&section.children, &format!("{at}[{index}].children"), found)?;
+        }
+        Ok(())
+    }
     /// The `mcp` block, checked: each resource gives exactly one of `text`, `file`, `handler`,
     /// each prompt one of `text`, `handler`; URIs and names are unique.
     pub(super) fn published(&self, spec: &McpSpec) -> Result<Published, PromptFileError> {

@@ -159,6 +159,7 @@ mod tests {
         json!({
             "$schema": "x", "ns": "n", "key": "k", "name": "N", "disclosure": "wink",
             "name_hidden_tools": true, "preopen": 2, "allow_extra_keys": true,
+            "search_sections": "on", "search_rerank": "bm25",
             "params": {"P": {"a": {"type": "string", "default": {"x": [1, 2.5, null]}}},
                        "Q": {"b": {"type": "any", "description": "d"}}},
             "output": {"type": "object", "properties": {"r": {"type": "string"}}},

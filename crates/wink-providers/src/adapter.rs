@@ -8,6 +8,7 @@ use wink_model::{
     ModelRequest, ModelTurn, ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture,
     StreamSink,
 };
+use wink_session::TraceParent;
 
 use crate::config::AdapterConfig;
 use crate::context::{ServerProps, hosted_context_window, probe_server_props};
@@ -66,9 +67,10 @@ impl HttpAdapter {
         &self,
         request: &ModelRequest,
         sink: Option<&dyn StreamSink>,
+        traceparent: Option<TraceParent>,
     ) -> Result<ModelTurn, ProviderError> {
         let mapping = RequestMapping::new(request, &self.config)?;
-        let turn = self.exchange(&mapping, request, sink).await?;
+        let turn = self.exchange(&mapping, request, sink, traceparent).await?;
         Ok(if self.config.text_tool_calls {
             promote_text_tool_calls(turn, &mapping)
         } else {
@@ -81,8 +83,10 @@ impl HttpAdapter {
         mapping: &RequestMapping,
         request: &ModelRequest,
         sink: Option<&dyn StreamSink>,
+        traceparent: Option<TraceParent>,
     ) -> Result<ModelTurn, ProviderError> {
         let config = &self.config;
+        let trace = traceparent.map(|t| t.header());
         let codec = config.format.codec();
         let body = codec.encode(request, config, mapping)?;
         let bytes = serde_json::to_vec(&body).map_err(|error| {
@@ -93,7 +97,11 @@ impl HttpAdapter {
             )
         })?;
         if !config.stream {
-            return match self.transport.post(config, bytes, None).await? {
+            return match self
+                .transport
+                .post(config, bytes, None, trace.as_deref())
+                .await?
+            {
                 Reply::Body(body) => codec.decode(&body, mapping, config),
                 Reply::Streamed => Err(failure(
                     config,
@@ -122,7 +130,7 @@ impl HttpAdapter {
         };
         match self
             .transport
-            .post(config, bytes, Some(&mut consume))
+            .post(config, bytes, Some(&mut consume), trace.as_deref())
             .await?
         {
             Reply::Body(body) => codec.decode(&body, mapping, config),
@@ -192,13 +200,15 @@ impl ProviderAdapter for HttpAdapter {
         request: &'a ModelRequest,
         stream: Option<&'a dyn StreamSink>,
     ) -> ProviderFuture<'a> {
+        // The span the loop makes this call in (W3C `traceparent`), read as the call starts.
+        let traceparent = wink_model::trace::outgoing_traceparent();
         Box::pin(async move {
             match &self.cancel {
-                None => self.call(request, stream).await,
+                None => self.call(request, stream, traceparent).await,
                 Some(token) => tokio::select! {
                     biased;
                     () = token.cancelled() => Err(failure(&self.config, ProviderErrorKind::Cancelled, "The call was cancelled.")),
-                    result = self.call(request, stream) => result,
+                    result = self.call(request, stream, traceparent) => result,
                 },
             }
         })

@@ -61,7 +61,8 @@ impl HttpTransport {
         Self { client }
     }
 
-    /// POSTs `body` to `config.endpoint()` with `config.headers()`.
+    /// POSTs `body` to `config.endpoint()` with `config.headers()` (and the W3C `traceparent`
+    /// header when the call is traced).
     ///
     /// Without `consumer` the whole body is returned. With one, a `text/event-stream` body is
     /// handed over chunk by chunk; any other successful body is returned whole.
@@ -79,10 +80,14 @@ impl HttpTransport {
         config: &AdapterConfig,
         body: Vec<u8>,
         mut consumer: Option<&mut ChunkConsumer<'_>>,
+        traceparent: Option<&str>,
     ) -> Result<Reply, ProviderError> {
         let timeouts = config.timeouts;
         let deadline = Instant::now() + timeouts.total;
-        let headers = header_map(config)?;
+        let mut headers = header_map(config)?;
+        if let Some(value) = traceparent.and_then(|t| HeaderValue::from_str(t).ok()) {
+            headers.insert("traceparent", value);
+        }
         let url = config.endpoint();
         let mut attempt: u32 = 0;
         loop {

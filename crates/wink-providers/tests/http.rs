@@ -264,6 +264,36 @@ fn openai_calls() -> Vec<ToolCall> {
 }
 
 #[tokio::test]
+async fn a_traced_call_sends_its_span_as_traceparent() {
+    let span: wink_session::TraceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        .parse()
+        .unwrap();
+    for adapter in ALL {
+        let body = fixture(&format!("{}_text.json", adapter.format()));
+        let server =
+            Loopback::start(vec![Reply::json(200, body.clone()), Reply::json(200, body)]).await;
+        let provider = adapter.build(&server, false);
+        let request = simple_request();
+        // The loop starts a traced call inside `with_traceparent`; the adapter reads it then.
+        let call =
+            wink_model::trace::with_traceparent(Some(span), || provider.complete(&request, None));
+        assert_eq!(call.await.unwrap(), expected_text(), "{adapter:?}");
+        provider.complete(&request, None).await.unwrap();
+        let requests = server.requests();
+        assert_eq!(
+            requests[0].header("traceparent"),
+            Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+            "{adapter:?}"
+        );
+        assert_eq!(
+            requests[1].header("traceparent"),
+            None,
+            "{adapter:?}: untraced call"
+        );
+    }
+}
+
+#[tokio::test]
 async fn parallel_tool_calls() {
     for adapter in ALL {
         let body = fixture(&format!("{}_tool_calls.json", adapter.format()));

@@ -306,7 +306,9 @@ mod tests {
         );
         assert_eq!(
             reason(&entry(&[("id", b"r-1"), ("body", b"{\"inputs\": \"a\"}")])),
-            own("the body is not a request: unknown field `inputs`, expected `params` or `input`")
+            own(
+                "the body is not a request: unknown field `inputs`, expected one of `params`, `input`, `traceparent`"
+            )
         );
         assert_eq!(
             reason(&entry(&[("id", b"r-1"), ("body", b"{\"params\": [1]}")])),

@@ -28,6 +28,10 @@ pub struct RunRequest {
     /// The user message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
+    /// The W3C trace context the request was submitted under: the run continues that trace
+    /// on the worker that runs it (and on the one that takes it over).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<wink_session::TraceParent>,
 }
 
 impl<'de> Deserialize<'de> for RunRequest {
@@ -54,11 +58,14 @@ impl<'de> serde::de::Visitor<'de> for RequestVisitor {
             params: Option<serde_json::Map<String, Value>>,
             #[serde(default)]
             input: Option<String>,
+            #[serde(default)]
+            traceparent: Option<wink_session::TraceParent>,
         }
         let fields = Fields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
         Ok(RunRequest {
             params: fields.params.map(Value::Object),
             input: fields.input,
+            traceparent: fields.traceparent,
         })
     }
 }

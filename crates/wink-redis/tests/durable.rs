@@ -178,7 +178,7 @@ fn a_run_taken_over_resumes_from_its_last_checkpoint() {
             [
                 (1, true, vec!["wink.restored".into()]),
                 (2, false, vec!["ToolInvoked".into()]),
-                (3, false, vec![]),
+                (3, false, vec!["ModelCalled".into()]),
             ]
         );
 
@@ -453,9 +453,9 @@ fn a_long_run_keeps_a_base_every_eight_steps_and_only_what_follows_it() {
             stream_shape(&first, id).await,
             [
                 (8, true, vec!["wink.restored".into()]),
-                (9, false, vec![]),
+                (9, false, vec!["ModelCalled".into()]),
                 (10, false, vec!["ToolInvoked".into()]),
-                (11, false, vec![]),
+                (11, false, vec!["ModelCalled".into()]),
             ]
         );
         hand_over(&first, &second, id).await;

@@ -270,6 +270,7 @@ fn malformed_entries_are_dead_lettered_with_their_bytes_and_a_reason() {
             .send(wink_redis::RunRequest {
                 params: None,
                 input: Some("hi".into()),
+                traceparent: None,
             })
             .await
             .unwrap();
@@ -342,6 +343,7 @@ fn malformed_entries_are_dead_lettered_with_their_bytes_and_a_reason() {
         let long = wink_redis::RunRequest {
             params: None,
             input: Some("x".repeat(2000)),
+            traceparent: None,
         };
         assert!(matches!(
             worker.send(long).await,

@@ -169,6 +169,7 @@ impl FileAgent {
     /// As [`FileAgent::run`].
     pub async fn run_with(&self, hooks: RunHooks<'_>) -> Result<RunResult> {
         let (result, transcript_error) = self.prepare()?.execute(hooks).await?;
+        crate::trace::flush();
         match transcript_error {
             Some(error) => Err(error),
             None => Ok(result),

@@ -31,6 +31,7 @@ mod prepared;
 mod prompt;
 pub mod settings;
 mod spec;
+mod trace;
 pub mod transcript;
 pub mod worker;
 

@@ -25,8 +25,9 @@ pub fn effective_preopen(
 }
 
 /// Opens the `k` summarized sections most relevant to `input` (or, without input, to the
-/// prompt's fully rendered sections) before the first model call, in `style`. Returns the keys
-/// opened and, in the `call` style, the calls to run first
+/// prompt's fully rendered sections) before the first model call, in `style`, keeping the prompt
+/// within half the model's context `window` when it is known (the conversation needs the rest).
+/// Returns the keys opened and, in the `call` style, the calls to run first
 /// ([`wink_agent::MainLoopConfig::opening_calls`]).
 ///
 /// # Errors
@@ -36,13 +37,15 @@ pub fn preopen(
     input: Option<&str>,
     k: usize,
     style: PreopenStyle,
+    window: Option<u64>,
 ) -> Result<Preopened> {
-    let mut preopened = wink_agent::preopen::apply_styled(
+    let mut preopened = wink_agent::preopen::apply_within(
         &prepared.prompt,
         &prepared.session,
         input.unwrap_or_default(),
         k,
         style,
+        window.map(|w| w / 2),
     )
     .map_err(|e| RunError::usage(format!("--preopen: {e}")))?;
     if let Some(call) = catalog_opening_call(prepared, input.unwrap_or_default(), k)? {

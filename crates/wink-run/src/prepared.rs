@@ -104,10 +104,8 @@ impl PreparedRun {
         adapter: Arc<dyn ProviderAdapter>,
         settings: &RunSettings,
     ) -> Result<Self> {
-        let window = settings
-            .context_window
-            .or_else(|| adapter.context_window())
-            .unwrap_or(DEFAULT_CONTEXT_WINDOW);
+        let known_window = settings.context_window.or_else(|| adapter.context_window());
+        let window = known_window.unwrap_or(DEFAULT_CONTEXT_WINDOW);
         if window != DEFAULT_CONTEXT_WINDOW {
             prompt.decide_catalogs(window)?;
         }
@@ -140,6 +138,7 @@ impl PreparedRun {
                 settings.input.as_deref(),
                 k,
                 settings.preopen_style,
+                known_window,
             )?;
             preopened = done.opened.into_iter().map(|(key, _)| key).collect();
             opening_calls = done.calls;

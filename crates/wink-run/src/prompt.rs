@@ -32,6 +32,9 @@ pub struct PromptSpec {
     pub disclosure: Option<String>,
     /// Summaries name the tools they hide (`None`: the file's `name_hidden_tools`).
     pub name_hidden_tools: Option<bool>,
+    /// When the builtin `search_sections` tool is offered (`auto`, `on`, `off`; `None`: the
+    /// file's `search_sections`).
+    pub search_sections: Option<String>,
     /// Tool catalogs' deferral policy for every catalog section (`auto`, `auto:N`, `always`,
     /// `never`; `None`: each section's own `defer`).
     pub defer: Option<String>,
@@ -83,6 +86,7 @@ impl PromptSpec {
     /// As [`PromptSpec::load`].
     pub fn load_in(&self, session: Session) -> Result<PreparedPrompt> {
         register_run_events(&session);
+        crate::trace::attach(&session);
         let defer = match &self.defer {
             None => None,
             Some(text) => Some(
@@ -100,6 +104,12 @@ impl PromptSpec {
         }
         if let Some(on) = self.name_hidden_tools {
             loaded.template = Arc::new(loaded.template.with_hidden_tool_names(on));
+        }
+        if let Some(when) = &self.search_sections {
+            let setting: wink_core::SearchSections = when
+                .parse()
+                .map_err(|e: String| RunError::usage(format!("--search-sections: {e}")))?;
+            loaded.template = Arc::new(loaded.template.with_search_sections(setting));
         }
         let params = self.checked_params(&loaded.template)?;
         let mut expand = self.expand.clone();

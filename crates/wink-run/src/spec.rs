@@ -126,7 +126,13 @@ impl OpenedRun {
         let result = self.run.execute(hooks).await?;
         let repairs = crate::transcript::repairs_since(session, before);
         let transcript_error = match &self.transcript {
-            Some(path) => crate::transcript::write_transcript(path, &result, &repairs).err(),
+            Some(path) => crate::transcript::write_transcript(
+                path,
+                &result,
+                self.run.adapter.as_ref(),
+                &repairs,
+            )
+            .err(),
             None => None,
         };
         Ok((result, transcript_error))

@@ -4,15 +4,20 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use wink_agent::{LoopOutcome, RunResult};
+use wink_agent::{LoopOutcome, ProviderAdapter, RunResult};
 use wink_session::TurnRepaired;
 
 use crate::error::{Result, RunError};
 
-/// The transcript of `result` as JSON, with `repairs`: the turns the turn policies took back
-/// during the run (its `TurnRepaired` events: rule, action, tool, the text).
+/// The transcript of `result` as JSON: the adapter and model it ran on, each model call (with
+/// its start and end), and `repairs`: the turns the turn policies took back during the run
+/// (its `TurnRepaired` events: rule, action, tool, the text).
 #[must_use]
-pub fn transcript_json(result: &RunResult, repairs: &[TurnRepaired]) -> Value {
+pub fn transcript_json(
+    result: &RunResult,
+    adapter: &dyn ProviderAdapter,
+    repairs: &[TurnRepaired],
+) -> Value {
     let repairs: Vec<Value> = repairs
         .iter()
         .map(|r| json!({"rule": r.rule, "action": r.action, "tool": r.tool, "text": r.text}))
@@ -27,6 +32,9 @@ pub fn transcript_json(result: &RunResult, repairs: &[TurnRepaired]) -> Value {
                 "messages": c.messages,
                 "tools": c.tools,
                 "usage": c.usage.unwrap_or_default(),
+                "turn": c.turn,
+                "started_at": c.started_at,
+                "ended_at": c.ended_at,
             })
         })
         .collect();
@@ -36,6 +44,8 @@ pub fn transcript_json(result: &RunResult, repairs: &[TurnRepaired]) -> Value {
         _ => (Value::Null, Value::Null),
     };
     json!({
+        "adapter": adapter.name(),
+        "model": adapter.model(),
         "status": result.outcome,
         "model_calls": calls,
         "output": output,
@@ -64,10 +74,16 @@ pub fn repairs_since(session: &wink_session::Session, before: usize) -> Vec<Turn
 ///
 /// # Errors
 /// [`RunError::Failed`] naming the file.
-pub fn write_transcript(path: &Path, result: &RunResult, repairs: &[TurnRepaired]) -> Result<()> {
-    let data = serde_json::to_string_pretty(&transcript_json(result, repairs)).map_err(|e| {
-        RunError::failed(format!("cannot write transcript {}: {e}", path.display()))
-    })?;
+pub fn write_transcript(
+    path: &Path,
+    result: &RunResult,
+    adapter: &dyn ProviderAdapter,
+    repairs: &[TurnRepaired],
+) -> Result<()> {
+    let data =
+        serde_json::to_string_pretty(&transcript_json(result, adapter, repairs)).map_err(|e| {
+            RunError::failed(format!("cannot write transcript {}: {e}", path.display()))
+        })?;
     write_atomically(path, data.as_bytes())
         .map_err(|e| RunError::failed(format!("cannot write transcript {}: {e}", path.display())))
 }

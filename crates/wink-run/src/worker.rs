@@ -106,6 +106,8 @@ impl RunFactory for WorkerRuns {
             Ok(id) => Session::builder().id(SessionId::from_uuid(id)).build(),
             Err(_) => Session::new(),
         };
+        // Continues the submitter's trace; a takeover continues the run's span.
+        crate::trace::attach_queued(&session, request.traceparent);
         let prepared = prompt.load_in(session).map_err(|e| e.to_string())?;
         let mut settings = self.settings.clone();
         settings.input.clone_from(&request.input);

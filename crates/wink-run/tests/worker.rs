@@ -31,8 +31,8 @@ fn a_worker_run_pre_opens_what_the_prompt_file_asks_for() {
     )
     .unwrap();
     let request = RunRequest {
-        params: None,
         input: Some("When is my refund paid after a return?".into()),
+        ..RunRequest::default()
     };
     let run = runs.prepare("request-1", &request, 0).unwrap();
     let text = run.prompt.render_with(&run.session).unwrap().text;

@@ -353,3 +353,47 @@ impl HybridIndex {
         }
     }
 }
+
+impl crate::rank::Ranked for HybridIndex {
+    fn rank(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.search(query, limit)
+    }
+}
+
+/// The hybrid ranking as a [`crate::Ranking`]: documents are indexed with BM25 and embedded with
+/// `model`; queries are ranked by [`HybridIndex::search`].
+#[derive(Debug, Clone)]
+pub struct HybridRanking {
+    /// The static embedding model.
+    pub model: Arc<StaticModel>,
+    /// The BM25 configuration.
+    pub index: IndexConfig,
+    /// The re-ranking configuration.
+    pub config: HybridConfig,
+}
+
+impl HybridRanking {
+    /// The default configurations (as chosen on BFCL) with `model`.
+    pub fn new(model: Arc<StaticModel>) -> Self {
+        Self {
+            model,
+            index: IndexConfig::default(),
+            config: HybridConfig::default(),
+        }
+    }
+}
+
+impl crate::rank::Ranking for HybridRanking {
+    fn name(&self) -> &str {
+        "hybrid"
+    }
+
+    fn index(&self, documents: Vec<ToolDocument>) -> Box<dyn crate::rank::Ranked> {
+        Box::new(HybridIndex::build(
+            documents,
+            self.index,
+            Arc::clone(&self.model),
+            self.config,
+        ))
+    }
+}

@@ -38,6 +38,7 @@ pub mod eval;
 pub mod hybrid;
 mod index;
 mod multi;
+mod rank;
 mod route;
 mod search;
 mod split;
@@ -54,6 +55,7 @@ pub use index::{
     SearchHit, SearchIndex, WeightedQuery,
 };
 pub use multi::{TaskConfig, TaskHit, TaskInput, TaskResult, search_task};
+pub use rank::{Bm25Ranking, Ranked, Ranking};
 pub use route::{RoutingConfig, ServerRouter};
 pub use search::{ROUTED_SHARE, SearchConfig, ToolSearch};
 pub use split::{MAX_STEPS, Step, split_task};

@@ -38,6 +38,7 @@
 mod bus;
 mod event;
 pub mod journal;
+mod model_call;
 mod path;
 mod reducer;
 mod registry;
@@ -46,6 +47,7 @@ mod slice;
 mod snapshot;
 mod telemetry;
 mod time;
+mod trace;
 mod transaction;
 mod visibility;
 
@@ -57,16 +59,19 @@ pub use event::{ErasedEvent, Event, SessionId, SliceItem, short_type_name};
 pub use journal::{
     Journal, JournalError, LOG_SCHEMA_VERSION, LogHeader, LogRecord, PromptIdentity,
 };
+pub use model_call::{ModelCalled, RequestedCall, TraceStarted};
 pub use path::{SectionPath, SectionVisibility};
 pub use reducer::{DeclarativeReducers, DeclarativeSlice, Reducer, ReducerError};
-pub use session::{ReplayError, Session, SessionBuilder};
+pub use session::{ReplayError, Session, SessionBuilder, WeakSession};
 pub use slice::{SliceOp, SliceView};
 pub use snapshot::{SNAPSHOT_VERSION, Snapshot, SnapshotRestoreError};
 pub use telemetry::{
     DisclosureTelemetry, ExpansionPath, LoopIntervention, PromptExecuted, PromptRendered,
-    TelemetryEvent, TokenUsage, ToolInvoked, ToolsInjected, TurnRepaired, VisibilityExpanded,
+    RenderedSectionTelemetry, TelemetryEvent, TokenUsage, ToolInvoked, ToolsInjected, TurnRepaired,
+    VisibilityExpanded,
 };
 pub use time::{Timestamp, TimestampParseError};
+pub use trace::{TraceParent, TraceParentError, TraceScope, TraceSource};
 pub use transaction::SessionTransaction;
 pub use visibility::{
     ClearAllVisibilityOverrides, ClearVisibilityOverride, SetVisibilityOverride,

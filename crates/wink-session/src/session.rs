@@ -10,16 +10,21 @@ use serde_json::Value;
 use crate::bus::{DispatchResult, EventBus, HandlerFailure, HandlerKind};
 use crate::event::{Event, SessionId, SliceItem};
 use crate::journal::{
-    Journal, JournalError, LogRecord, RESET, RESTORED, ResetRecord, RestoreRecord, SLICE_EXTENDED,
+    Journal, JournalError, RESET, RESTORED, ResetRecord, RestoreRecord, SLICE_EXTENDED,
     SLICE_REPLACED, SliceItemsRecord, SliceRecord,
 };
 use crate::reducer::{DeclarativeReducers, DeclarativeSlice, Reducer, Registration};
 use crate::registry::Registry;
-use crate::slice::{ErasedSlice, SliceMap, SliceOp, SliceView};
+use crate::slice::{SliceMap, SliceOp, SliceView};
 use crate::snapshot::{Snapshot, SnapshotRestoreError, parse_snapshot_slices, slice_records};
 use crate::telemetry::register_telemetry_events;
 use crate::time::Timestamp;
+use crate::trace::{TraceParent, TraceScope, TraceSource};
 use crate::visibility::VisibilityOverrides;
+
+mod replay;
+
+use replay::decode_records;
 
 /// Whether a dispatch is live (journal, then reducers, then bus) or a replay of a logged event (reducers only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +81,8 @@ pub(crate) struct SessionState {
     tags: Arc<BTreeMap<String, String>>,
     children_ids: Arc<Vec<SessionId>>,
     pub(crate) journal: Option<Arc<dyn Journal>>,
+    /// Where outgoing requests of the session's run find their trace context (a tracer's).
+    trace: Option<Arc<dyn TraceSource>>,
     /// True once anything changed the slices after construction (decides whether attaching a journal writes a
     /// baseline `wink.restored` record).
     changed: bool,
@@ -92,6 +99,26 @@ pub(crate) struct SessionState {
 #[derive(Clone)]
 pub struct Session {
     core: Arc<SessionCore>,
+}
+
+/// A handle on a [`Session`] that does not keep it alive ([`Session::downgrade`]): for a bus
+/// subscriber that needs the session it listens to without holding it forever.
+#[derive(Clone)]
+pub struct WeakSession {
+    core: std::sync::Weak<SessionCore>,
+}
+
+impl WeakSession {
+    /// The session, while some [`Session`] handle on it still exists.
+    pub fn upgrade(&self) -> Option<Session> {
+        self.core.upgrade().map(|core| Session { core })
+    }
+}
+
+impl fmt::Debug for WeakSession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WeakSession")
+    }
 }
 
 impl fmt::Debug for Session {
@@ -196,6 +223,7 @@ impl Session {
             tags,
             children_ids: Arc::new(Vec::new()),
             journal: None,
+            trace: None,
             changed: false,
         };
         Session {
@@ -245,6 +273,35 @@ impl Session {
     pub fn set_tag(&self, key: impl Into<String>, value: impl Into<String>) {
         let mut state = self.lock();
         Arc::make_mut(&mut state.tags).insert(key.into(), value.into());
+    }
+
+    /// Installs (or with `None` removes) the [`TraceSource`] that answers
+    /// [`Session::traceparent`]; sessions forked from this one later ask the same source.
+    pub fn set_trace_source(&self, source: Option<Arc<dyn TraceSource>>) {
+        self.lock().trace = source;
+    }
+
+    /// The W3C trace context of the span `scope` names in this session's run: what a provider
+    /// request, an MCP request or a queued request sends (`None` when the run is not traced).
+    pub fn traceparent(&self, scope: TraceScope<'_>) -> Option<TraceParent> {
+        let source = self.lock().trace.clone()?;
+        source.traceparent(self.core.id, scope)
+    }
+
+    /// A handle that does not keep the session alive.
+    pub fn downgrade(&self) -> WeakSession {
+        WeakSession {
+            core: Arc::downgrade(&self.core),
+        }
+    }
+
+    /// Tool call `call_id` is made for a caller in another process, in its span `parent`: the
+    /// call's span (when the session is traced) continues the caller's trace.
+    pub fn continue_trace(&self, call_id: &str, parent: TraceParent) {
+        let source = self.lock().trace.clone();
+        if let Some(source) = source {
+            source.remote_parent(self.core.id, call_id, parent);
+        }
     }
 
     /// The session's event bus (events are published on it after their reducers ran).
@@ -635,6 +692,7 @@ impl Session {
         );
         let mut state = self.lock();
         Arc::make_mut(&mut state.children_ids).push(child.id());
+        child.lock().trace.clone_from(&state.trace);
         child
     }
 
@@ -665,135 +723,8 @@ impl Session {
         self.lock().journal.take()
     }
 
-    /// Applies one log record (an event or a reserved `wink.*` record) without journaling or publishing it.
-    pub fn replay_record(&self, record: &LogRecord) -> Result<DispatchResult, ReplayError> {
-        self.apply_record(record, DispatchMode::Replay)
-    }
-
-    /// Applies one log record; `Live` journals it (and publishes events) as a fresh change would.
-    pub(crate) fn apply_record(
-        &self,
-        record: &LogRecord,
-        mode: DispatchMode,
-    ) -> Result<DispatchResult, ReplayError> {
-        let type_name = record.type_name.as_str();
-        if mode == DispatchMode::Live
-            && let Some(reserved) = crate::transaction::reserved_record(record)
-        {
-            let journal = self.lock().journal.clone();
-            if let Some(journal) = journal {
-                journal
-                    .append(crate::ErasedEvent::event_type_name(&reserved), &reserved)
-                    .map_err(|source| ReplayError::Journal {
-                        type_name: record.type_name.clone(),
-                        source,
-                    })?;
-            }
-        }
-        let restore_error = |source| ReplayError::Restore {
-            type_name: record.type_name.clone(),
-            source,
-        };
-        match type_name {
-            RESTORED => {
-                let restore: RestoreRecord =
-                    serde_json::from_value(record.event.clone()).map_err(|source| {
-                        ReplayError::Decode {
-                            type_name: record.type_name.clone(),
-                            source,
-                        }
-                    })?;
-                self.restore_records(restore.slices, DispatchMode::Replay)
-                    .map_err(restore_error)?;
-                Ok(DispatchResult::default())
-            }
-            SLICE_REPLACED | SLICE_EXTENDED => {
-                let change: SliceItemsRecord = serde_json::from_value(record.event.clone())
-                    .map_err(|source| ReplayError::Decode {
-                        type_name: record.type_name.clone(),
-                        source,
-                    })?;
-                let mut state = self.lock();
-                let slice_name = change.slice.clone();
-                let mut decoded = decode_records(
-                    &state.registry,
-                    vec![SliceRecord {
-                        slice_type: change.slice,
-                        items: change.items,
-                    }],
-                )
-                .map_err(restore_error)?;
-                let entry = state.registry.slice_names.get(slice_name.as_str()).copied();
-                state.changed = true;
-                let slices = Arc::make_mut(&mut state.slices);
-                if let Some(entry) = entry
-                    && let Some(new_slice) = decoded.take(entry.type_id)
-                {
-                    if type_name == SLICE_EXTENDED {
-                        slices.extend_erased(entry.type_id, new_slice);
-                    } else {
-                        slices.insert_erased(entry.type_id, new_slice);
-                    }
-                }
-                Ok(DispatchResult::default())
-            }
-            RESET => {
-                let mut state = self.lock();
-                state.changed = true;
-                state.slices = Arc::new(SliceMap::default());
-                Ok(DispatchResult::default())
-            }
-            _ => {
-                let replay = self
-                    .lock()
-                    .registry
-                    .event_names
-                    .get(type_name)
-                    .copied()
-                    .ok_or_else(|| ReplayError::UnknownEventType(record.type_name.clone()))?;
-                replay(self, record.event.clone(), mode).map_err(|source| ReplayError::Decode {
-                    type_name: record.type_name.clone(),
-                    source,
-                })
-            }
-        }
-    }
-
     /// Every slice's items as JSON, by slice type name (what `wink session show` prints).
     pub fn slices_json(&self) -> Result<BTreeMap<&'static str, Vec<Value>>, serde_json::Error> {
         self.snapshot().slices_json()
     }
-}
-
-fn decode_records(
-    registry: &Registry,
-    records: Vec<SliceRecord>,
-) -> Result<SliceMap, SnapshotRestoreError> {
-    let mut missing: Vec<String> = records
-        .iter()
-        .filter(|record| {
-            !registry
-                .slice_names
-                .contains_key(record.slice_type.as_str())
-        })
-        .map(|record| record.slice_type.clone())
-        .collect();
-    if !missing.is_empty() {
-        missing.sort();
-        missing.dedup();
-        return Err(SnapshotRestoreError::UnregisteredSliceTypes(missing));
-    }
-    let mut slices = SliceMap::default();
-    for record in records {
-        if let Some(entry) = registry.slice_names.get(record.slice_type.as_str()) {
-            let slice: Box<dyn ErasedSlice> = (entry.decode)(record.items).map_err(|source| {
-                SnapshotRestoreError::ItemDecode {
-                    slice: record.slice_type.clone(),
-                    source,
-                }
-            })?;
-            slices.insert_erased(entry.type_id, slice);
-        }
-    }
-    Ok(slices)
 }

@@ -65,6 +65,7 @@ macro_rules! telemetry_event {
         }
     };
 }
+pub(crate) use telemetry_event;
 
 /// A prompt was rendered and is about to be sent to a provider.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -87,6 +88,30 @@ pub struct PromptRendered {
     pub text: String,
     /// Names of the tools offered with the prompt.
     pub tool_names: Vec<String>,
+    /// The rendered sections in tree order: how each rendered and what it offers or hides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<RenderedSectionTelemetry>,
+}
+
+/// One section of a rendered prompt, as [`PromptRendered`] records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenderedSectionTelemetry {
+    /// Dotted path of the section's key.
+    pub key: String,
+    /// The heading as rendered, without its `#` marks (`1.2. Docs (docs)`).
+    pub title: String,
+    /// Nesting depth (1 for a top-level section).
+    pub depth: u32,
+    /// Full or summarized.
+    pub visibility: SectionVisibility,
+    /// Bytes of the rendered prompt text the section takes (heading and body).
+    pub bytes: u64,
+    /// Tools the section offers (rendered in full).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// Tools the section hides while it is summarized.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden_tools: Vec<String>,
 }
 
 impl PromptRendered {
@@ -107,6 +132,7 @@ impl PromptRendered {
             session_id: None,
             text: text.into(),
             tool_names: Vec::new(),
+            sections: Vec::new(),
         }
     }
 
@@ -125,6 +151,12 @@ impl PromptRendered {
     /// Sets the offered tool names.
     pub fn with_tool_names(mut self, tool_names: Vec<String>) -> Self {
         self.tool_names = tool_names;
+        self
+    }
+
+    /// Sets the rendered sections.
+    pub fn with_sections(mut self, sections: Vec<RenderedSectionTelemetry>) -> Self {
+        self.sections = sections;
         self
     }
 }
@@ -149,6 +181,13 @@ pub struct PromptExecuted {
     pub output: Option<Value>,
     /// Token usage of the whole evaluation.
     pub usage: Option<TokenUsage>,
+    /// How the evaluation ended: `finished`, `terminated`, `budget_exceeded`, `failed`,
+    /// `expansion_required` (a restart with more sections may follow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Why it failed or stopped, for every status but `finished` and `terminated`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl PromptExecuted {
@@ -163,6 +202,8 @@ impl PromptExecuted {
             text: None,
             output: None,
             usage: None,
+            status: None,
+            error: None,
         }
     }
 
@@ -187,6 +228,13 @@ impl PromptExecuted {
     /// Sets the token usage.
     pub fn with_usage(mut self, usage: TokenUsage) -> Self {
         self.usage = Some(usage);
+        self
+    }
+
+    /// Sets how the evaluation ended, and why when it did not finish.
+    pub fn with_status(mut self, status: impl Into<String>, error: Option<String>) -> Self {
+        self.status = Some(status.into());
+        self.error = error;
         self
     }
 }
@@ -236,6 +284,12 @@ pub struct ToolInvoked {
     pub usage: Option<TokenUsage>,
     /// Disclosure details for the disclosure tools.
     pub disclosure: Option<DisclosureTelemetry>,
+    /// When the call started (its arguments were checked, then the handler ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Timestamp>,
+    /// The trace span the call ran in (its `execute_tool` span), when the run was traced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<crate::trace::TraceParent>,
 }
 
 impl ToolInvoked {
@@ -264,6 +318,8 @@ impl ToolInvoked {
             value: None,
             usage: None,
             disclosure: None,
+            started_at: None,
+            span: None,
         }
     }
 
@@ -300,6 +356,18 @@ impl ToolInvoked {
     /// Sets the disclosure details.
     pub fn with_disclosure(mut self, disclosure: DisclosureTelemetry) -> Self {
         self.disclosure = Some(disclosure);
+        self
+    }
+
+    /// Sets when the call started.
+    pub fn with_started_at(mut self, started_at: Timestamp) -> Self {
+        self.started_at = Some(started_at);
+        self
+    }
+
+    /// Sets the trace span the call ran in.
+    pub fn with_span(mut self, span: Option<crate::trace::TraceParent>) -> Self {
+        self.span = span;
         self
     }
 }
@@ -504,6 +572,8 @@ pub(crate) fn register_telemetry_events(registry: &mut Registry) {
     registry.register_event::<VisibilityExpanded>();
     registry.register_event::<LoopIntervention>();
     registry.register_event::<TurnRepaired>();
+    registry.register_event::<crate::model_call::ModelCalled>();
+    registry.register_event::<crate::model_call::TraceStarted>();
 }
 
 #[cfg(test)]

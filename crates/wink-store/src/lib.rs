@@ -6,7 +6,7 @@
 //! A log is UTF-8 JSON Lines. The first line is the header, then one line per change, in order:
 //!
 //! ```text
-//! {"wink_session_log":1,"session_id":"7c0e2d36-6a8e-4b59-9c55-3b1f6b5c2a10","created_at":"2026-11-22T03:47:39.123456Z"}
+//! {"wink_session_log":1,"session_id":"c70e2d36-6a8e-4b59-9c55-3b1f6b5c2a10","created_at":"2026-11-22T03:47:39.123456Z"}
 //! {"seq":1,"type":"Note","event":"a"}
 //! {"seq":2,"type":"SetVisibilityOverride","event":{"path":["reference"],"visibility":"full"}}
 //! ```
@@ -45,7 +45,7 @@
 //! `wink session show FILE [--slice TYPE] [--format text|json]`). Text:
 //!
 //! ```text
-//! Session 7c0e2d36-6a8e-4b59-9c55-3b1f6b5c2a10
+//! Session c70e2d36-6a8e-4b59-9c55-3b1f6b5c2a10
 //!   log: session.jsonl
 //!   schema: 1
 //!   created: 2026-11-22T03:47:39.123456Z

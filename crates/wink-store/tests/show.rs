@@ -27,7 +27,7 @@ fn logged_session(name: &str) -> PathBuf {
     let path = dir.join(name);
     let _ = fs::remove_file(&path);
     let session = Session::builder()
-        .id("7c0e2d36-6a8e-4b59-9c55-3b1f6b5c2a10"
+        .id("c70e2d36-6a8e-4b59-9c55-3b1f6b5c2a10"
             .parse::<SessionId>()
             .unwrap())
         .created_at(Timestamp::from_unix_micros(1_795_319_259_123_456))
@@ -69,7 +69,7 @@ fn text_output() {
         .unwrap();
     let text = show(&path, None, ShowFormat::Text).unwrap();
     insta::assert_snapshot!(anonymize(&text, &path), @r#"
-    Session 7c0e2d36-6a8e-4b59-9c55-3b1f6b5c2a10
+    Session c70e2d36-6a8e-4b59-9c55-3b1f6b5c2a10
       log: <path>
       schema: 1
       created: 2026-11-22T03:47:39.123456Z
@@ -103,7 +103,7 @@ fn json_output_with_slice_filter() {
     {
       "header": {
         "wink_session_log": 1,
-        "session_id": "7c0e2d36-6a8e-4b59-9c55-3b1f6b5c2a10",
+        "session_id": "c70e2d36-6a8e-4b59-9c55-3b1f6b5c2a10",
         "created_at": "2026-11-22T03:47:39.123456Z"
       },
       "events": [
@@ -163,7 +163,7 @@ fn slice_filter_keeps_the_events_that_reduced_into_the_slice() {
     let path = logged_session("reduced.jsonl");
     let text = show(&path, Some("VisibilityOverrides"), ShowFormat::Text).unwrap();
     insta::assert_snapshot!(anonymize(&text, &path), @r#"
-    Session 7c0e2d36-6a8e-4b59-9c55-3b1f6b5c2a10
+    Session c70e2d36-6a8e-4b59-9c55-3b1f6b5c2a10
       log: <path>
       schema: 1
       created: 2026-11-22T03:47:39.123456Z

@@ -124,6 +124,12 @@ pub use wink_local as local;
 #[cfg(feature = "run")]
 pub use wink_run as run;
 
+/// OpenTelemetry GenAI spans of every run, exported over OTLP with the standard `OTEL_*`
+/// environment (`wink-trace`, feature `trace`): keep `wink::trace::init_from_env()?` for the
+/// life of `main`, and each `Agent` run is traced.
+#[cfg(feature = "trace")]
+pub use wink_trace as trace;
+
 /// The `schemars` wink uses: `#[derive(JsonSchema)]` finds it through the prelude, so it need
 /// not be a dependency of its own.
 pub use wink_core::schemars;

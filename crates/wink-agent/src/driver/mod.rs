@@ -11,6 +11,7 @@ mod failure;
 mod held;
 mod injection;
 mod step;
+mod telemetry;
 mod tools;
 
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,7 @@ use wink_core::{
     RenderedPrompt, Resources, SectionPath, SectionVisibility, ToolCall,
     VisibilityExpansionRequired,
 };
-use wink_session::{Session, TokenUsage};
+use wink_session::{Session, Timestamp, TokenUsage};
 
 use crate::budget::BudgetTracker;
 use crate::guard::Intervention;
@@ -38,6 +39,16 @@ pub struct ModelCallRecord {
     /// call failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TokenUsage>,
+    /// What the model answered: its text and tool calls as the adapter returned them, before
+    /// the loop acted on them (`None` when the call failed or ran out of time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<ModelTurn>,
+    /// When the request was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Timestamp>,
+    /// When the call returned (`None` while it runs, or when the deadline cut it off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<Timestamp>,
 }
 
 /// Progress callbacks (the CLI prints them to stderr).

@@ -3,20 +3,25 @@
 use std::collections::HashMap;
 
 use wink_core::{
-    EvaluationPhase, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall, ToolExecutor,
-    ToolRef,
+    ContextRoom, EvaluationPhase, PromptEvaluationError, RenderedPrompt, SectionPath, ToolCall,
+    ToolExecutor, ToolRef,
 };
-use wink_session::{LoopIntervention, PromptExecuted, PromptRendered, Session, TurnRepaired};
+use wink_session::{
+    LoopIntervention, PromptExecuted, PromptRendered, Session, Timestamp, TraceScope, TurnRepaired,
+};
 
 use super::failure::provider_failure;
 use super::injection::announce_injection;
+use super::telemetry::{CallRecord, error_type, outcome_status, rendered_sections};
 use super::tools::{RunCallsError, run_calls};
 use super::{EvaluateOptions, Evaluation, ExpansionDecider, ModelCallRecord};
-use crate::budget::{BudgetLimit, MeasuredRequest, estimate_request_tokens_after};
+use crate::budget::{
+    BudgetLimit, DEFAULT_OUTPUT_RESERVE, MeasuredRequest, estimate_request_tokens_after,
+};
 use crate::guard::{Intervention, InterventionKind};
 use crate::inner::{InnerLoop, LoopOutcome, Repair, Step, TurnEffects};
 use crate::timer::{DeadlineExpired, until_deadline};
-use wink_model::{ModelRequest, ProviderAdapter};
+use wink_model::{ModelRequest, ModelTurn, ProviderAdapter};
 
 /// Runs one evaluation step by step: each [`Driver::advance`] makes one model call or runs the
 /// tool calls of one model turn. Between steps [`Driver::state`] is a consistent, serialisable
@@ -37,6 +42,11 @@ pub struct Driver<'a, 'o> {
     announced: bool,
     /// The last request the provider measured (for the context-window estimate).
     measured: Option<MeasuredRequest>,
+    /// The estimate of the last request (output reserve included) and its output reserve, when
+    /// the context window is known.
+    last_request: Option<(u64, u64)>,
+    /// Messages of the conversation the previous model call of this driver sent.
+    sent_messages: usize,
 }
 
 impl<'a, 'o> Driver<'a, 'o> {
@@ -66,6 +76,7 @@ impl<'a, 'o> Driver<'a, 'o> {
         if let Some(name) = template.name() {
             rendered_event = rendered_event.with_prompt_name(name);
         }
+        rendered_event = rendered_event.with_sections(rendered_sections(rendered));
         session.dispatch(rendered_event);
         let mut config = options.config.clone();
         config.supports_dynamic_tools =
@@ -122,6 +133,8 @@ impl<'a, 'o> Driver<'a, 'o> {
             model_calls: Vec::new(),
             announced: false,
             measured: None,
+            last_request: None,
+            sent_messages: 0,
         }
     }
 
@@ -195,6 +208,8 @@ impl<'a, 'o> Driver<'a, 'o> {
             }
         }
         executed = executed.with_usage(self.options.budget.spent().usage);
+        let (status, error) = outcome_status(outcome);
+        executed = executed.with_status(status, error);
         self.session.dispatch(executed);
     }
 
@@ -251,6 +266,77 @@ impl<'a, 'o> Driver<'a, 'o> {
         }
     }
 
+    /// Whether `request` fits the model's context `window` (estimated); a request that does
+    /// not fails the run, naming both sizes. Records the estimate for the room left to tools.
+    fn fits_window(&mut self, request: &ModelRequest, window: Option<u64>) -> bool {
+        let Some(window) = window else {
+            return true;
+        };
+        let estimate = estimate_request_tokens_after(request, self.measured);
+        let reserve = request
+            .max_output_tokens
+            .map_or(DEFAULT_OUTPUT_RESERVE, u64::from);
+        self.last_request = Some((estimate, reserve));
+        if estimate <= window {
+            return true;
+        }
+        let message = format!(
+            "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
+        );
+        self.announce_intervention(&Intervention::new(
+            InterventionKind::ContextWindow,
+            message.clone(),
+        ));
+        self.state.fail(&PromptEvaluationError::new(
+            message,
+            self.state.prompt_name(),
+            EvaluationPhase::Request,
+        ));
+        false
+    }
+
+    /// A turn the model returned: its usage counted and measured, the observer told, the loop
+    /// state advanced; fragments `held` under review are shown unless a policy asked again.
+    fn take_turn(
+        &mut self,
+        turn: ModelTurn,
+        request: &ModelRequest,
+        held: Option<&super::held::HeldStream>,
+    ) {
+        let budget = self.options.budget.clone();
+        budget.record_model_call(turn.usage.as_ref());
+        if let Some(record) = self.model_calls.last_mut() {
+            record.usage = turn.usage;
+            record.turn = Some(turn.clone());
+        }
+        self.measured = turn
+            .usage
+            .filter(|u| u.input_tokens > 0)
+            .map(|u| MeasuredRequest {
+                tokens: u.input_tokens + u.output_tokens,
+                messages: request.messages.len(),
+                tools: request.tools.len(),
+            });
+        if let Some(o) = self.options.observer {
+            o.on_model_turn(&turn);
+        }
+        let effects = self.state.on_model_turn(turn);
+        self.announce_effects(&effects);
+        if let (Some(held), Some(stream)) = (held, self.options.stream)
+            && effects
+                .repairs
+                .iter()
+                .all(|r| !r.firing.action.asks_again())
+        {
+            held.release(stream);
+        }
+        if self.state.outcome().is_none()
+            && let Some(limit) = budget.exceeded_tokens()
+        {
+            self.state.exhaust(limit);
+        }
+    }
+
     async fn call_model(&mut self, request: ModelRequest) {
         // Copied out: the options themselves (with the `!Sync` decider) are not held across
         // the await.
@@ -262,23 +348,8 @@ impl<'a, 'o> Driver<'a, 'o> {
             return;
         }
         let window = self.context_window();
-        if let Some(window) = window {
-            let estimate = estimate_request_tokens_after(&request, self.measured);
-            if estimate > window {
-                let message = format!(
-                    "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
-                );
-                self.announce_intervention(&Intervention::new(
-                    InterventionKind::ContextWindow,
-                    message.clone(),
-                ));
-                self.state.fail(&PromptEvaluationError::new(
-                    message,
-                    self.state.prompt_name(),
-                    EvaluationPhase::Request,
-                ));
-                return;
-            }
+        if !self.fits_window(&request, window) {
+            return;
         }
         if let Some(o) = observer {
             o.on_model_call(
@@ -287,11 +358,24 @@ impl<'a, 'o> Driver<'a, 'o> {
                 &request.tools,
             );
         }
+        let started_at = Timestamp::now();
         self.model_calls.push(ModelCallRecord {
             messages: request.messages.clone(),
             tools: request.tools.iter().map(|t| t.name.clone()).collect(),
             usage: None,
+            turn: None,
+            started_at: Some(started_at),
+            ended_at: None,
         });
+        let telemetry = CallRecord {
+            adapter: self.adapter.name(),
+            model: self.adapter.model(),
+            index: self.state.model_calls(),
+            started_at,
+            request: &request,
+            first_new: std::mem::replace(&mut self.sent_messages, request.messages.len()),
+            span: self.session.traceparent(TraceScope::ModelCall),
+        };
         // A turn the policies may take back is not streamed until they have reviewed it.
         let held = super::held::HeldStream::default();
         let reviewed = stream.is_some() && self.state.reviews_next_turn();
@@ -300,44 +384,30 @@ impl<'a, 'o> Driver<'a, 'o> {
         } else {
             stream
         };
-        let call = self.adapter.complete(&request, sink);
+        // An adapter that sends a request reads the span as it starts the call (`traceparent`).
+        let call = wink_model::trace::with_traceparent(telemetry.span, || {
+            self.adapter.complete(&request, sink)
+        });
         let outcome = until_deadline(call, budget.budget().deadline).await;
+        if let Some(record) = self.model_calls.last_mut() {
+            record.ended_at = Some(Timestamp::now());
+        }
+        let event = match &outcome {
+            Err(DeadlineExpired) => telemetry.event(Err(("timeout", "the run's deadline passed"))),
+            Ok(Ok(turn)) => telemetry.event(Ok(turn)),
+            Ok(Err(error)) => telemetry.event(Err((&error_type(error), &error.to_string()))),
+        };
+        self.session
+            .dispatch(event.with_session_id(self.session.id()));
         match outcome {
-            Err(DeadlineExpired) => self.state.exhaust(BudgetLimit::Deadline),
-            Ok(Ok(turn)) => {
-                budget.record_model_call(turn.usage.as_ref());
-                if let Some(record) = self.model_calls.last_mut() {
-                    record.usage = turn.usage;
-                }
-                self.measured =
-                    turn.usage
-                        .filter(|u| u.input_tokens > 0)
-                        .map(|u| MeasuredRequest {
-                            tokens: u.input_tokens + u.output_tokens,
-                            messages: request.messages.len(),
-                            tools: request.tools.len(),
-                        });
-                if let Some(o) = observer {
-                    o.on_model_turn(&turn);
-                }
-                let effects = self.state.on_model_turn(turn);
-                self.announce_effects(&effects);
-                if let (true, Some(stream), true) = (
-                    reviewed,
-                    stream,
-                    effects
-                        .repairs
-                        .iter()
-                        .all(|r| !r.firing.action.asks_again()),
-                ) {
+            Err(DeadlineExpired) => {
+                // The run ends here: what streamed before the deadline is shown, as without review.
+                if let (true, Some(stream)) = (reviewed, stream) {
                     held.release(stream);
                 }
-                if self.state.outcome().is_none()
-                    && let Some(limit) = budget.exceeded_tokens()
-                {
-                    self.state.exhaust(limit);
-                }
+                self.state.exhaust(BudgetLimit::Deadline);
             }
+            Ok(Ok(turn)) => self.take_turn(turn, &request, reviewed.then_some(&held)),
             Ok(Err(error)) => {
                 let (error, failure) = provider_failure(&error, self.state.prompt_name(), window);
                 self.state.fail_provider(&error, failure);
@@ -345,7 +415,25 @@ impl<'a, 'o> Driver<'a, 'o> {
         }
     }
 
+    /// The room left in the context window for the result of each of `calls` calls, in the
+    /// loop's estimate (see [`ContextRoom`]): the window less what the last request used (as
+    /// the provider measured it, else as estimated), the next request's output reserve and the
+    /// overhead of the result messages, shared equally. `None` when the window is unknown.
+    fn context_room(&self, calls: usize) -> Option<u64> {
+        const MESSAGE_OVERHEAD: u64 = 8;
+        let window = self.context_window()?;
+        let (estimate, reserve) = self.last_request?;
+        let used = self.measured.map_or(estimate, |m| m.tokens);
+        let calls = calls.max(1) as u64;
+        let overhead = 2 * MESSAGE_OVERHEAD * calls;
+        Some(window.saturating_sub(used + reserve + overhead) / calls)
+    }
+
     async fn run_tools(&mut self, calls: &[ToolCall]) {
+        // Section reads fit what is left of the context window (`read_section` in parts).
+        if let Some(room) = self.context_room(calls.len()) {
+            self.executor.resources = self.executor.resources.clone().with(ContextRoom(room));
+        }
         let deadline = self.options.budget.budget().deadline;
         // With a deadline, the turn's calls race it; if it passes first they are dropped
         // mid-way, so the turn's changes are undone from a snapshot taken here.

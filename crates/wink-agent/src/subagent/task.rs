@@ -13,7 +13,8 @@ const CHILD_FOOTER: &str = "You are a subagent working in a copy of the parent a
 
 /// Slices that record what happened (telemetry, visibility bookkeeping) rather than state a
 /// task works on; the snapshot summary leaves them out.
-const RECORD_SLICES: [&str; 9] = [
+const RECORD_SLICES: [&str; 11] = [
+    "ModelCalled",
     "PromptExecuted",
     "PromptRendered",
     "SubagentArtifact",
@@ -21,6 +22,7 @@ const RECORD_SLICES: [&str; 9] = [
     "SubagentRun",
     "ToolInvoked",
     "ToolsInjected",
+    "TraceStarted",
     "VisibilityExpanded",
     "VisibilityOverrides",
 ];

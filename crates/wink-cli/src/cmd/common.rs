@@ -35,6 +35,10 @@ pub struct PromptArgs {
     /// alone means true; default: the file's `name_hidden_tools`, else false).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub name_hidden_tools: Option<bool>,
+    /// When the builtin `search_sections` tool is offered: auto (once summaries hide 12 sections
+    /// or more), on (while anything is summarized) or off. Default: the file's `search_sections`.
+    #[arg(long, value_name = "WHEN")]
+    pub search_sections: Option<String>,
     /// Tool catalogs: when to list the tools one line each with tool.describe/find_tool instead
     /// of offering them in full — auto (full when their schemas fit in 10% of the model's context
     /// window), auto:N (N%), always or never. Default: each catalog section's `defer`.
@@ -61,6 +65,7 @@ impl PromptArgs {
             summarize: self.summarize.clone(),
             disclosure: self.disclosure.clone(),
             name_hidden_tools: self.name_hidden_tools,
+            search_sections: self.search_sections.clone(),
             defer: self.defer.clone(),
             elicitation: self.elicitation.clone(),
         })

@@ -21,7 +21,8 @@ pub struct EvalArgs {
     /// The prompt file (.json, .toml, .yaml).
     pub prompt: PathBuf,
     /// The cases: one JSON object per line, `{"id", "params"?, "input"?, "expect": {"contains"?,
-    /// "regex"?, "tools_called"?, "max_model_calls"?}}`.
+    /// "regex"?, "not_regex"?, "tools_called"?, "tools_not_called"?,
+    /// "max_model_calls"?}}`.
     #[arg(long, value_name = "CASES.jsonl")]
     pub cases: PathBuf,
     #[command(flatten)]
@@ -58,6 +59,9 @@ pub struct EvalArgs {
     /// Name the tools each summarized section hides in its summary (see `wink run --help`).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub name_hidden_tools: Option<bool>,
+    /// When `search_sections` is offered: auto, on or off (see `wink run --help`).
+    #[arg(long, value_name = "WHEN")]
+    pub search_sections: Option<String>,
     /// Tool catalogs: auto, auto:N, always or never, for every catalog section (see
     /// `wink run --help`). Default: each catalog section's `defer`.
     #[arg(long, value_name = "POLICY")]
@@ -70,6 +74,10 @@ pub struct EvalArgs {
     /// One line per run on stderr (answer and reason for a failure).
     #[arg(long, short)]
     pub verbose: bool,
+    /// Write each run's session log into DIR, as CASE.jsonl (CASE-N.jsonl with --repeat):
+    /// `wink trace serve DIR` shows the runs side by side.
+    #[arg(long, value_name = "DIR")]
+    pub sessions: Option<PathBuf>,
 }
 
 /// The suite these flags describe.
@@ -79,6 +87,7 @@ fn eval_spec(args: &EvalArgs) -> anyhow::Result<EvalSpec> {
         prompt: PromptSpec {
             disclosure: args.disclosure.clone(),
             name_hidden_tools: args.name_hidden_tools,
+            search_sections: args.search_sections.clone(),
             defer: args.defer.clone(),
             ..PromptSpec::file(&args.prompt)
         },
@@ -104,6 +113,7 @@ fn eval_spec(args: &EvalArgs) -> anyhow::Result<EvalSpec> {
         }),
         repeat: args.repeat,
         cold: args.cold,
+        sessions: args.sessions.clone(),
     })
 }
 

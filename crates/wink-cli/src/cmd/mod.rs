@@ -3,6 +3,7 @@
 pub mod call;
 pub mod catalog;
 pub mod common;
+pub mod docs;
 pub mod eval;
 pub mod local_model;
 pub mod mcp;
@@ -13,4 +14,5 @@ pub mod session;
 pub mod skills;
 pub mod task_eval;
 pub mod tools;
+pub mod trace;
 pub mod worker;

@@ -152,6 +152,8 @@ pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
     let request = RunRequest {
         params,
         input: args.input.clone(),
+        // The run continues this trace on the worker (TRACEPARENT, or a `send` span exported here).
+        traceparent: wink_trace::submit_span(&args.queue.queue),
     };
     block_on(async {
         let mailbox = connect(&args.queue, args.max_request_bytes).await?;

@@ -12,6 +12,7 @@ pub struct PromptTemplateBuilder<O = ()> {
     pub(super) sections: Vec<SectionRef>,
     pub(super) disclosure: DisclosureMode,
     pub(super) name_hidden_tools: bool,
+    pub(super) search_sections: SearchSections,
     pub(super) output: Option<OutputSpec>,
     pub(super) allow_extra_keys: bool,
     pub(super) output_type: PhantomData<fn() -> O>,
@@ -66,6 +67,15 @@ impl<O> PromptTemplateBuilder<O> {
     #[must_use]
     pub fn name_hidden_tools(mut self, on: bool) -> Self {
         self.name_hidden_tools = on;
+        self
+    }
+
+    /// When the builtin `search_sections` tool is offered (default [`SearchSections::Auto`]: once
+    /// the summaries hide [`crate::SEARCH_SECTIONS_AUTO_MIN`] sections or more; never in
+    /// [`DisclosureMode::Wink`]).
+    #[must_use]
+    pub fn search_sections(mut self, setting: SearchSections) -> Self {
+        self.search_sections = setting;
         self
     }
 
@@ -158,6 +168,7 @@ impl<O> PromptTemplateBuilder<O> {
             sections: self.sections,
             disclosure: self.disclosure,
             name_hidden_tools: self.name_hidden_tools,
+            search_sections: self.search_sections,
             output: Some(spec),
             allow_extra_keys: self.allow_extra_keys,
             output_type: PhantomData,
@@ -189,6 +200,8 @@ impl<O> PromptTemplateBuilder<O> {
                 name: self.name,
                 disclosure: self.disclosure,
                 name_hidden_tools: self.name_hidden_tools,
+                search_sections: self.search_sections,
+                section_ranking: Arc::new(wink_search::Bm25Ranking::default()),
                 nodes: registry.nodes,
                 params_types: registry.params_types,
                 defaults_by_type: registry.defaults_by_type,

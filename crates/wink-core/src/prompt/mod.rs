@@ -15,8 +15,10 @@ use crate::error::{OutputError, PromptError};
 use crate::key::python_strip;
 use crate::params::{ParamsType, ParamsTypeId, ParamsValue, SectionParams};
 use crate::render::{RenderedPrompt, render_prompt};
+use crate::search::SearchSections;
 use crate::section::{Section, SectionRef};
 use crate::template::Template;
+use wink_search::Ranking;
 
 mod bound;
 mod builder;
@@ -66,6 +68,8 @@ struct TemplateData {
     name: Option<String>,
     disclosure: DisclosureMode,
     name_hidden_tools: bool,
+    search_sections: SearchSections,
+    section_ranking: Arc<dyn Ranking>,
     nodes: Vec<SectionNode>,
     params_types: Vec<ParamsType>,
     defaults_by_type: HashMap<ParamsTypeId, ParamsValue>,
@@ -117,6 +121,7 @@ impl PromptTemplate {
             sections: Vec::new(),
             disclosure: DisclosureMode::default(),
             name_hidden_tools: false,
+            search_sections: SearchSections::default(),
             output: None,
             allow_extra_keys: false,
             output_type: PhantomData,
@@ -175,29 +180,58 @@ impl<O> PromptTemplate<O> {
     /// The same template with another disclosure mode.
     #[must_use]
     pub fn with_disclosure(&self, mode: DisclosureMode) -> Self {
-        self.with_settings(mode, self.data.name_hidden_tools)
+        self.with_settings(|d| d.disclosure = mode)
     }
 
     /// The same template with summaries that name (or do not name) the tools they hide.
     #[must_use]
     pub fn with_hidden_tool_names(&self, on: bool) -> Self {
-        self.with_settings(self.data.disclosure, on)
+        self.with_settings(|d| d.name_hidden_tools = on)
     }
 
-    fn with_settings(&self, mode: DisclosureMode, name_hidden_tools: bool) -> Self {
+    /// When the builtin `search_sections` tool is offered
+    /// ([`PromptTemplateBuilder::search_sections`]).
+    pub fn search_sections(&self) -> SearchSections {
+        self.data.search_sections
+    }
+
+    /// How `search_sections` and pre-opening rank sections (BM25 unless set with
+    /// [`PromptTemplate::with_section_ranking`]).
+    pub fn section_ranking(&self) -> &Arc<dyn Ranking> {
+        &self.data.section_ranking
+    }
+
+    /// The same template offering `search_sections` as `setting` says.
+    #[must_use]
+    pub fn with_search_sections(&self, setting: SearchSections) -> Self {
+        self.with_settings(|d| d.search_sections = setting)
+    }
+
+    /// The same template ranking sections with `ranking` (for instance `wink-search`'s hybrid
+    /// re-rank, `wink_search::hybrid::HybridRanking`).
+    #[must_use]
+    pub fn with_section_ranking(&self, ranking: Arc<dyn Ranking>) -> Self {
+        self.with_settings(|d| d.section_ranking = Arc::clone(&ranking))
+    }
+
+    fn with_settings(&self, change: impl FnOnce(&mut TemplateData)) -> Self {
         let d = &self.data;
+        let mut data = TemplateData {
+            ns: d.ns.clone(),
+            key: d.key.clone(),
+            name: d.name.clone(),
+            disclosure: d.disclosure,
+            name_hidden_tools: d.name_hidden_tools,
+            search_sections: d.search_sections,
+            section_ranking: Arc::clone(&d.section_ranking),
+            nodes: d.nodes.clone(),
+            params_types: d.params_types.clone(),
+            defaults_by_type: d.defaults_by_type.clone(),
+            output: d.output.clone(),
+        };
+        change(&mut data);
         Self {
-            data: Arc::new(TemplateData {
-                ns: d.ns.clone(),
-                key: d.key.clone(),
-                name: d.name.clone(),
-                disclosure: mode,
-                name_hidden_tools,
-                nodes: d.nodes.clone(),
-                params_types: d.params_types.clone(),
-                defaults_by_type: d.defaults_by_type.clone(),
-                output: d.output.clone(),
-            }),
+            data: Arc::new(data),
             output_type: PhantomData,
         }
     }

@@ -2,6 +2,7 @@
 //! and collects the tools.
 
 use super::*;
+use crate::search::{SEARCH_SECTIONS, SearchSections, SearchSectionsTool};
 
 /// Render `template` with `lookup` (and `session` for overrides and session selectors).
 ///
@@ -18,6 +19,7 @@ pub(crate) fn render_prompt(
         session: session.cloned(),
         mode: template.disclosure(),
         render_visibility: Vec::new(),
+        section_index: std::sync::OnceLock::new(),
     };
     let mut walk = Walk::with_capacity(template.nodes().len());
     let overrides = session.map(Session::visibility_overrides);
@@ -33,7 +35,7 @@ pub(crate) fn render_prompt(
     }
     check_unique_names(&walk.tools)?;
     Ok(RenderedPrompt {
-        text: walk.text,
+        text: walk.joined.text,
         tools: walk.tools,
         output: template.output().cloned(),
         sections: walk.sections,
@@ -92,7 +94,7 @@ fn inside(skip: &mut Option<usize>, depth: usize) -> bool {
 
 /// What the walk over the sections collects.
 struct Walk {
-    text: String,
+    joined: Joined,
     sections: Vec<RenderedSection>,
     tools: Vec<ToolRef>,
     hidden_tools: Vec<(SectionPath, ToolRef)>,
@@ -105,7 +107,7 @@ struct Walk {
 impl Walk {
     fn with_capacity(nodes: usize) -> Self {
         Walk {
-            text: String::with_capacity(256 * nodes.max(1)),
+            joined: Joined::with_capacity(256 * nodes.max(1)),
             sections: Vec::with_capacity(nodes),
             tools: Vec::new(),
             hidden_tools: Vec::new(),
@@ -139,32 +141,38 @@ impl Walk {
             }
             let visibility = state.visibility_under(index, params.as_ref(), session, overrides)?;
             self.visibility[index] = Some(visibility);
-            if visibility == SectionVisibility::Summary {
+            let group = if visibility == SectionVisibility::Summary {
                 summary_skip = Some(node.depth);
-            }
-            if !self.text.is_empty() {
-                self.text.push_str("\n\n");
-            }
-            let start = self.text.len();
-            self.section(state, index, params.as_ref(), visibility, session)?;
+                state.group_size(index, session, overrides)
+            } else {
+                None
+            };
+            let start = match group {
+                Some(_) => self
+                    .joined
+                    .line_start(&node.path, group_list_header(state.mode)),
+                None => self.joined.block_start(),
+            };
+            self.section(state, index, params.as_ref(), visibility, group, session)?;
             self.sections.push(RenderedSection {
                 path: node.path.clone(),
                 visibility,
-                range: start..self.text.len(),
+                range: start..self.joined.text.len(),
             });
         }
         Ok(())
     }
 
     /// The text of one shown section, appended to the prompt's. A summarized section hides its
-    /// subtree's tools and names them in its suffix; any other section adds its tools (and its
-    /// session's, once each).
+    /// subtree's tools and names them in its suffix (a group, `group` holding that many sections,
+    /// is one line of a list); any other section adds its tools (and its session's, once each).
     fn section(
         &mut self,
         state: &RenderState,
         index: usize,
         params: Option<&ParamsValue>,
         visibility: SectionVisibility,
+        group: Option<usize>,
         session: Option<&Session>,
     ) -> Result<(), PromptError> {
         let node = &state.nodes()[index];
@@ -178,15 +186,22 @@ impl Walk {
                 self.summarized_without_tools = true;
             }
         }
-        let examples = !summarized || state.examples_when_summarized();
-        state.render_node_into(&mut self.text, index, params, visibility, examples)?;
-        if summarized {
-            let hidden: Vec<String> = self.hidden_tools[hidden_before..]
+        let hidden = || -> Vec<String> {
+            self.hidden_tools[hidden_before..]
                 .iter()
                 .map(|(_, t)| t.name().to_owned())
-                .collect();
+                .collect()
+        };
+        if let Some(children) = group {
+            let hidden = hidden();
+            return state.group_line_into(&mut self.joined.text, index, params, children, &hidden);
+        }
+        let examples = !summarized || state.examples_when_summarized();
+        state.render_node_into(&mut self.joined.text, index, params, visibility, examples)?;
+        if summarized {
+            let hidden = hidden();
             let suffix = state.suffix_naming(node, node.subtree_has_tools, &hidden)?;
-            self.text.push_str(&suffix);
+            self.joined.text.push_str(&suffix);
         } else {
             self.tools.extend(node.section.tools().iter().cloned());
             for tool in node.section.session_tools(session) {
@@ -228,6 +243,16 @@ impl Walk {
                     .with_placeholder(clash.name()),
             );
         }
+        // Offered on its own (`auto`), the tool gives way to a section tool of its name.
+        let search = state.offers_search()
+            && !(state.template.search_sections() == SearchSections::Auto
+                && self.offers_named(SEARCH_SECTIONS));
+        if search && self.offers_named(SEARCH_SECTIONS) {
+            return Err(
+                PromptError::validation("Duplicate tool name registered for prompt.")
+                    .with_placeholder(SEARCH_SECTIONS),
+            );
+        }
         match mode {
             DisclosureMode::Wink => {
                 if self.summarized_with_tools {
@@ -242,6 +267,17 @@ impl Walk {
                 self.tools.push(OpenSectionsTool::tool(state.clone()))
             }
         }
+        if search {
+            self.tools.push(SearchSectionsTool::tool(state.clone()));
+        }
         Ok(())
+    }
+
+    /// Whether a section tool (offered or hidden) is named `name`.
+    fn offers_named(&self, name: &str) -> bool {
+        self.tools
+            .iter()
+            .chain(self.hidden_tools.iter().map(|(_, t)| t))
+            .any(|t| t.name() == name)
     }
 }

@@ -23,9 +23,15 @@ use crate::section::{Heading, SelectorInput, render_section, render_section_into
 use crate::tool::{SectionExpansion, ToolPayload, ToolRef, ToolResponse, ToolResult};
 
 mod assemble;
+mod groups;
+mod parts;
 mod read_section;
 mod state;
 pub(crate) use assemble::*;
+pub(crate) use groups::*;
+pub(crate) use parts::*;
+pub use parts::{ContextRoom, READ_PART_BYTES};
+pub(crate) use read_section::SectionRead;
 pub(crate) use state::*;
 
 /// One section's piece of the rendered text.
@@ -145,6 +151,19 @@ impl RenderedPrompt {
     /// The template rendered.
     pub fn template(&self) -> &PromptTemplate {
         &self.state.template
+    }
+
+    /// The `limit` sections this render hides (summarized, or inside a summarized section) that
+    /// best match `query`, best first, ranked as the builtin `search_sections` ranks them (BM25
+    /// over titles, summaries, text and tools, or the template's
+    /// [`PromptTemplate::with_section_ranking`]). Empty when nothing is summarized.
+    pub fn search_sections(&self, query: &str, limit: usize) -> Vec<crate::SectionHit> {
+        self.state.section_index().search(query, limit)
+    }
+
+    /// How many sections this render hides (what [`RenderedPrompt::search_sections`] searches).
+    pub fn hidden_section_count(&self) -> usize {
+        self.state.hidden_nodes().len()
     }
 
     /// Whether any section rendered summarized.

@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// One `read_section` call outside `wink` mode: the key, the part asked for and the room left in
+/// the model's context (see [`ContextRoom`]).
+pub(crate) struct SectionRead<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) part: Option<usize>,
+    pub(crate) room: Option<u64>,
+}
+
 impl RenderState {
     /// WINK v0.17 `read_section` (quirks 3 and 4 kept).
     pub(crate) fn wink_read_section(
@@ -65,12 +73,14 @@ impl RenderState {
     }
 
     /// Seed 003 `read_section`: content at current visibility plus the tools of the section and
-    /// its enabled descendants.
+    /// its enabled descendants; a section too long for the room left comes in parts
+    /// ([`portion`]).
     pub(crate) fn unified_read_section(
         &self,
-        key: &str,
+        read: &SectionRead<'_>,
         session: &Session,
     ) -> Result<ToolResponse, PromptError> {
+        let key = read.key;
         let unknown = || {
             let summarized = self.summarized_keys(Some(session));
             let mut message =
@@ -89,29 +99,62 @@ impl RenderState {
             return Ok(unknown());
         };
         let (content, tools) = self.subtree_content(index, session)?;
-        if visible {
-            let result = ToolResult::ok(
-                "Section is already expanded.",
-                ToolPayload {
-                    json: json!({"content": content, "expanded_tools": []}),
-                    rendered: content,
-                },
-            );
-            return Ok(result.into());
+        let portion = match portion(key, &content, read.part, read.room) {
+            Ok(portion) => portion,
+            Err(message) => {
+                return Ok(ToolResponse::from(ToolResult::<ToolPayload>::failure(
+                    message,
+                )));
+            }
+        };
+        let mut text = portion.text;
+        if let Some((_, last, count)) = portion.parts
+            && last < count
+        {
+            let children = self.child_keys(index, session);
+            text.push_str("\n\n");
+            text.push_str(&continuation_note(key, last + 1, count, &children));
         }
-        let names: Vec<&str> = tools.iter().map(|(_, t)| t.name()).collect();
+        let names: Vec<&str> = if visible {
+            Vec::new()
+        } else {
+            tools.iter().map(|(_, t)| t.name()).collect()
+        };
+        let mut json = json!({"content": text, "expanded_tools": names});
+        if let Some((first, last, count)) = portion.parts {
+            json["parts"] = json!({"first": first, "last": last, "count": count});
+        }
+        let message = if visible {
+            "Section is already expanded.".to_owned()
+        } else {
+            read_message(key, portion.parts)
+        };
         let result = ToolResult::ok(
-            format!("Content of section '{key}':"),
+            message,
             ToolPayload {
-                json: json!({"content": content, "expanded_tools": names}),
-                rendered: content,
+                json,
+                rendered: text,
             },
         );
-        let expansion = (!tools.is_empty()).then(|| SectionExpansion {
+        let expansion = (!visible && !tools.is_empty()).then(|| SectionExpansion {
             path: self.nodes()[index].path.clone(),
             tools,
         });
         Ok(ToolResponse { result, expansion })
+    }
+
+    /// Dotted keys of the enabled children of node `index`.
+    fn child_keys(&self, index: usize, session: &Session) -> Vec<String> {
+        let node = &self.nodes()[index];
+        (index + 1..node.subtree_end)
+            .filter(|&i| self.nodes()[i].depth == node.depth + 1)
+            .filter(|&i| {
+                let params = self.resolve_params(i).ok().flatten();
+                self.is_enabled(i, params.as_ref(), Some(session))
+                    .unwrap_or(false)
+            })
+            .map(|i| self.nodes()[i].path.dotted())
+            .collect()
     }
 
     /// Whether the section at `index` is reachable (it and its ancestors enabled: `None` when
@@ -153,8 +196,7 @@ impl RenderState {
         session: &Session,
     ) -> Result<(String, Vec<(SectionPath, ToolRef)>), PromptError> {
         let params = self.resolve_params(index)?;
-        let mut content =
-            self.render_node(index, params.as_ref(), SectionVisibility::Full, true)?;
+        let content = self.render_node(index, params.as_ref(), SectionVisibility::Full, true)?;
         let end = self.nodes()[index].subtree_end;
         let mut tools: Vec<(SectionPath, ToolRef)> = self.nodes()[index]
             .section
@@ -164,7 +206,7 @@ impl RenderState {
             .collect();
         let mut render_skip: Option<usize> = None;
         let mut disabled_skip: Option<usize> = None;
-        let mut children = Vec::new();
+        let mut joined = Joined::starting_with(content);
         for child in index + 1..end {
             let node = &self.nodes()[child];
             if let Some(d) = disabled_skip {
@@ -190,26 +232,16 @@ impl RenderState {
                 }
                 render_skip = None;
             }
-            let effective =
-                self.effective_visibility(child, child_params.as_ref(), Some(session))?;
-            let mut rendered = self.render_node(
-                child,
-                child_params.as_ref(),
-                effective,
-                effective == SectionVisibility::Full,
-            )?;
-            if effective == SectionVisibility::Summary {
-                let hidden = self.hidden_tool_names(child, Some(session))?;
-                rendered.push_str(&self.suffix_naming(node, node.subtree_has_tools, &hidden)?);
+            let heading = Heading {
+                depth: node.depth,
+                number: &node.number,
+                path: Some(&node.path),
+            };
+            if self.push_child(&mut joined, child, session, &heading)? {
                 render_skip = Some(node.depth);
             }
-            children.push(rendered);
         }
-        if !children.is_empty() {
-            content.push_str("\n\n");
-            content.push_str(&children.join("\n\n"));
-        }
-        Ok((content, tools))
+        Ok((joined.text, tools))
     }
 
     /// WINK v0.17's `open_sections` validation, against the render-time visibility: keys
@@ -269,18 +301,17 @@ impl RenderState {
             .ok_or_else(|| format!("Section '{}' does not exist in this prompt.", path.dotted()))?;
         let node = &self.nodes()[index];
         let params = self.resolve_params(index).map_err(|e| e.to_string())?;
-        let mut parts = vec![
-            render_section(
-                node.section.as_ref(),
-                params.as_ref(),
-                0,
-                "",
-                Some(&node.path),
-                SectionVisibility::Full,
-                true,
-            )
-            .map_err(|e| e.to_string())?,
-        ];
+        let top = render_section(
+            node.section.as_ref(),
+            params.as_ref(),
+            0,
+            "",
+            Some(&node.path),
+            SectionVisibility::Full,
+            true,
+        )
+        .map_err(|e| e.to_string())?;
+        let mut joined = Joined::starting_with(top);
         let mut skip: Option<usize> = None;
         for child in index + 1..node.subtree_end {
             let descendant = &self.nodes()[child];
@@ -298,31 +329,19 @@ impl RenderState {
                 skip = Some(descendant.depth);
                 continue;
             }
-            let visibility = self
-                .effective_visibility(child, child_params.as_ref(), Some(session))
-                .map_err(|e| e.to_string())?;
-            let summarized = visibility == SectionVisibility::Summary;
-            let mut rendered = render_section(
-                descendant.section.as_ref(),
-                child_params.as_ref(),
-                descendant.depth - node.depth,
-                "",
-                Some(&descendant.path),
-                visibility,
-                !summarized,
-            )
-            .map_err(|e| e.to_string())?;
-            if summarized {
-                rendered.push_str(
-                    &self
-                        .suffix(descendant, descendant.subtree_has_tools)
-                        .map_err(|e| e.to_string())?,
-                );
+            let heading = Heading {
+                depth: descendant.depth - node.depth,
+                number: "",
+                path: Some(&descendant.path),
+            };
+            if self
+                .push_child(&mut joined, child, session, &heading)
+                .map_err(|e| e.to_string())?
+            {
                 skip = Some(descendant.depth);
             }
-            parts.push(rendered);
         }
-        let content = parts.join("\n\n");
+        let content = joined.text;
         let file = format!("{CONTEXT_FOLDER}/{}.md", path.dotted());
         fs.mkdir(CONTEXT_FOLDER, true, true)
             .map_err(|e| e.to_string())?;

@@ -11,6 +11,8 @@ pub(crate) struct RenderState {
     pub(crate) mode: DisclosureMode,
     /// Visibility of every node as computed at render time (WINK's `current_visibility`).
     pub(crate) render_visibility: Vec<Option<SectionVisibility>>,
+    /// The `search_sections` index over the sections this render hides, built on first use.
+    pub(crate) section_index: std::sync::OnceLock<crate::search::SectionIndex>,
 }
 
 impl fmt::Debug for RenderState {
@@ -32,6 +34,12 @@ pub(super) fn with_context(error: PromptError, node: &SectionNode) -> PromptErro
 impl RenderState {
     pub(crate) fn nodes(&self) -> &[SectionNode] {
         self.template.nodes()
+    }
+
+    /// The search index of this render (built on first use with the template's ranking).
+    pub(crate) fn section_index(&self) -> &crate::search::SectionIndex {
+        self.section_index
+            .get_or_init(|| self.build_section_index(self.template.section_ranking().as_ref()))
     }
 
     /// Bound instance → section default → first default of the type → the type's default.
@@ -157,7 +165,7 @@ impl RenderState {
         Ok(hidden.iter().map(|(_, t)| t.name().to_owned()).collect())
     }
 
-    pub(super) fn render_node(
+    pub(crate) fn render_node(
         &self,
         index: usize,
         params: Option<&ParamsValue>,

@@ -28,6 +28,7 @@ trait Forwards: Sync {
         args: Value,
         deadline: Option<Deadline>,
         answers: &'a ClientAnswers,
+        traceparent: Option<String>,
     ) -> impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a;
 }
 
@@ -42,9 +43,10 @@ impl Forwards for McpServer {
         args: Value,
         deadline: Option<Deadline>,
         answers: &'a ClientAnswers,
+        traceparent: Option<String>,
     ) -> impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a
     {
-        self.call_answering(tool, args, deadline, answers)
+        self.call_answering(tool, args, deadline, answers, traceparent)
     }
 }
 
@@ -59,15 +61,17 @@ impl Forwards for LazyServer {
         args: Value,
         deadline: Option<Deadline>,
         answers: &'a ClientAnswers,
+        traceparent: Option<String>,
     ) -> impl Future<Output = Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError>> + Send + 'a
     {
-        self.call_answering(tool, args, deadline, answers)
+        self.call_answering(tool, args, deadline, answers, traceparent)
     }
 }
 
 /// Forwards a call to `server` with the run's answers to its requests for input (the tool
-/// resources' [`ClientAnswers`], else the defaults); what was answered on the way is recorded
-/// in the call's session ([`McpInputAnswered`]).
+/// resources' [`ClientAnswers`], else the defaults) and the W3C `traceparent` of the call's
+/// `execute_tool` span when the run is traced; what was answered on the way is recorded in the
+/// call's session ([`McpInputAnswered`]).
 fn invoke_on<'a, S: Forwards>(
     server: &'a S,
     tool: &'a str,
@@ -79,9 +83,12 @@ fn invoke_on<'a, S: Forwards>(
         .cloned()
         .unwrap_or_default();
     let deadline = context.deadline;
+    let traceparent = traceparent_of(context);
     let session = context.session.clone();
     Box::pin(async move {
-        let (result, answered) = server.forward(tool, args, deadline, &answers).await?;
+        let (result, answered) = server
+            .forward(tool, args, deadline, &answers, traceparent)
+            .await?;
         let label = server.label();
         for answer in answered {
             session.dispatch(McpInputAnswered {
@@ -94,6 +101,15 @@ fn invoke_on<'a, S: Forwards>(
         }
         Ok(ToolResponse::from(result))
     })
+}
+
+/// The W3C `traceparent` of the call's span (its `execute_tool` span), when the run is traced.
+fn traceparent_of(context: &ToolContext) -> Option<String> {
+    let call_id = context.call_id.as_deref()?;
+    context
+        .telemetry
+        .traceparent(wink_session::TraceScope::ToolCall { call_id })
+        .map(|t| t.header())
 }
 
 impl ToolInvoker for McpServer {

@@ -305,20 +305,23 @@ impl McpServer {
         args: Value,
         deadline: Option<Deadline>,
     ) -> Result<ToolResult<ToolPayload>, ToolError> {
-        self.call_answering(name, args, deadline, &ClientAnswers::default())
+        self.call_answering(name, args, deadline, &ClientAnswers::default(), None)
             .await
             .map(|(result, _)| result)
     }
 
     /// [`McpServer::call`], answering the server's requests for input (SEP-2322
     /// `input_required`) as `answers` says, round after round (at most
-    /// [`DEFAULT_MRTR_MAX_ROUNDS`]). Returns the result and what was answered.
+    /// [`DEFAULT_MRTR_MAX_ROUNDS`]). The request carries `traceparent`, the W3C trace context of
+    /// the span it is made in, as `_meta.traceparent` (MCP SEP-414). Returns the result and what
+    /// was answered.
     pub async fn call_answering(
         &self,
         name: &str,
         args: Value,
         deadline: Option<Deadline>,
         answers: &ClientAnswers,
+        traceparent: Option<String>,
     ) -> Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError> {
         let Some(runtime) = &self.runtime else {
             return Err(ToolError::Failed("the MCP connection is closed".to_owned()));
@@ -332,6 +335,12 @@ impl McpServer {
                     "MCP tool arguments must be a JSON object, got {other}"
                 )));
             }
+        }
+        if let Some(traceparent) = traceparent {
+            params
+                .meta
+                .get_or_insert_with(rmcp::model::RequestMetaObject::new)
+                .set_traceparent(traceparent);
         }
         let peer = self.peer.clone();
         let hung_up = self.hung_up.clone();

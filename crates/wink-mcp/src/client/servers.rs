@@ -555,19 +555,21 @@ impl LazyServer {
         args: Value,
         deadline: Option<Deadline>,
     ) -> Result<ToolResult<ToolPayload>, ToolError> {
-        self.call_answering(remote_name, args, deadline, &ClientAnswers::default())
+        self.call_answering(remote_name, args, deadline, &ClientAnswers::default(), None)
             .await
             .map(|(result, _)| result)
     }
 
-    /// [`LazyServer::call`], answering the server's requests for input as `answers` says;
-    /// returns what was answered too.
+    /// [`LazyServer::call`], answering the server's requests for input as `answers` says, in
+    /// the span `traceparent` names (sent as the request's `_meta.traceparent`); returns what
+    /// was answered too.
     pub async fn call_answering(
         &self,
         remote_name: &str,
         args: Value,
         deadline: Option<Deadline>,
         answers: &ClientAnswers,
+        traceparent: Option<String>,
     ) -> Result<(ToolResult<ToolPayload>, Vec<Answered>), ToolError> {
         let name = &self.spec.name;
         if !self.filter.admits(remote_name) {
@@ -589,7 +591,7 @@ impl LazyServer {
             _ => (own, true),
         };
         match server
-            .call_answering(remote_name, args, Some(deadline), answers)
+            .call_answering(remote_name, args, Some(deadline), answers, traceparent)
             .await
         {
             Ok(done) => Ok(done),

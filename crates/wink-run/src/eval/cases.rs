@@ -1,6 +1,6 @@
 //! The cases file of `wink eval`: one JSON object per line,
-//! `{"id", "params"?, "input"?, "expect": {"contains"?, "regex"?, "tools_called"?,
-//! "max_model_calls"?}}`. Every problem names the file, the line and the key.
+//! `{"id", "params"?, "input"?, "expect": {"contains"?, "regex"?, "not_regex"?, "tools_called"?,
+//! "tools_not_called"?, "max_model_calls"?}}`. Every problem names the file, the line and the key.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,8 +16,13 @@ pub struct Expect {
     pub contains: Vec<String>,
     /// A regular expression the answer matches.
     pub regex: Option<regex::Regex>,
+    /// A regular expression the answer must not match (an invented fact, a forbidden claim).
+    pub not_regex: Option<regex::Regex>,
     /// Tools called at least once each, in any order.
     pub tools_called: Vec<String>,
+    /// Tools the run must not call, not even once (a question no tool answers, an action a
+    /// procedure forbids); failed calls count.
+    pub tools_not_called: Vec<String>,
     /// At most this many model calls.
     pub max_model_calls: Option<u32>,
 }
@@ -66,6 +71,17 @@ fn string_list(value: &Value, file: &Path, line: usize, key: &str) -> Result<Vec
         .collect()
 }
 
+/// The keys of a case's `expect`.
+const EXPECT_KEYS: &str =
+    "contains, regex, not_regex, tools_called, tools_not_called, max_model_calls";
+
+fn parse_regex(value: &Value, file: &Path, line: usize, key: &str) -> Result<regex::Regex> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| bad(file, line, key, "expected a string"))?;
+    regex::Regex::new(text).map_err(|e| bad(file, line, key, format!("invalid regex: {e}")))
+}
+
 fn parse_expect(value: &Value, file: &Path, line: usize) -> Result<Expect> {
     let object = value
         .as_object()
@@ -76,14 +92,11 @@ fn parse_expect(value: &Value, file: &Path, line: usize) -> Result<Expect> {
         match key.as_str() {
             "contains" => expect.contains = string_list(value, file, line, &full)?,
             "tools_called" => expect.tools_called = string_list(value, file, line, &full)?,
-            "regex" => {
-                let text = value
-                    .as_str()
-                    .ok_or_else(|| bad(file, line, &full, "expected a string"))?;
-                let regex = regex::Regex::new(text)
-                    .map_err(|e| bad(file, line, &full, format!("invalid regex: {e}")))?;
-                expect.regex = Some(regex);
+            "tools_not_called" => {
+                expect.tools_not_called = string_list(value, file, line, &full)?;
             }
+            "regex" => expect.regex = Some(parse_regex(value, file, line, &full)?),
+            "not_regex" => expect.not_regex = Some(parse_regex(value, file, line, &full)?),
             "max_model_calls" => {
                 let n = value
                     .as_u64()
@@ -96,7 +109,7 @@ fn parse_expect(value: &Value, file: &Path, line: usize) -> Result<Expect> {
                     file,
                     line,
                     &full,
-                    "unknown key (expected contains, regex, tools_called, max_model_calls)",
+                    format!("unknown key (expected {EXPECT_KEYS})"),
                 ));
             }
         }
@@ -255,11 +268,22 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"id": "a", "expect": {"tools": []}}"#),
-            "c.jsonl:7: expect.tools: unknown key (expected contains, regex, tools_called, max_model_calls)"
+            "c.jsonl:7: expect.tools: unknown key (expected contains, regex, not_regex, tools_called, tools_not_called, max_model_calls)"
         );
         assert_eq!(
             err(r#"{"id": "a", "expect": {"tools_called": ["x", 1]}}"#),
             "c.jsonl:7: expect.tools_called[1]: expected a string"
+        );
+        assert_eq!(
+            err(r#"{"id": "a", "expect": {"not_regex": "["}}"#)
+                .lines()
+                .next()
+                .unwrap(),
+            "c.jsonl:7: expect.not_regex: invalid regex: regex parse error:"
+        );
+        assert_eq!(
+            err(r#"{"id": "a", "expect": {"tools_not_called": "add"}}"#),
+            "c.jsonl:7: expect.tools_not_called: expected an array of strings"
         );
         assert_eq!(
             err(r#"{"id": "a", "inputs": "x", "expect": {}}"#),

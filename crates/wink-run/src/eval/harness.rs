@@ -1,6 +1,6 @@
 //! Running the cases: [`EvalSpec`] → [`Evaluation`] → [`Report`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -38,6 +38,10 @@ pub struct EvalSpec {
     pub repeat: u32,
     /// Every run starts with an empty prompt cache (the embedded model's KV cache).
     pub cold: bool,
+    /// Write each run's session log into this directory, as `CASE.jsonl` (`CASE-N.jsonl` when
+    /// `repeat` > 1; an earlier log of that name is replaced): `wink trace serve DIR` shows the
+    /// runs side by side.
+    pub sessions: Option<PathBuf>,
 }
 
 impl Default for EvalSpec {
@@ -56,6 +60,7 @@ impl Default for EvalSpec {
             },
             repeat: 1,
             cold: false,
+            sessions: None,
         }
     }
 }
@@ -167,6 +172,10 @@ impl Evaluation {
     /// rendering is a [`RunError::Usage`] naming its line.
     pub fn run(&self, progress: &mut dyn FnMut(EvalProgress<'_>)) -> Result<Report> {
         let runtime = crate::prepared::runtime()?;
+        if let Some(dir) = &self.spec.sessions {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| RunError::usage(format!("--sessions {}: {e}", dir.display())))?;
+        }
         let started = Instant::now();
         let mut results: Vec<CaseResult> = Vec::with_capacity(self.runs());
         let runs = self
@@ -183,11 +192,48 @@ impl Evaluation {
             if self.spec.cold {
                 self.adapter.forget_cached_prefix();
             }
-            let result = self.run_case(&runtime, case)?;
+            let log = self
+                .spec
+                .sessions
+                .as_ref()
+                .map(|dir| match self.spec.repeat {
+                    1 => dir.join(format!("{}.jsonl", case.id)),
+                    repeat => {
+                        dir.join(format!("{}-{}.jsonl", case.id, index % repeat as usize + 1))
+                    }
+                });
+            let result = self.run_case(&runtime, case, log.as_deref())?;
             progress(EvalProgress::Finished(&result));
             results.push(result);
         }
         Ok(Report::new(results, started.elapsed().as_secs_f64()))
+    }
+
+    /// A fresh session log at `path` (an earlier one there is replaced) for a case's run.
+    fn session_log(
+        &self,
+        path: &Path,
+        prompt: &PreparedPrompt,
+    ) -> Result<Arc<wink_store::SessionLog>> {
+        match std::fs::remove_file(path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(RunError::usage(format!(
+                    "--sessions: {}: {e}",
+                    path.display()
+                )));
+            }
+        }
+        let identity =
+            crate::log::prompt_identity(&self.spec.prompt.file, &prompt.loaded.template)?;
+        wink_store::SessionLog::create_for_prompt(
+            path,
+            &prompt.session,
+            wink_store::FsyncPolicy::Never,
+            Some(identity),
+        )
+        .map_err(|e| RunError::usage(format!("--sessions: {e}")))
     }
 
     /// The case's prompt in a fresh session (each run starts from the file, workspace
@@ -209,8 +255,17 @@ impl Evaluation {
         Ok(prepared)
     }
 
-    fn run_case(&self, runtime: &tokio::runtime::Runtime, case: &Case) -> Result<CaseResult> {
+    fn run_case(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        case: &Case,
+        log: Option<&Path>,
+    ) -> Result<CaseResult> {
         let prompt = self.prepare(case)?;
+        let _log = match log {
+            Some(path) => Some(self.session_log(path, &prompt)?),
+            None => None,
+        };
         let mut settings = self.spec.settings.clone();
         settings.input.clone_from(&case.input);
         if settings.model_spec.is_empty() {
@@ -289,7 +344,8 @@ fn describe_outcome(outcome: &LoopOutcome) -> String {
 }
 
 /// Why a finished run does not meet `expect` (`None`: it passes). `contains` is
-/// case-insensitive; `tools_called` needs each name called at least once, in any order.
+/// case-insensitive; `tools_called` needs each name called at least once, in any order;
+/// `not_regex` and `tools_not_called` fail on any match or any call (failed calls count).
 #[must_use]
 pub fn check(
     expect: &Expect,
@@ -311,11 +367,23 @@ pub fn check(
     {
         return Some(format!("the answer does not match /{}/", regex.as_str()));
     }
+    if let Some(regex) = &expect.not_regex
+        && let Some(found) = regex.find(answer)
+    {
+        return Some(format!(
+            "the answer matches /{}/ ({:?}), which it must not",
+            regex.as_str(),
+            found.as_str()
+        ));
+    }
     if let Some(missing) = expect.tools_called.iter().find(|t| !called.contains(t)) {
         return Some(format!(
             "{missing} was not called (called: {})",
             called.join(", ")
         ));
+    }
+    if let Some(forbidden) = expect.tools_not_called.iter().find(|t| called.contains(t)) {
+        return Some(format!("{forbidden} was called, which the case forbids"));
     }
     if let Some(max) = expect.max_model_calls
         && model_calls > max
@@ -360,6 +428,25 @@ mod tests {
         assert_eq!(
             check(&e, Some("The sum is 5555."), &called, 3).as_deref(),
             Some("3 model calls, more than 2")
+        );
+    }
+
+    #[test]
+    fn negative_expectations_fail_on_a_match_or_a_call() {
+        let e = expect(
+            r#"{"id": "a", "expect": {"regex": "(?i)do not know", "not_regex": "\\d{4}-\\d{2}", "tools_not_called": ["issue_refund", "escalate"]}}"#,
+        );
+        let read = vec!["read_section".to_owned()];
+        assert_eq!(check(&e, Some("I do not know."), &read, 2), None);
+        assert_eq!(check(&e, Some("I do not know."), &[], 1), None);
+        assert_eq!(
+            check(&e, Some("I do not know: maybe 2026-04-01."), &read, 2).as_deref(),
+            Some("the answer matches /\\d{4}-\\d{2}/ (\"2026-04\"), which it must not")
+        );
+        let refunded = vec!["read_section".to_owned(), "issue_refund".to_owned()];
+        assert_eq!(
+            check(&e, Some("I do not know."), &refunded, 3).as_deref(),
+            Some("issue_refund was called, which the case forbids")
         );
     }
 }

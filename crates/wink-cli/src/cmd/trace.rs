@@ -1,0 +1,242 @@
+//! `wink trace show|serve|export`: a recorded run (a session log, a transcript, a Redis request)
+//! as a terminal tree, a local page, or an OTLP/JSON file. The spans are those live export
+//! sends (`wink-trace`'s one mapping).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand, ValueEnum};
+use wink_trace::MapOptions;
+use wink_trace::page::{PageRun, PageServer};
+
+use crate::exit::usage;
+
+/// `wink trace ...`
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    #[command(subcommand)]
+    pub command: TraceCommand,
+}
+
+/// Trace subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Print a run as a tree: run, model calls, tools, with tokens and seconds per line.
+    Show(ShowArgs),
+    /// Serve a page of one or more runs on 127.0.0.1: timeline, section tree per call, tokens.
+    Serve(ServeArgs),
+    /// Write a run's spans as a file any OTLP tool can import.
+    Export(ExportArgs),
+}
+
+/// Where recorded runs come from.
+#[derive(Debug, Args)]
+pub struct Sources {
+    /// Session logs (`wink run --session`), transcripts (`wink run --transcript`) or
+    /// directories of them (`wink eval --sessions DIR`); with --redis, request ids.
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// A session log.
+    #[arg(long, value_name = "LOG.jsonl")]
+    pub session: Vec<PathBuf>,
+    /// A transcript.
+    #[arg(long, value_name = "FILE.json")]
+    pub transcript: Vec<PathBuf>,
+    /// Read RUN as the id of a request on this Redis server (its durable run's stream).
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+    /// The queue of the requests (with --redis).
+    #[arg(long, value_name = "NAME", default_value = "wink", requires = "redis")]
+    pub queue: String,
+}
+
+/// `wink trace show RUN...`
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub sources: Sources,
+}
+
+/// `wink trace serve RUN... [--port N]`
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub sources: Sources,
+    /// The port on 127.0.0.1 (0: any free port).
+    #[arg(long, value_name = "N", default_value_t = 7410)]
+    pub port: u16,
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// OTLP/JSON (an `ExportTraceServiceRequest`).
+    #[value(name = "otlp-json")]
+    OtlpJson,
+}
+
+/// `wink trace export RUN --format otlp-json [--output FILE]`
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub sources: Sources,
+    /// The file format.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write here instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(args: &TraceArgs) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        TraceCommand::Show(show) => {
+            let runs = load(&show.sources, content_for_viewing())?;
+            let text: Vec<String> = runs
+                .iter()
+                .map(|run| format!("{}\n{}", run.label, wink_trace::show::render(&run.spans)))
+                .collect();
+            crate::output::println(text.join("\n").trim_end())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        TraceCommand::Serve(serve) => {
+            let runs = load(&serve.sources, content_for_viewing())?;
+            let server = PageServer::bind(serve.port, &runs).map_err(|e| {
+                usage(format!(
+                    "--port {}: cannot listen on 127.0.0.1: {e}",
+                    serve.port
+                ))
+            })?;
+            let addr = server.addr()?;
+            note!(
+                "wink trace: {} run file{} on http://{addr}/ (Ctrl-C to stop)",
+                runs.len(),
+                if runs.len() == 1 { "" } else { "s" }
+            );
+            server.serve();
+            Ok(ExitCode::SUCCESS)
+        }
+        TraceCommand::Export(export) => {
+            let runs = load(&export.sources, MapOptions::from_env())?;
+            let spans: Vec<_> = runs.into_iter().flat_map(|r| r.spans).collect();
+            let service = std::env::var("OTEL_SERVICE_NAME").unwrap_or_else(|_| "wink".to_owned());
+            let text = serde_json::to_string(&wink_trace::otlp_json::request(&spans, &service))?;
+            match &export.output {
+                Some(path) => std::fs::write(path, text + "\n")
+                    .map_err(|e| usage(format!("--output {}: {e}", path.display())))?,
+                None => crate::output::println(&text)?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `show` and `serve` put a run's content on its spans (the recording is the user's own, read
+/// on this machine); secrets of the environment are still blanked out. `export` follows
+/// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`, as live export does.
+fn content_for_viewing() -> MapOptions {
+    MapOptions {
+        capture_content: true,
+        ..MapOptions::from_env()
+    }
+}
+
+/// The files a RUN argument names: the file, or the session logs and transcripts in a directory.
+fn files_of(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| usage(format!("{}: {e}", path.display())))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl" || e == "json"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(usage(format!(
+            "{}: no session logs (.jsonl) or transcripts (.json) in it",
+            path.display()
+        )));
+    }
+    Ok(files)
+}
+
+fn label_of(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+fn load(sources: &Sources, options: MapOptions) -> anyhow::Result<Vec<PageRun>> {
+    let mut runs = Vec::new();
+    if let Some(url) = &sources.redis {
+        for id in &sources.runs {
+            runs.push(from_redis(url, &sources.queue, id, options.clone())?);
+        }
+    } else {
+        for run in &sources.runs {
+            for file in files_of(Path::new(run))? {
+                let spans = wink_trace::read::from_file(&file, options.clone())
+                    .map_err(|e| usage(e.to_string()))?;
+                runs.push(page_run(&file, spans));
+            }
+        }
+    }
+    for file in &sources.session {
+        let spans = wink_trace::read::from_session_log(file, options.clone())
+            .map_err(|e| usage(e.to_string()))?;
+        runs.push(page_run(file, spans));
+    }
+    for file in &sources.transcript {
+        let spans = wink_trace::read::from_transcript(file, options.clone())
+            .map_err(|e| usage(e.to_string()))?;
+        runs.push(page_run(file, spans));
+    }
+    if runs.is_empty() {
+        return Err(usage(
+            "no run given: name session logs or transcripts, or request ids with --redis URL",
+        ));
+    }
+    Ok(runs)
+}
+
+fn page_run(file: &Path, spans: Vec<wink_trace::SpanRecord>) -> PageRun {
+    PageRun {
+        label: label_of(file),
+        source: file.display().to_string(),
+        spans,
+    }
+}
+
+fn from_redis(url: &str, queue: &str, id: &str, options: MapOptions) -> anyhow::Result<PageRun> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
+    let entries = runtime.block_on(async {
+        let mailbox = wink_redis::RedisMailbox::<wink_redis::RunRequest>::connect(
+            url,
+            wink_redis::QueueConfig::new(queue),
+        )
+        .await
+        .map_err(|e| usage(format!("--redis {url}: {e}")))?;
+        mailbox
+            .run_entries(id)
+            .await
+            .map_err(|e| usage(format!("request {id}: {e}")))
+    })?;
+    if entries.is_empty() {
+        return Err(usage(format!(
+            "request {id}: no durable run in queue '{queue}' (not started yet, or its stream expired)"
+        )));
+    }
+    let spans = wink_trace::read::from_run_entries(id, &entries, options)
+        .map_err(|e| usage(e.to_string()))?;
+    Ok(PageRun {
+        label: id.to_owned(),
+        source: format!("{url} queue {queue}"),
+        spans,
+    })
+}
