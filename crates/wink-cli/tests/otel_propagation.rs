@@ -319,5 +319,21 @@ fn a_collector_that_is_down_costs_one_warning_and_no_failure() {
     );
     assert!(stderr.contains("the run goes on"), "{stderr}");
     eprintln!("the run with its collector down took {seconds:.2} s");
+    // OTEL_SDK_DISABLED=true: no export at all, so no warning either.
+    let out = Command::new(env!("CARGO_BIN_EXE_wink"))
+        .arg("run")
+        .arg(&demo)
+        .args(["--model", &format!("scripted:{}", script.display())])
+        .env(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://127.0.0.1:{closed}"),
+        )
+        .env("OTEL_SDK_DISABLED", "true")
+        .env_remove("WINK_LOG")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "Order A-1042 has shipped.\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("OpenTelemetry"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
