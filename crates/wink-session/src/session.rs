@@ -16,11 +16,16 @@ use crate::journal::{
 use crate::reducer::{DeclarativeReducers, DeclarativeSlice, Reducer, Registration};
 use crate::registry::Registry;
 use crate::slice::{ErasedSlice, SliceMap, SliceOp, SliceView};
-use crate::snapshot::{Snapshot, SnapshotRestoreError, parse_snapshot_slices, slice_records};
+use crate::snapshot::{Snapshot, SnapshotRestoreError, parse_snapshot_slices};
 use crate::telemetry::register_telemetry_events;
 use crate::time::Timestamp;
-use crate::trace::{TraceParent, TraceScope, TraceSource};
+use crate::trace::TraceSource;
 use crate::visibility::VisibilityOverrides;
+
+mod journaling;
+mod tracing_context;
+
+pub use tracing_context::WeakSession;
 
 /// Whether a dispatch is live (journal, then reducers, then bus) or a replay of a logged event (reducers only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,26 +100,6 @@ pub(crate) struct SessionState {
 #[derive(Clone)]
 pub struct Session {
     core: Arc<SessionCore>,
-}
-
-/// A handle on a [`Session`] that does not keep it alive ([`Session::downgrade`]): for a bus
-/// subscriber that needs the session it listens to without holding it forever.
-#[derive(Clone)]
-pub struct WeakSession {
-    core: std::sync::Weak<SessionCore>,
-}
-
-impl WeakSession {
-    /// The session, while some [`Session`] handle on it still exists.
-    pub fn upgrade(&self) -> Option<Session> {
-        self.core.upgrade().map(|core| Session { core })
-    }
-}
-
-impl fmt::Debug for WeakSession {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("WeakSession")
-    }
 }
 
 impl fmt::Debug for Session {
@@ -269,35 +254,6 @@ impl Session {
     pub fn set_tag(&self, key: impl Into<String>, value: impl Into<String>) {
         let mut state = self.lock();
         Arc::make_mut(&mut state.tags).insert(key.into(), value.into());
-    }
-
-    /// Installs (or with `None` removes) the [`TraceSource`] that answers
-    /// [`Session::traceparent`]; sessions forked from this one later ask the same source.
-    pub fn set_trace_source(&self, source: Option<Arc<dyn TraceSource>>) {
-        self.lock().trace = source;
-    }
-
-    /// The W3C trace context of the span `scope` names in this session's run: what a provider
-    /// request, an MCP request or a queued request sends (`None` when the run is not traced).
-    pub fn traceparent(&self, scope: TraceScope<'_>) -> Option<TraceParent> {
-        let source = self.lock().trace.clone()?;
-        source.traceparent(self.core.id, scope)
-    }
-
-    /// A handle that does not keep the session alive.
-    pub fn downgrade(&self) -> WeakSession {
-        WeakSession {
-            core: Arc::downgrade(&self.core),
-        }
-    }
-
-    /// Tool call `call_id` is made for a caller in another process, in its span `parent`: the
-    /// call's span (when the session is traced) continues the caller's trace.
-    pub fn continue_trace(&self, call_id: &str, parent: TraceParent) {
-        let source = self.lock().trace.clone();
-        if let Some(source) = source {
-            source.remote_parent(self.core.id, call_id, parent);
-        }
     }
 
     /// The session's event bus (events are published on it after their reducers ran).
@@ -690,33 +646,6 @@ impl Session {
         Arc::make_mut(&mut state.children_ids).push(child.id());
         child.lock().trace.clone_from(&state.trace);
         child
-    }
-
-    /// Attaches a journal: from now on every change is appended to it before it is applied.
-    ///
-    /// When the session already changed since it was created, a `wink.restored` record holding the current
-    /// slices is appended first, so that replaying the journal reproduces the state.
-    pub fn attach_journal(&self, journal: Arc<dyn Journal>) -> Result<(), JournalError> {
-        let mut state = self.lock();
-        if state.changed {
-            let slices = slice_records(&state.slices).map_err(|error| {
-                JournalError::new(format!("cannot encode the current slices: {error}"))
-            })?;
-            journal.append(RESTORED, &RestoreRecord { slices })?;
-        }
-        state.journal = Some(journal);
-        Ok(())
-    }
-
-    /// Attaches a journal that already holds this session's history (a log that was just replayed into it):
-    /// unlike [`Session::attach_journal`] no baseline record is written.
-    pub fn resume_journal(&self, journal: Arc<dyn Journal>) {
-        self.lock().journal = Some(journal);
-    }
-
-    /// Detaches the journal, returning it.
-    pub fn detach_journal(&self) -> Option<Arc<dyn Journal>> {
-        self.lock().journal.take()
     }
 
     /// Applies one log record (an event or a reserved `wink.*` record) without journaling or publishing it.

@@ -12,7 +12,7 @@ use wink_session::{
 
 use super::failure::provider_failure;
 use super::injection::announce_injection;
-use super::telemetry::{CallRecord, error_type, outcome_status, rendered_sections};
+use super::telemetry::{CallRecord, outcome_status, rendered_sections};
 use super::tools::{RunCallsError, run_calls};
 use super::{EvaluateOptions, Evaluation, ExpansionDecider, ModelCallRecord};
 use crate::budget::{BudgetLimit, MeasuredRequest, estimate_request_tokens_after};
@@ -260,6 +260,31 @@ impl<'a, 'o> Driver<'a, 'o> {
         }
     }
 
+    /// Fails the evaluation (an intervention) when `request` would not fit the model's context
+    /// `window`; says whether it did.
+    fn refuse_oversized(&mut self, request: &ModelRequest, window: Option<u64>) -> bool {
+        let Some(window) = window else {
+            return false;
+        };
+        let estimate = estimate_request_tokens_after(request, self.measured);
+        if estimate <= window {
+            return false;
+        }
+        let message = format!(
+            "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
+        );
+        self.announce_intervention(&Intervention::new(
+            InterventionKind::ContextWindow,
+            message.clone(),
+        ));
+        self.state.fail(&PromptEvaluationError::new(
+            message,
+            self.state.prompt_name(),
+            EvaluationPhase::Request,
+        ));
+        true
+    }
+
     async fn call_model(&mut self, request: ModelRequest) {
         // Copied out: the options themselves (with the `!Sync` decider) are not held across
         // the await.
@@ -271,23 +296,8 @@ impl<'a, 'o> Driver<'a, 'o> {
             return;
         }
         let window = self.context_window();
-        if let Some(window) = window {
-            let estimate = estimate_request_tokens_after(&request, self.measured);
-            if estimate > window {
-                let message = format!(
-                    "the next request (~{estimate} tokens) does not fit the model's context window ({window} tokens)"
-                );
-                self.announce_intervention(&Intervention::new(
-                    InterventionKind::ContextWindow,
-                    message.clone(),
-                ));
-                self.state.fail(&PromptEvaluationError::new(
-                    message,
-                    self.state.prompt_name(),
-                    EvaluationPhase::Request,
-                ));
-                return;
-            }
+        if self.refuse_oversized(&request, window) {
+            return;
         }
         if let Some(o) = observer {
             o.on_model_call(
@@ -329,11 +339,7 @@ impl<'a, 'o> Driver<'a, 'o> {
         if let Some(record) = self.model_calls.last_mut() {
             record.ended_at = Some(Timestamp::now());
         }
-        let event = match &outcome {
-            Err(DeadlineExpired) => telemetry.event(Err(("timeout", "the run's deadline passed"))),
-            Ok(Ok(turn)) => telemetry.event(Ok(turn)),
-            Ok(Err(error)) => telemetry.event(Err((&error_type(error), &error.to_string()))),
-        };
+        let event = telemetry.outcome_event(&outcome);
         self.session
             .dispatch(event.with_session_id(self.session.id()));
         match outcome {

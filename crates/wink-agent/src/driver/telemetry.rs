@@ -110,8 +110,22 @@ impl CallRecord<'_> {
     }
 }
 
+impl CallRecord<'_> {
+    /// The `ModelCalled` of a call that ended as `outcome` (`Err`: the run's deadline passed).
+    pub(super) fn outcome_event(
+        &self,
+        outcome: &Result<Result<ModelTurn, ProviderError>, crate::timer::DeadlineExpired>,
+    ) -> ModelCalled {
+        match outcome {
+            Err(_) => self.event(Err(("timeout", "the run's deadline passed"))),
+            Ok(Ok(turn)) => self.event(Ok(turn)),
+            Ok(Err(error)) => self.event(Err((&error_type(error), &error.to_string()))),
+        }
+    }
+}
+
 /// A low-cardinality name for a provider error's kind (`error.type`).
-pub(super) fn error_type(error: &ProviderError) -> String {
+fn error_type(error: &ProviderError) -> String {
     match &error.kind {
         ProviderErrorKind::Status(code) => code.to_string(),
         ProviderErrorKind::RateLimited(_) => "rate_limited".to_owned(),

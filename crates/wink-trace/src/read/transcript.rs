@@ -46,6 +46,53 @@ fn role(message: &Value) -> &str {
         .unwrap_or_default()
 }
 
+/// The events being written for one transcript, with what every event carries.
+struct Events<'a> {
+    label: &'a str,
+    adapter: &'a str,
+    session: String,
+    counter: u64,
+    out: Vec<(String, Value)>,
+}
+
+impl Events<'_> {
+    /// A fresh event id (the same for the same transcript every time).
+    fn next_id(&mut self) -> String {
+        self.counter += 1;
+        event_id(self.label, self.counter)
+    }
+
+    fn push(&mut self, type_name: &str, event: Value) {
+        self.out.push((type_name.to_owned(), event));
+    }
+
+    /// A `PromptExecuted` at `at` (Unix microseconds) with `fields`.
+    fn executed(&mut self, at: i64, fields: Value) {
+        let mut event = json!({
+            "event_id": self.next_id(), "created_at": stamp(at), "prompt_name": self.label,
+            "adapter": self.adapter, "session_id": self.session,
+        });
+        if let (Value::Object(event), Value::Object(fields)) = (&mut event, fields) {
+            event.extend(fields);
+        }
+        self.push("PromptExecuted", event);
+    }
+
+    /// The turns the turn policies took back: a transcript does not say when, so at `at`.
+    fn repairs(&mut self, t: &Value, at: i64) {
+        let repairs = t.get("repairs").and_then(Value::as_array);
+        for repair in repairs.into_iter().flatten() {
+            let mut event = repair.clone();
+            if let Value::Object(fields) = &mut event {
+                fields.insert("event_id".into(), json!(self.next_id()));
+                fields.insert("created_at".into(), stamp(at));
+                fields.insert("session_id".into(), json!(self.session));
+                self.push("TurnRepaired", event);
+            }
+        }
+    }
+}
+
 /// The events of transcript `t`; `label` names the run (the file's stem).
 pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, String> {
     let calls = t
@@ -57,14 +104,14 @@ pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, Str
         .and_then(Value::as_str)
         .unwrap_or("unknown");
     let model = t.get("model").and_then(Value::as_str).unwrap_or("unknown");
-    let session = event_id(label, u64::MAX);
     let timed = calls.iter().all(|c| c.get("started_at").is_some());
-    let mut counter = 0u64;
-    let mut next_id = || {
-        counter += 1;
-        event_id(label, counter)
+    let mut events = Events {
+        label,
+        adapter,
+        session: event_id(label, u64::MAX),
+        counter: 0,
+        out: Vec::new(),
     };
-    let mut out: Vec<(String, Value)> = Vec::new();
     let mut sent: Vec<Value> = Vec::new();
     let mut index = 0u32;
     let mut last_end = NO_TIME_BASE;
@@ -82,13 +129,7 @@ pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, Str
         let continues = i > 0 && messages.len() >= sent.len() && messages.first() == sent.first();
         if !continues {
             if i > 0 {
-                out.push((
-                    "PromptExecuted".into(),
-                    json!({
-                        "event_id": next_id(), "created_at": stamp(last_end), "prompt_name": label,
-                        "adapter": adapter, "session_id": session, "status": "expansion_required",
-                    }),
-                ));
+                events.executed(last_end, json!({"status": "expansion_required"}));
             }
             let text = messages
                 .first()
@@ -96,26 +137,18 @@ pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, Str
                 .and_then(|m| m.get("content"))
                 .cloned()
                 .unwrap_or(Value::Null);
-            out.push(("PromptRendered".into(), json!({
-                "event_id": next_id(), "created_at": stamp(start), "prompt_ns": "transcript",
+            let id = events.next_id();
+            events.push("PromptRendered", json!({
+                "event_id": id, "created_at": stamp(start), "prompt_ns": "transcript",
                 "prompt_key": label, "prompt_name": label, "adapter": adapter,
-                "session_id": session, "text": text, "tool_names": call.get("tools").cloned().unwrap_or(json!([])),
-            })));
+                "session_id": events.session, "text": text, "tool_names": call.get("tools").cloned().unwrap_or(json!([])),
+            }));
             sent.clear();
             index = 0;
             last_end = start;
         }
         let new: Vec<Value> = messages.get(sent.len()..).unwrap_or_default().to_vec();
-        tool_results(
-            &mut out,
-            &new,
-            &mut next_id,
-            &session,
-            adapter,
-            label,
-            last_end,
-            start,
-        );
+        tool_results(&mut events, &new, last_end, start);
         let next_assistant = calls
             .get(i + 1)
             .and_then(|c| c.get("messages"))
@@ -131,68 +164,35 @@ pub(super) fn events(t: &Value, label: &str) -> Result<Vec<(String, Value)>, Str
             None if i + 1 == calls.len() => t.get("text").cloned().unwrap_or(Value::Null),
             None => Value::Null,
         };
-        out.push(("ModelCalled".into(), json!({
-            "event_id": next_id(), "created_at": stamp(end), "started_at": stamp(start),
-            "adapter": adapter, "model": model, "session_id": session, "index": index,
+        let id = events.next_id();
+        events.push("ModelCalled", json!({
+            "event_id": id, "created_at": stamp(end), "started_at": stamp(start),
+            "adapter": adapter, "model": model, "session_id": events.session, "index": index,
             "messages": messages.len(), "tools": call.get("tools").cloned().unwrap_or(json!([])),
             "usage": call.get("usage"), "finish_reason": if tool_calls.is_empty() { "stop" } else { "tool_calls" },
             "tool_calls": tool_calls, "text": text, "new_messages": new,
-        })));
+        }));
         index += 1;
         last_end = end;
         sent = messages;
     }
-    // The turns the turn policies took back: a transcript does not say when, so at the end.
-    for repair in t
-        .get("repairs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let mut event = repair.clone();
-        if let Value::Object(fields) = &mut event {
-            fields.insert("event_id".into(), json!(next_id()));
-            fields.insert("created_at".into(), stamp(last_end));
-            fields.insert("session_id".into(), json!(session));
-            out.push(("TurnRepaired".into(), event));
-        }
-    }
-    let status = t
-        .get("status")
-        .and_then(|s| s.get("status"))
-        .and_then(Value::as_str)
-        .unwrap_or("finished");
-    let error = t
-        .get("status")
-        .and_then(|s| s.get("message"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    out.push((
-        "PromptExecuted".into(),
-        json!({
-            "event_id": next_id(), "created_at": stamp(last_end), "prompt_name": label,
-            "adapter": adapter, "session_id": session, "usage": t.get("usage"),
-            "status": status, "error": error,
-        }),
-    ));
+    events.repairs(t, last_end);
+    let status = t.get("status");
+    let error = status.and_then(|s| s.get("message")).cloned();
+    let status = status.and_then(|s| s.get("status")).and_then(Value::as_str);
+    events.executed(
+        last_end,
+        json!({"usage": t.get("usage"), "status": status.unwrap_or("finished"), "error": error}),
+    );
     if !timed {
-        out.push((TIMING_UNKNOWN.into(), Value::Null));
+        events.push(TIMING_UNKNOWN, Value::Null);
     }
-    Ok(out)
+    Ok(events.out)
 }
 
-/// A `ToolInvoked` per tool result among `new`, placed between the model calls around them.
-#[allow(clippy::too_many_arguments)]
-fn tool_results(
-    out: &mut Vec<(String, Value)>,
-    new: &[Value],
-    next_id: &mut impl FnMut() -> String,
-    session: &str,
-    adapter: &str,
-    label: &str,
-    from: i64,
-    to: i64,
-) {
+/// A `ToolInvoked` per tool result among `new`, placed between the model calls around them
+/// (`from` and `to`, Unix microseconds).
+fn tool_results(events: &mut Events<'_>, new: &[Value], from: i64, to: i64) {
     let arguments_of = |id: &Value| -> Value {
         new.iter()
             .filter(|m| role(m) == "assistant")
@@ -238,15 +238,14 @@ fn tool_results(
             }
             _ => Value::Null,
         };
-        out.push((
-            "ToolInvoked".into(),
-            json!({
-                "event_id": next_id(), "created_at": stamp(from + step * (k + 1)),
-                "started_at": stamp(from + step * k), "prompt_name": label, "adapter": adapter,
-                "session_id": session, "name": name, "call_id": id,
-                "params": params, "success": !failed, "message": content,
-                "value": null, "rendered_output": content, "usage": null, "disclosure": disclosure,
-            }),
-        ));
+        let event_id = events.next_id();
+        let event = json!({
+            "event_id": event_id, "created_at": stamp(from + step * (k + 1)),
+            "started_at": stamp(from + step * k), "prompt_name": events.label,
+            "adapter": events.adapter, "session_id": events.session, "name": name, "call_id": id,
+            "params": params, "success": !failed, "message": content,
+            "value": null, "rendered_output": content, "usage": null, "disclosure": disclosure,
+        });
+        events.push("ToolInvoked", event);
     }
 }
