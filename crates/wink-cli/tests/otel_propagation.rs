@@ -297,22 +297,29 @@ fn a_collector_that_is_down_costs_one_warning_and_no_failure() {
         .to_string(),
     )
     .unwrap();
+    // The demo, exporting to the closed port (`disabled`: with OTEL_SDK_DISABLED=true).
+    let run = |disabled: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_wink"));
+        command
+            .arg("run")
+            .arg(&demo)
+            .args(["--model", &format!("scripted:{}", script.display())])
+            .env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://127.0.0.1:{closed}"),
+            )
+            .env_remove("WINK_LOG");
+        match disabled {
+            true => command.env("OTEL_SDK_DISABLED", "true"),
+            false => command.env_remove("OTEL_SDK_DISABLED"),
+        };
+        let out = command.output().unwrap();
+        assert_eq!(stdout(&out), "Order A-1042 has shipped.\n");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_wink"))
-        .arg("run")
-        .arg(&demo)
-        .args(["--model", &format!("scripted:{}", script.display())])
-        .env(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            format!("http://127.0.0.1:{closed}"),
-        )
-        .env_remove("OTEL_SDK_DISABLED")
-        .env_remove("WINK_LOG")
-        .output()
-        .unwrap();
+    let stderr = run(false);
     let seconds = started.elapsed().as_secs_f64();
-    assert_eq!(stdout(&out), "Order A-1042 has shipped.\n");
-    let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr.matches("OpenTelemetry export to").count(),
         1,
@@ -320,5 +327,8 @@ fn a_collector_that_is_down_costs_one_warning_and_no_failure() {
     );
     assert!(stderr.contains("the run goes on"), "{stderr}");
     eprintln!("the run with its collector down took {seconds:.2} s");
+    // OTEL_SDK_DISABLED=true: no export at all, so no warning either.
+    let stderr = run(true);
+    assert!(!stderr.contains("OpenTelemetry"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

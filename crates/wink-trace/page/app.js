@@ -262,7 +262,7 @@ function fromHash() {
 
 fetch("runs.json").then(r => r.json()).then(data => {
   RUNS = data.runs.flatMap(runsOf);
-  const folders = [...new Set(data.runs.map(r => r.source.replace(/[^/\\]*$/, "") || "."))];
+  const folders = [...new Set(data.runs.map(r => r.source.replace(/[^/\\]*$/, "") || "./"))];
   document.getElementById("subtitle").textContent =
     `${RUNS.length} run${RUNS.length === 1 ? "" : "s"} from ${data.runs.length} recording${data.runs.length === 1 ? "" : "s"} in ${folders.join(", ")}`;
   fromHash();

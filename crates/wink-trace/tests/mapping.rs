@@ -64,17 +64,23 @@ fn script() -> ScriptedProvider {
 
 type Collected = Arc<Mutex<Vec<SpanRecord>>>;
 
+/// Traces `session` live into the vector returned.
+fn collect(session: &Session, options: TraceOptions) -> Collected {
+    let collected: Collected = Arc::default();
+    let sink = Arc::clone(&collected);
+    wink_trace::trace_session_to(
+        session,
+        options,
+        Arc::new(move |spans| sink.lock().unwrap().extend(spans)),
+    );
+    collected
+}
+
 /// Runs the script traced live into a vector, logged to `log`; returns the live spans.
 fn traced_run(log: &std::path::Path) -> Vec<SpanRecord> {
     let provider = script();
     let session = Session::new();
-    let collected: Collected = Arc::default();
-    let sink = Arc::clone(&collected);
-    wink_trace::trace_session_to(
-        &session,
-        TraceOptions::default(),
-        Arc::new(move |spans| sink.lock().unwrap().extend(spans)),
-    );
+    let collected = collect(&session, TraceOptions::default());
     let _log =
         wink_store::SessionLog::create(log, &session, wink_store::FsyncPolicy::Never).unwrap();
     let result = block_on(MainLoop::new(&provider, MainLoopConfig::default()).execute(
@@ -223,18 +229,15 @@ fn live_spans_are_the_spans_of_the_log() {
 #[test]
 fn the_session_answers_with_the_spans_it_will_record() {
     let session = Session::new();
-    let collected: Collected = Arc::default();
-    let sink = Arc::clone(&collected);
     let parent: TraceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
         .parse()
         .unwrap();
-    wink_trace::trace_session_to(
+    let collected = collect(
         &session,
         TraceOptions {
             parent: Some(parent),
             resumable: false,
         },
-        Arc::new(move |spans| sink.lock().unwrap().extend(spans)),
     );
     assert_eq!(
         session.traceparent(TraceScope::ModelCall),
@@ -298,13 +301,7 @@ fn a_repaired_turn_is_an_intervention_of_the_run_and_its_text_is_content() {
             .unwrap(),
     );
     let session = Session::new();
-    let collected: Collected = Arc::default();
-    let sink = Arc::clone(&collected);
-    wink_trace::trace_session_to(
-        &session,
-        TraceOptions::default(),
-        Arc::new(move |spans| sink.lock().unwrap().extend(spans)),
-    );
+    let collected = collect(&session, TraceOptions::default());
     let dir = std::env::temp_dir().join(format!("wink-trace-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("run.jsonl");
