@@ -328,7 +328,8 @@ def fill(words: list[str], values: dict[str, str]) -> list[str]:
 
 def shown(words: list[str]) -> str:
     """A step's command as the page shows it: `wink` for the binary, the model by its file name."""
-    return shlex.join(fill(words, {"wink": "wink", "model": f"~/.cache/wink/models/{MODEL.name}"}))
+    model = f"~/.cache/wink/models/{MODEL.name}"
+    return shlex.join(fill(words, {"wink": "wink", "model": "MODEL"})).replace("MODEL", model)
 
 
 def check_needs(bench: Benchmark) -> None:
@@ -340,6 +341,7 @@ def check_needs(bench: Benchmark) -> None:
 
 def measure(bench: Benchmark, values: dict[str, str]) -> list[str]:
     check_needs(bench)
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     before = load_average()
     groups: list[tuple[list[str], list[str]]] = []  # (commands, lines) of one table or text
     for step in bench.steps:
@@ -353,7 +355,6 @@ def measure(bench: Benchmark, values: dict[str, str]) -> list[str]:
             groups.append(([shown(step.command)], step.header + converted))
     after = load_average()
     info = machine()
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     meta = (f"*Measured {when} · commit {commit()} · build: {bench.profile} · machine: {info['cores']} cores, "
             f"{info['cpu']} · load average (1/5/15 min) {before} before, {after} after · "
             f"`bash bench/run.sh {bench.name}`*")
@@ -431,7 +432,7 @@ def split_row(row: str) -> list[str]:
     return cells
 
 
-META = re.compile(r"^\*Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC · commit .+ · build: .+ · machine: \d+ cores, .+ · "
+META = re.compile(r"^\*Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC (?:\(start\) )?· commit .+ · build: .+ · machine: \d+ cores, .+ · "
                   r"load average \(1/5/15 min\) [\d./]+ before, [\d./]+ after · `bash bench/run\.sh ([a-z_]+)`\*$")
 
 
