@@ -7,7 +7,8 @@ printed. Nothing else on the page is touched.
 
   python3 bench/page.py NAME...     run these benchmarks and rewrite their blocks
   python3 bench/page.py --list      the benchmarks, what they need and how long they take
-  python3 bench/page.py --quick     check the page (blocks, tables) and that the commands run
+  python3 bench/page.py --quick     check the page (blocks, tables), that the commands run, and
+                                    that the README's headline figures are on the page
 
 Environment: WINK (the wink binary; default: a release build, built when missing),
 CARGO_TARGET_DIR, WINK_MODEL (the GGUF of the model benchmarks; default: the 1.5B model that
@@ -29,6 +30,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = Path(os.environ.get("WINK_BENCH_PAGE") or ROOT / "docs" / "benchmarks.md")
+README = Path(os.environ.get("WINK_BENCH_README") or ROOT / "README.md")
 CACHE = Path(os.environ.get("WINK_HOME") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wink")
 MODEL = Path(os.environ.get("WINK_MODEL") or CACHE / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
@@ -145,11 +147,12 @@ RENDER_HEADER = ["| prompt | prompt text tokens | tools offered first |", "|---|
 
 def retrieval_bfcl(text: str) -> list[str]:
     r = json.loads(text)
-    return [f"| `{r['ranker']}` | {r['queries']:,} | {r['recall@1']:.3f} | {r['recall@5']:.3f} | "
+    return [f"| `{r['ranker']}` | {r['tools']:,} | {r['queries']:,} | {r['recall@1']:.3f} | {r['recall@5']:.3f} | "
             f"{r['recall@10']:.3f} | {r['ndcg@10']:.3f} | {r['mrr']:.3f} |"]
 
 
-BFCL_HEADER = ["| ranker | queries | R@1 | R@5 | R@10 | nDCG@10 | MRR |", "|---|---:|---:|---:|---:|---:|---:|"]
+BFCL_HEADER = ["| ranker | functions | queries | R@1 | R@5 | R@10 | nDCG@10 | MRR |",
+               "|---|---:|---:|---:|---:|---:|---:|---:|"]
 
 
 def retrieval_tasks(text: str) -> list[str]:
@@ -328,7 +331,8 @@ def fill(words: list[str], values: dict[str, str]) -> list[str]:
 
 def shown(words: list[str]) -> str:
     """A step's command as the page shows it: `wink` for the binary, the model by its file name."""
-    return shlex.join(fill(words, {"wink": "wink", "model": f"~/.cache/wink/models/{MODEL.name}"}))
+    model = f"~/.cache/wink/models/{MODEL.name}"
+    return shlex.join(fill(words, {"wink": "wink", "model": "MODEL"})).replace("MODEL", model)
 
 
 def check_needs(bench: Benchmark) -> None:
@@ -340,6 +344,7 @@ def check_needs(bench: Benchmark) -> None:
 
 def measure(bench: Benchmark, values: dict[str, str]) -> list[str]:
     check_needs(bench)
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     before = load_average()
     groups: list[tuple[list[str], list[str]]] = []  # (commands, lines) of one table or text
     for step in bench.steps:
@@ -353,7 +358,6 @@ def measure(bench: Benchmark, values: dict[str, str]) -> list[str]:
             groups.append(([shown(step.command)], step.header + converted))
     after = load_average()
     info = machine()
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     meta = (f"*Measured {when} · commit {commit()} · build: {bench.profile} · machine: {info['cores']} cores, "
             f"{info['cpu']} · load average (1/5/15 min) {before} before, {after} after · "
             f"`bash bench/run.sh {bench.name}`*")
@@ -431,7 +435,7 @@ def split_row(row: str) -> list[str]:
     return cells
 
 
-META = re.compile(r"^\*Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC · commit .+ · build: .+ · machine: \d+ cores, .+ · "
+META = re.compile(r"^\*Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC (?:\(start\) )?· commit .+ · build: .+ · machine: \d+ cores, .+ · "
                   r"load average \(1/5/15 min\) [\d./]+ before, [\d./]+ after · `bash bench/run\.sh ([a-z_]+)`\*$")
 
 
@@ -475,7 +479,49 @@ def quick(wink: str) -> None:
                             if row not in found[bench.name]:
                                 raise BenchError(f"docs/benchmarks.md, block '{bench.name}': `{shown(command)}` now prints\n{row}\n"
                                                  f"which the page does not show: run `bash bench/run.sh {bench.name}`")
-    print(f"docs/benchmarks.md: {len(found)} blocks, tables parse, commands resolve")
+    figures = check_readme(PAGE.read_text())
+    print(f"docs/benchmarks.md: {len(found)} blocks, tables parse, commands resolve; "
+          f"README: {figures} figures found on the page")
+
+
+NUMBER = re.compile(r"(?<![\w.])(?:\d[\d,]*(?:\.\d+)?|\.\d+)")
+
+
+def check_readme(page: str) -> int:
+    """Every number of a README item that links to `docs/benchmarks.md#NAME` must be on the page
+    under `## NAME` (the block and its notes), as written or rounded as the README rounds it."""
+    checked = 0
+    items = re.split(r"\n(?=\* |\n)", README.read_text())
+    for item in items:
+        names = re.findall(r"docs/benchmarks\.md#([a-z_]+)", item)
+        if not names:
+            continue
+        text = re.sub(r"\]\([^)]*\)", "]", item)  # link targets hold no figures
+        section = "".join(page_section(page, name) for name in names)
+        on_page = [n.replace(",", "") for n in NUMBER.findall(section)]
+        for figure in NUMBER.findall(text):
+            if not any(same_figure(figure.replace(",", ""), value) for value in on_page):
+                raise BenchError(f"README.md: {figure} (in: {' '.join(item.split())[:120]}…) is not on docs/benchmarks.md "
+                                 f"under {', '.join('## ' + n for n in names)}")
+            checked += 1
+    return checked
+
+
+def page_section(page: str, name: str) -> str:
+    m = re.search(rf"^## {re.escape(name)}\n(.*?)(?=^## |\Z)", page, re.S | re.M)
+    if not m:
+        raise BenchError(f"README.md links to docs/benchmarks.md#{name}, which has no such section")
+    return m.group(1)
+
+
+def same_figure(readme: str, page: str) -> bool:
+    """`.723` is `0.723`; `187` is `186.8` rounded; `90` is `90.0`."""
+    try:
+        a, b = float(readme), float(page)
+    except ValueError:
+        return False
+    decimals = len(readme.split(".")[1]) if "." in readme else 0
+    return round(b, decimals) == a
 
 
 def check_command(words: list[str]) -> None:

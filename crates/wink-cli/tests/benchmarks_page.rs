@@ -1,8 +1,8 @@
 //! `docs/benchmarks.md` stays true: `bash bench/run.sh --quick` checks that every benchmark has
 //! its generated block, that the blocks' tables parse, that the commands they were made with
-//! still exist, and that the deterministic figures (token counts, task-search recall) are what
-//! the built `wink` prints now. A few seconds; the benchmarks themselves run with
-//! `bash bench/run.sh NAME`.
+//! still exist, that the deterministic figures (token counts, task-search recall) are what the
+//! built `wink` prints now, and that the README's headline figures are on the page. A few
+//! seconds; the benchmarks themselves run with `bash bench/run.sh NAME`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -13,6 +13,10 @@ fn root() -> PathBuf {
 }
 
 fn quick(page: Option<&Path>) -> std::process::Output {
+    quick_with(page, None)
+}
+
+fn quick_with(page: Option<&Path>, readme: Option<&Path>) -> std::process::Output {
     let mut command = Command::new("bash");
     command
         .args(["bench/run.sh", "--quick"])
@@ -21,6 +25,9 @@ fn quick(page: Option<&Path>) -> std::process::Output {
         .env("NO_COLOR", "1");
     if let Some(page) = page {
         command.env("WINK_BENCH_PAGE", page);
+    }
+    if let Some(readme) = readme {
+        command.env("WINK_BENCH_README", readme);
     }
     command.output().unwrap()
 }
@@ -36,7 +43,7 @@ fn the_benchmarks_page_parses_and_its_commands_run() {
     );
     let said = String::from_utf8(out.stdout).unwrap();
     assert!(
-        said.starts_with("docs/benchmarks.md: 9 blocks, tables parse, commands resolve"),
+        said.starts_with("docs/benchmarks.md: 9 blocks, tables parse, commands resolve; README: "),
         "{said}"
     );
 }
@@ -90,5 +97,26 @@ fn a_broken_table_or_a_stale_figure_fails_the_check() {
         String::from_utf8_lossy(&out.stderr).contains("table rows have"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_readme_figure_missing_from_the_page_fails_the_check() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let figure = "8,946 as the one-line listing";
+    assert!(readme.contains(figure), "the README's catalog headline");
+    let dir = tempfile::tempdir().unwrap();
+    let changed = dir.path().join("README.md");
+    std::fs::write(
+        &changed,
+        readme.replace(figure, "8,000 as the one-line listing"),
+    )
+    .unwrap();
+    let out = quick_with(None, Some(&changed));
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("README.md: 8,000") && said.contains("under ## catalog"),
+        "{said}"
     );
 }

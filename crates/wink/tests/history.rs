@@ -67,15 +67,23 @@ fn numbered_sessions(text: &[u8]) -> Vec<usize> {
     lines
 }
 
+/// "WORD N", built at run time so that this file does not itself hold what it looks for.
+fn numbered(word: &str, number: u32) -> String {
+    format!("{word} {number}")
+}
+
 #[test]
 fn the_pattern_matches_numbered_sessions_only() {
-    // The spaces are escaped (`\x20`) so that this file does not match its own pattern.
-    assert_eq!(numbered_sessions(b"as measured in Session\x2012\n"), [1]);
-    assert_eq!(
-        numbered_sessions(b"ok\nSESSION\x203: notes\nsession\x204"),
-        [2, 3]
+    let text = format!("as measured in {}\n", numbered("Session", 12));
+    assert_eq!(numbered_sessions(text.as_bytes()), [1]);
+    let text = format!(
+        "ok\n{}: notes\n{}",
+        numbered("SESSION", 3),
+        numbered("session", 4)
     );
-    assert!(numbered_sessions(b"a session log, session.jsonl, sessions 2").is_empty());
+    assert_eq!(numbered_sessions(text.as_bytes()), [2, 3]);
+    let text = format!("a session log, session.jsonl, {}", numbered("sessions", 2));
+    assert!(numbered_sessions(text.as_bytes()).is_empty());
     assert!(numbered_sessions(b"Session b50f5c3e-2d7a").is_empty());
 }
 
