@@ -340,7 +340,6 @@ impl PromptServer {
         };
         Ok(CallDone::ran(tool_result(text, success), value))
     }
-    }
 
     fn prompt_description(&self) -> String {
         format!(
