@@ -16,8 +16,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::{Mutex, broadcast};
 use wink_core::{
-    CallOutcome, Prompt, RenderedPrompt, Resources, SectionPath, SectionVisibility, ToolArguments,
-    ToolCall, ToolExecutor, ToolRef,
+    CallOutcome, Prompt, RenderedPrompt, Resources, SectionPath, ToolArguments, ToolCall,
+    ToolExecutor, ToolRef,
 };
 use wink_session::Session;
 
