@@ -21,12 +21,13 @@ all_targets=(
   "wink-skills fuzz_frontmatter"
   "wink-redis fuzz_entries"
   "wink-mcp fuzz_http"
-  "wink-run fuzz_cases"
+  "wink-run fuzz_cases --no-default-features"
 )
+# A third word is extra cargo flags (wink-run's cases parser needs neither llama.cpp nor tracing).
 # ONLY=crate runs that crate's targets alone; ONLY="crate test" one target.
 targets=()
 for target in "${all_targets[@]}"; do
-  [ -z "${ONLY:-}" ] || [ "${target%% *}" = "$ONLY" ] || [ "$target" = "$ONLY" ] && targets+=("$target")
+  [ -z "${ONLY:-}" ] || [ "${target%% *}" = "$ONLY" ] || [ "${target%% --*}" = "$ONLY" ] && targets+=("$target")
 done
 # The test binary runs under GNU time (cargo's runner for the host), so the peak is the test
 # process's own, not cargo's.
@@ -40,12 +41,12 @@ else
   echo "== /usr/bin/time missing: peak memory not measured" >&2
 fi
 for target in "${targets[@]}"; do
-  read -r crate test <<<"$target"
+  read -r crate test extra <<<"$target"
   echo "== $crate --test $test: $cases cases"
   start=$(date +%s)
   : > "$rss_file"
   env "${runner[@]}" PROPTEST_CASES="$cases" nice -n 19 \
-    cargo test --release --offline -q -p "$crate" --test "$test" fuzz_
+    cargo test --release --offline -q -p "$crate" ${extra:-} --test "$test" fuzz_
   seconds=$(( $(date +%s) - start ))
   rss_kib="$(tail -n 1 "$rss_file")"
   if [ -n "$rss_kib" ]; then
