@@ -1,6 +1,7 @@
 //! The tool bridge: an MCP server whose tools are one model request's tools and whose calls are
-//! handed to the wink agent loop instead of being run here. The claude CLI adapter attaches it
-//! so that wink — not the CLI — executes tools, with its transactions, events and budgets.
+//! handed to the wink agent loop instead of being run here. The claude CLI adapter
+//! (`wink_providers::ClaudeCliAdapter`, feature `claude-cli`) attaches it so that wink — not the
+//! CLI — executes tools, with its transactions, events and budgets.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -20,18 +21,37 @@ use crate::server::mcp_tool_from_parts;
 
 /// One call the client made, waiting for the loop's result.
 #[derive(Debug)]
-pub(crate) struct BridgedCall {
+#[non_exhaustive]
+pub struct BridgedCall {
     /// Canonical wink tool name.
     pub name: String,
     /// Arguments as sent.
     pub arguments: Value,
     /// Where the result goes.
-    pub reply: oneshot::Sender<CallToolResult>,
+    pub reply: BridgeReply,
+}
+
+/// Where a bridged call's result goes.
+#[derive(Debug)]
+pub struct BridgeReply(oneshot::Sender<CallToolResult>);
+
+impl BridgeReply {
+    /// Answers the call with `text`, as an error result when `is_error` (a client that went away
+    /// is not an error here).
+    pub fn answer(self, text: String, is_error: bool) {
+        let blocks = vec![ContentBlock::text(text)];
+        let result = if is_error {
+            CallToolResult::error(blocks)
+        } else {
+            CallToolResult::success(blocks)
+        };
+        let _ = self.0.send(result);
+    }
 }
 
 /// The bridge server (cloned per MCP session; clones share the call channel).
 #[derive(Clone)]
-pub(crate) struct ToolBridge {
+pub struct ToolBridge {
     tools: Arc<Vec<rmcp::model::Tool>>,
     canonical: Arc<HashMap<String, String>>,
     calls: mpsc::UnboundedSender<BridgedCall>,
@@ -76,9 +96,9 @@ pub fn bridge_tool_name(canonical: &str, taken: &mut std::collections::HashSet<S
 }
 
 impl ToolBridge {
-    pub(crate) fn new(
-        specs: &[ToolSpec],
-    ) -> (Self, mpsc::UnboundedReceiver<BridgedCall>, Vec<String>) {
+    /// A bridge offering `specs` under their bridge names ([`bridge_tool_name`]): the server, the
+    /// calls clients make (each waiting for its reply), and the bridge names in `specs`' order.
+    pub fn new(specs: &[ToolSpec]) -> (Self, mpsc::UnboundedReceiver<BridgedCall>, Vec<String>) {
         let mut taken = std::collections::HashSet::new();
         let mut canonical = HashMap::new();
         let mut tools = Vec::new();
@@ -133,7 +153,8 @@ impl ServerHandler for ToolBridge {
                 None,
             ));
         };
-        let (reply, result) = oneshot::channel();
+        let (sender, result) = oneshot::channel();
+        let reply = BridgeReply(sender);
         let call = BridgedCall {
             name: name.clone(),
             arguments: Value::Object(request.arguments.unwrap_or_default()),

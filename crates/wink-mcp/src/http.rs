@@ -78,7 +78,7 @@ impl HttpServer {
     }
 
     /// Ask the server to stop without waiting for it.
-    pub(crate) fn cancel(&self) {
+    pub fn cancel(&self) {
         self.cancel.cancel();
     }
 

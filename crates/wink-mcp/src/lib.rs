@@ -24,11 +24,9 @@
 //! [`wink_catalog::CatalogSource`]). Catalog tools made from a server's tools forward their calls
 //! to it ([`CatalogBuilderMcp`]).
 //!
-//! **Driving the claude CLI** — [`ClaudeCliAdapter`] is a [`wink_model::ProviderAdapter`] for
-//! `claude -p --input-format stream-json --output-format stream-json`, with the evaluation's
-//! tools attached through an MCP bridge (see the adapter's docs). Its MCP server is configured
-//! once per process, so `supports_dynamic_tools()` is `false` and disclosing a tool-bearing
-//! section restarts the evaluation (seed 003's `ClaudeAgentSDKAdapter` row).
+//! **Bridging tools** — [`ToolBridge`] is an MCP server whose tools are one model request's tools
+//! and whose calls are handed back to the wink loop ([`BridgedCall`]); the claude CLI adapter
+//! (`wink_providers::ClaudeCliAdapter`, feature `claude-cli`) attaches it to the CLI.
 //!
 //! ```
 //! use wink_core::{MarkdownSection, Prompt, PromptTemplate};
@@ -54,7 +52,6 @@
 
 mod bridge;
 mod call_input;
-mod claude;
 mod client;
 mod content;
 mod error;
@@ -69,9 +66,8 @@ mod server_tasks;
 mod skills;
 mod stdio;
 
-pub use bridge::bridge_tool_name;
+pub use bridge::{BridgeReply, BridgedCall, ToolBridge, bridge_tool_name};
 pub use call_input::{CancelSignal, ClientInput, ProgressReporter, ProgressUpdate};
-pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};
 pub use client::{
     Answered, CachedTools, CatalogBuilderMcp, ClientAnswers, DEFAULT_CALL_TIMEOUT,
     DEFAULT_START_TIMEOUT, DEFAULT_TTL, ElicitationPolicy, INHERITED_VARIABLES, LazyServer,

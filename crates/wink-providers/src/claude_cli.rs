@@ -23,7 +23,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
-use tokio::sync::{Mutex, mpsc, oneshot};
+use tokio::sync::{Mutex, mpsc};
 use wink_core::{ToolArguments, ToolCall};
 use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderAdapter, ProviderError,
@@ -31,8 +31,7 @@ use wink_model::{
 };
 use wink_session::TokenUsage;
 
-use crate::bridge::{BridgedCall, ToolBridge};
-use crate::http::{HttpServer, serve_http};
+use wink_mcp::{BridgeReply, BridgedCall, HttpServer, ToolBridge, serve_http};
 
 /// How to start the claude CLI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +137,7 @@ struct LiveRun {
     stderr: Option<tokio::task::JoinHandle<String>>,
     bridge: HttpServer,
     calls: mpsc::UnboundedReceiver<BridgedCall>,
-    pending: Vec<(String, oneshot::Sender<rmcp::model::CallToolResult>)>,
+    pending: Vec<(String, BridgeReply)>,
     system: String,
     consumed: usize,
     config_file: PathBuf,
@@ -435,13 +434,7 @@ impl Step {
                         ));
                     };
                     let (_, reply) = run.pending.remove(index);
-                    let blocks = vec![rmcp::model::ContentBlock::text(content)];
-                    let result = if is_error {
-                        rmcp::model::CallToolResult::error(blocks)
-                    } else {
-                        rmcp::model::CallToolResult::success(blocks)
-                    };
-                    let _ = reply.send(result);
+                    reply.answer(content, is_error);
                 }
                 Message::User { content } => self.send_user(run, &content).await?,
                 _ => {}

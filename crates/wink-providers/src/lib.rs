@@ -2,7 +2,9 @@
 //!
 //! Model providers over HTTP for the wink agent loop: OpenAI Chat Completions (`openai`), OpenAI
 //! Responses (`openai-responses`), Anthropic Messages (`anthropic`), a LiteLLM proxy (`litellm`)
-//! and any OpenAI-compatible server (`openai-compat`: llama.cpp, vLLM, Ollama).
+//! and any OpenAI-compatible server (`openai-compat`: llama.cpp, vLLM, Ollama); with the feature
+//! `claude-cli`, the claude CLI as a provider (`ClaudeCliAdapter`: a process, not HTTP, with
+//! the run's tools attached through an MCP bridge).
 //!
 //! Adapters are pure mappers over one transport:
 //! - per wire format family ([`openai_chat`], [`openai_responses`], [`anthropic`]) one
@@ -47,6 +49,8 @@
 mod adapter;
 pub mod anthropic;
 mod assemble;
+#[cfg(feature = "claude-cli")]
+mod claude_cli;
 mod codec;
 mod config;
 mod context;
@@ -61,6 +65,8 @@ mod transport;
 
 pub use adapter::HttpAdapter;
 pub use assemble::StreamDecoder;
+#[cfg(feature = "claude-cli")]
+pub use claude_cli::{ClaudeCliAdapter, ClaudeCliConfig};
 pub use codec::WireCodec;
 pub use config::{
     ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, AdapterConfig, ApiKey, AuthScheme, DeferredTools,

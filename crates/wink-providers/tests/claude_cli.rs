@@ -2,19 +2,59 @@
 //! speaks the CLI's stream-json protocol and calls tools through the MCP config it is given.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use wink_agent::{LoopOutcome, MainLoop, MainLoopConfig, ProviderAdapter, RunHooks};
-use wink_core::block_on;
-use wink_mcp::{ClaudeCliAdapter, ClaudeCliConfig};
+use wink_core::{
+    MarkdownSection, Prompt, PromptTemplate, ToolBuilder, ToolError, ToolResult, block_on,
+};
+use wink_providers::{ClaudeCliAdapter, ClaudeCliConfig};
 use wink_session::Session;
+
+/// A task, a summarized reference, and a summarized section holding the `add` tool.
+fn demo_prompt() -> Prompt {
+    let add = ToolBuilder::dynamic(
+        "add",
+        "Add two integers.",
+        json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+               "required": ["a", "b"], "additionalProperties": false}),
+        |args, _ctx| {
+            let a = args["a"]
+                .as_i64()
+                .ok_or_else(|| ToolError::validation("a"))?;
+            let b = args["b"]
+                .as_i64()
+                .ok_or_else(|| ToolError::validation("b"))?;
+            Ok(ToolResult::ok("sum", json!({"sum": a + b})))
+        },
+    )
+    .build()
+    .unwrap();
+    let template = PromptTemplate::builder("demo", "claude")
+        .section(MarkdownSection::new("Task", "task", "Add 2 and 3."))
+        .section(
+            MarkdownSection::new("Reference", "reference", "Full reference.")
+                .summary("Reference available.")
+                .summarized(),
+        )
+        .section(
+            MarkdownSection::new("Math", "math", "Use add for sums.")
+                .summary("Arithmetic tools.")
+                .summarized()
+                .tool(add),
+        )
+        .build()
+        .unwrap();
+    Prompt::new(template)
+}
 
 fn fake_claude(log: &std::path::Path) -> ClaudeCliConfig {
     ClaudeCliConfig {
         program: "python3".into(),
         program_args: vec![
-            common::python_script("fake_claude.py")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/python/fake_claude.py")
                 .display()
                 .to_string(),
         ],
@@ -25,7 +65,7 @@ fn fake_claude(log: &std::path::Path) -> ClaudeCliConfig {
 
 #[test]
 fn read_section_on_a_tool_bearing_section_restarts_claude_with_the_new_tools() {
-    let dir = std::env::temp_dir().join(format!("wink-mcp-claude-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("wink-providers-claude-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("runs.jsonl");
     let _ = std::fs::remove_file(&log);
@@ -36,7 +76,7 @@ fn read_section_on_a_tool_bearing_section_restarts_claude_with_the_new_tools() {
     let main_loop = MainLoop::new(&adapter, MainLoopConfig::default());
     let session = Session::new();
     let result =
-        block_on(main_loop.execute(&common::demo_prompt(), &session, RunHooks::default())).unwrap();
+        block_on(main_loop.execute(&demo_prompt(), &session, RunHooks::default())).unwrap();
 
     assert_eq!(
         result.outcome,
@@ -82,10 +122,9 @@ fn a_cli_that_exits_early_is_a_provider_error_with_its_stderr() {
     })
     .unwrap();
     let main_loop = MainLoop::new(&adapter, MainLoopConfig::default());
-    let error =
-        block_on(main_loop.execute(&common::demo_prompt(), &Session::new(), RunHooks::default()))
-            .map(|r| format!("{:?}", r.outcome))
-            .unwrap_or_else(|e| e.to_string());
+    let error = block_on(main_loop.execute(&demo_prompt(), &Session::new(), RunHooks::default()))
+        .map(|r| format!("{:?}", r.outcome))
+        .unwrap_or_else(|e| e.to_string());
     assert!(
         error.contains("claude exited (exit status: 3) before answering: not logged in"),
         "{error}"
@@ -100,10 +139,9 @@ fn a_missing_cli_is_a_config_error() {
     })
     .unwrap();
     let main_loop = MainLoop::new(&adapter, MainLoopConfig::default());
-    let error =
-        block_on(main_loop.execute(&common::demo_prompt(), &Session::new(), RunHooks::default()))
-            .map(|r| format!("{:?}", r.outcome))
-            .unwrap_or_else(|e| e.to_string());
+    let error = block_on(main_loop.execute(&demo_prompt(), &Session::new(), RunHooks::default()))
+        .map(|r| format!("{:?}", r.outcome))
+        .unwrap_or_else(|e| e.to_string());
     assert!(
         error.contains("cannot start '/nonexistent/claude'"),
         "{error}"

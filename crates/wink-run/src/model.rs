@@ -168,11 +168,11 @@ pub fn adapter(spec: &str, options: &ModelOptions) -> Result<Arc<dyn ProviderAda
         }
         "claude-cli" => {
             refuse_http_flags("claude-cli")?;
-            let config = wink_mcp::ClaudeCliConfig {
+            let config = wink_providers::ClaudeCliConfig {
                 model: (!rest.is_empty()).then(|| rest.to_owned()),
-                ..wink_mcp::ClaudeCliConfig::default()
+                ..wink_providers::ClaudeCliConfig::default()
             };
-            let adapter = wink_mcp::ClaudeCliAdapter::new(config)
+            let adapter = wink_providers::ClaudeCliAdapter::new(config)
                 .map_err(|e| RunError::usage(format!("--model {spec}: {}", e.message)))?;
             Ok(Arc::new(adapter))
         }
