@@ -4,6 +4,8 @@
 mod output;
 mod cmd;
 mod exit;
+#[cfg(test)]
+mod doc_commands;
 
 use std::process::ExitCode;
 
