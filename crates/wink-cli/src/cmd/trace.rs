@@ -75,13 +75,13 @@ pub enum ExportFormat {
     OtlpJson,
 }
 
-/// `wink trace export RUN --format otlp-json [--output FILE]`
+/// `wink trace export RUN [--format otlp-json] [--output FILE]`
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     #[command(flatten)]
     pub sources: Sources,
     /// The file format.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, default_value = "otlp-json")]
     pub format: ExportFormat,
     /// Write here instead of stdout.
     #[arg(long, short, value_name = "FILE")]
