@@ -71,7 +71,7 @@ impl ClaudeCliConfig {
     /// The arguments wink passes for one process (after [`ClaudeCliConfig::program_args`]).
     ///
     /// ```
-    /// let config = wink_mcp::ClaudeCliConfig::default();
+    /// let config = wink_providers::ClaudeCliConfig::default();
     /// let args = config.cli_args("/tmp/mcp.json", "SYSTEM", &["read_section".into()]);
     /// assert_eq!(args.join(" "), "-p --input-format stream-json --output-format stream-json --verbose \
     ///     --mcp-config /tmp/mcp.json --strict-mcp-config --tools  --allowedTools mcp__wink__read_section \
@@ -113,7 +113,7 @@ impl ClaudeCliConfig {
     /// The `--mcp-config` document attaching the bridge at `url`.
     ///
     /// ```
-    /// let config = wink_mcp::ClaudeCliConfig::default();
+    /// let config = wink_providers::ClaudeCliConfig::default();
     /// assert_eq!(
     ///     config.mcp_config("http://127.0.0.1:4000/mcp").to_string(),
     ///     r#"{"mcpServers":{"wink":{"type":"http","url":"http://127.0.0.1:4000/mcp"}}}"#
