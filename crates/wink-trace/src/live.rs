@@ -126,10 +126,10 @@ impl Live {
         state: &Arc<Mutex<Live>>,
         event: &dyn ErasedEvent,
     ) -> Option<(TraceStarted, Session)> {
-        let mut live = state.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = live.key.clone();
-        live.continue_taken_over_run(&key);
-        let before = live.mapper.run(&key).map(|r| r.span_id);
+        let mut guard = state.lock().unwrap_or_else(PoisonError::into_inner);
+        let live = &mut *guard;
+        live.continue_taken_over_run();
+        let before = live.mapper.run(&live.key).map(|r| r.span_id);
         let any = event.as_any();
         let mapper = &mut live.mapper;
         if let Some(e) = any.downcast_ref::<PromptRendered>() {
@@ -154,15 +154,16 @@ impl Live {
             let key = json
                 .get("session_id")
                 .and_then(serde_json::Value::as_str)
-                .map_or_else(|| key.clone(), str::to_owned);
+                .unwrap_or(&live.key);
             let ns = crate::mapping::event_time(&json);
-            mapper.on_intervention(&key, event.event_type_name(), &json, ns);
+            live.mapper
+                .on_intervention(key, event.event_type_name(), &json, ns);
         }
         let spans = live.mapper.take_spans();
         if !spans.is_empty() {
             (live.sink)(spans);
         }
-        let run = live.mapper.run(&key)?;
+        let run = live.mapper.run(&live.key)?;
         if before == Some(run.span_id) {
             return None;
         }
@@ -183,8 +184,8 @@ impl Live {
 
     /// A run another worker started (its `TraceStarted` replayed into the session) goes on
     /// under the same span.
-    fn continue_taken_over_run(&mut self, key: &str) {
-        if self.mapper.run(key).is_some() {
+    fn continue_taken_over_run(&mut self) {
+        if self.mapper.run(&self.key).is_some() {
             return;
         }
         let Some(session) = self.session.upgrade() else {
@@ -208,7 +209,7 @@ impl Live {
                     .iter()
                     .rev()
                     .find(|r| r.session_id == Some(self.session_id));
-                self.mapper.resume(key, started, last);
+                self.mapper.resume(&self.key, started, last);
             }
         }
     }
@@ -238,10 +239,12 @@ impl TraceSource for Source {
 
     fn traceparent(&self, session: SessionId, scope: TraceScope<'_>) -> Option<TraceParent> {
         let mut live = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = session.to_string();
-        if session == live.session_id {
-            live.continue_taken_over_run(&key);
-        }
+        let key = if session == live.session_id {
+            live.continue_taken_over_run();
+            live.key.clone()
+        } else {
+            session.to_string()
+        };
         let Some(run) = live.mapper.run(&key) else {
             // A tool call outside any run, for a caller that sent its trace (MCP serve).
             let TraceScope::ToolCall { call_id } = scope else {

@@ -94,6 +94,15 @@ impl Attributes {
         }
     }
 
+    /// Adds `key`, which the caller knows is not set yet (no search for an earlier value).
+    pub(crate) fn push(&mut self, key: &'static str, value: impl Into<AttrValue>) {
+        debug_assert!(self.get(key).is_none(), "{key} is set already");
+        self.0.push(Attribute {
+            key: Cow::Borrowed(key),
+            value: value.into(),
+        });
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&AttrValue> {
         self.0.iter().find(|a| a.key == key).map(|a| &a.value)
@@ -225,9 +234,22 @@ fn hex_opt_ser<S: serde::Serializer>(
     }
 }
 
-/// A fresh random span id (never all zeros).
+/// A fresh random span id (never all zeros), from a generator of the calling thread seeded
+/// from the system's randomness once (SplitMix64: no system call per id).
 pub fn random_span_id() -> SpanId {
-    nonzero(first_8(uuid::Uuid::new_v4().as_bytes()))
+    thread_local! {
+        static STATE: std::cell::Cell<u64> = std::cell::Cell::new(u64::from_le_bytes(
+            first_8(uuid::Uuid::new_v4().as_bytes()),
+        ));
+    }
+    let mut z = STATE.with(|state| {
+        let next = state.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+        state.set(next);
+        next
+    });
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    nonzero((z ^ (z >> 31)).to_be_bytes())
 }
 
 /// A fresh random trace id (never all zeros).

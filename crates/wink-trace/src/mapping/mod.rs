@@ -15,9 +15,9 @@
 //! (live runs), else derived from the event's id, so a log maps to the same ids every time.
 
 mod content;
+mod keyed;
 mod run;
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -28,6 +28,7 @@ use wink_session::{
 };
 
 pub use content::{REDACTED, Redactor};
+use keyed::{ByCall, ByRun};
 pub(crate) use run::RunState;
 
 use crate::semconv::{self, event as ev, operation, wink};
@@ -79,20 +80,20 @@ pub fn is_intervention_type(type_name: &str) -> bool {
 #[derive(Debug, Default)]
 pub struct Mapper {
     options: MapOptions,
-    runs: HashMap<String, RunState>,
+    runs: ByRun<RunState>,
     /// The root run's session when events do not name theirs.
     default_key: String,
     /// Ids the tracer chose for tool calls before their events arrived: (run, call id) → span.
-    tool_spans: HashMap<(String, String), SpanId>,
+    tool_spans: ByCall<SpanId>,
     /// The span the next model call of a run will be made in (chosen when asked for).
-    next_chat: HashMap<String, SpanId>,
+    next_chat: ByRun<SpanId>,
     /// Run ids given before the run's first event (a `TraceStarted` read back at a takeover,
     /// with the run's last `PromptRendered` when there is one).
-    pending: HashMap<String, (TraceStarted, Option<PromptRendered>)>,
+    pending: ByRun<(TraceStarted, Option<PromptRendered>)>,
     /// The remote parent of the root run (a queued request's submitter).
     remote_parent: Option<TraceParent>,
     /// Tool calls made for a caller in another process (an MCP client), by (run, call id).
-    remote_calls: HashMap<(String, String), TraceParent>,
+    remote_calls: ByCall<TraceParent>,
     /// The key of the session the last event named (events come in runs of one session).
     last_key: Option<(wink_session::SessionId, String)>,
     out: Vec<SpanRecord>,
@@ -153,37 +154,34 @@ impl Mapper {
     pub fn tool_span(&mut self, key: &str, call_id: &str) -> SpanId {
         *self
             .tool_spans
-            .entry((key.to_owned(), call_id.to_owned()))
-            .or_insert_with(crate::span::random_span_id)
+            .get_or_insert_with(key, call_id, crate::span::random_span_id)
     }
 
     /// The span id the next model call of `key`'s run is made in, chosen now if not yet.
     pub fn next_chat_span(&mut self, key: &str) -> SpanId {
-        *self
-            .next_chat
-            .entry(key.to_owned())
-            .or_insert_with(crate::span::random_span_id)
+        if let Some(span) = self.next_chat.get(key) {
+            return *span;
+        }
+        let span = crate::span::random_span_id();
+        self.next_chat.insert(key.to_owned(), span);
+        span
     }
 
     /// Tool call `call_id` of `key` is made for a caller in another process, in its span
     /// `parent`: without a run around it, its span is a child of `parent`.
     pub fn remote_call(&mut self, key: &str, call_id: &str, parent: TraceParent) {
-        self.remote_calls
-            .insert((key.to_owned(), call_id.to_owned()), parent);
+        self.remote_calls.insert(key, call_id, parent);
     }
 
     /// The trace a tool call of `key` outside any run belongs to (its remote caller's).
     pub(crate) fn remote_call_trace(&self, key: &str, call_id: &str) -> Option<TraceParent> {
-        self.remote_calls
-            .get(&(key.to_owned(), call_id.to_owned()))
-            .copied()
+        self.remote_calls.get(key, call_id).copied()
     }
 
     /// Learns the tool-call span ids a log records (its `ToolInvoked` events), so a sub-agent's
     /// run, which the log holds before the call that dispatched it ends, nests under the right span.
     pub fn learn_tool_span(&mut self, key: &str, call_id: &str, span: SpanId) {
-        self.tool_spans
-            .insert((key.to_owned(), call_id.to_owned()), span);
+        self.tool_spans.insert(key, call_id, span);
     }
 
     fn key_of(&mut self, session: Option<&wink_session::SessionId>) -> String {
@@ -295,11 +293,7 @@ impl Mapper {
             let parent_span = sub
                 .call_id
                 .as_ref()
-                .and_then(|call| {
-                    self.tool_spans
-                        .get(&(parent_key.to_owned(), call.clone()))
-                        .copied()
-                })
+                .and_then(|call| self.tool_spans.get(parent_key, call).copied())
                 .unwrap_or(parent.span_id);
             let mut run = RunState::new(parent.trace_id, span_id, ns);
             run.parent = Some(parent_span);
@@ -369,30 +363,30 @@ impl Mapper {
             .or(planned)
             .unwrap_or_else(|| span_id_of(&e.event_id, 2));
         let mut attributes = Attributes::with_capacity(20);
-        attributes.set(semconv::OPERATION_NAME, operation::CHAT);
-        attributes.set(semconv::PROVIDER_NAME, semconv::provider_name(&e.adapter));
-        attributes.set(semconv::REQUEST_MODEL, e.model.as_str());
-        attributes.set(semconv::RESPONSE_MODEL, e.model.as_str());
+        attributes.push(semconv::OPERATION_NAME, operation::CHAT);
+        attributes.push(semconv::PROVIDER_NAME, semconv::provider_name(&e.adapter));
+        attributes.push(semconv::REQUEST_MODEL, e.model.as_str());
+        attributes.push(semconv::RESPONSE_MODEL, e.model.as_str());
         if !run.session_id.is_empty() {
-            attributes.set(semconv::CONVERSATION_ID, run.session_id.as_str());
+            attributes.push(semconv::CONVERSATION_ID, run.session_id.as_str());
         }
         if let Some(usage) = e.usage {
-            attributes.set(semconv::USAGE_INPUT_TOKENS, usage.input_tokens);
-            attributes.set(semconv::USAGE_OUTPUT_TOKENS, usage.output_tokens);
-            attributes.set(semconv::USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_tokens);
+            attributes.push(semconv::USAGE_INPUT_TOKENS, usage.input_tokens);
+            attributes.push(semconv::USAGE_OUTPUT_TOKENS, usage.output_tokens);
+            attributes.push(semconv::USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_tokens);
             run.input_tokens += usage.input_tokens;
             run.output_tokens += usage.output_tokens;
             run.cached_tokens += usage.cached_tokens;
         }
         if let Some(reason) = &e.finish_reason {
-            attributes.set(semconv::RESPONSE_FINISH_REASONS, vec![reason.clone()]);
+            attributes.push(semconv::RESPONSE_FINISH_REASONS, vec![reason.clone()]);
         }
-        attributes.set(wink::ADAPTER, e.adapter.as_str());
-        attributes.set(wink::MODEL_CALL_INDEX, run.model_calls);
-        attributes.set(wink::EVALUATION, run.evaluation);
-        attributes.set(wink::MESSAGES, e.messages);
-        attributes.set(wink::TOOLS_OFFERED, e.tools.clone());
-        attributes.set(wink::PROMPT_SECTIONS, run.sections_json());
+        attributes.push(wink::ADAPTER, e.adapter.as_str());
+        attributes.push(wink::MODEL_CALL_INDEX, run.model_calls);
+        attributes.push(wink::EVALUATION, run.evaluation);
+        attributes.push(wink::MESSAGES, e.messages);
+        attributes.push(wink::TOOLS_OFFERED, e.tools.clone());
+        attributes.push(wink::PROMPT_SECTIONS, run.sections_json());
         if capture {
             if e.index == 0 {
                 run.conversation.clear();
@@ -402,11 +396,11 @@ impl Mapper {
         }
         let mut status = SpanStatus::Unset;
         if let Some(error) = &e.error {
-            attributes.set(
+            attributes.push(
                 semconv::ERROR_TYPE,
                 e.error_type.as_deref().unwrap_or(semconv::ERROR_TYPE_OTHER),
             );
-            attributes.set(wink::ERROR_MESSAGE, error.as_str());
+            attributes.push(wink::ERROR_MESSAGE, error.as_str());
             status = SpanStatus::Error(error.clone());
         }
         run.model_calls += 1;
@@ -419,7 +413,7 @@ impl Mapper {
             span_id,
             parent_span_id: Some(run.span_id),
             parent_is_remote: false,
-            name: format!("{} {}", operation::CHAT, e.model),
+            name: span_name(operation::CHAT, &e.model),
             kind: if e.adapter == "local" || e.adapter == "scripted" {
                 SpanKind::Internal
             } else {
@@ -441,8 +435,8 @@ impl Mapper {
         let key = self.key_of(e.session_id.as_ref());
         let end = nanos(e.created_at);
         let call_id = e.call_id.clone().unwrap_or_default();
-        let planned = self.tool_spans.remove(&(key.clone(), call_id.clone()));
-        let remote = self.remote_calls.remove(&(key.clone(), call_id.clone()));
+        let planned = self.tool_spans.remove(&key, &call_id);
+        let remote = self.remote_calls.remove(&key, &call_id);
         let options = self.options.clone();
         let span_id = e
             .span
@@ -452,7 +446,7 @@ impl Mapper {
         let mut attributes = tool_attributes(e, &call_id, &options);
         let Some(run) = self.run_mut(&key, end) else {
             let trace_id = remote.map_or(*e.event_id.as_bytes(), |p| p.trace_id);
-            attributes.set(semconv::CONVERSATION_ID, key.as_str());
+            attributes.push(semconv::CONVERSATION_ID, key.as_str());
             let start = e.started_at.map_or(end, nanos).min(end);
             if e.name == FIND_TOOL {
                 self.out
@@ -463,7 +457,7 @@ impl Mapper {
                 span_id,
                 parent_span_id: remote.map(|p| p.span_id),
                 parent_is_remote: remote.is_some(),
-                name: format!("{} {}", operation::EXECUTE_TOOL, e.name),
+                name: span_name(operation::EXECUTE_TOOL, &e.name),
                 kind: SpanKind::Internal,
                 start_ns: start,
                 end_ns: end,
@@ -474,8 +468,8 @@ impl Mapper {
             return;
         };
         let start = e.started_at.map_or(run.last_call_end_ns, nanos).min(end);
-        attributes.set(wink::MODEL_CALL_INDEX, run.model_calls.saturating_sub(1));
-        attributes.set(wink::EVALUATION, run.evaluation);
+        attributes.push(wink::MODEL_CALL_INDEX, run.model_calls.saturating_sub(1));
+        attributes.push(wink::EVALUATION, run.evaluation);
         run.tool_calls += 1;
         run.emitted += 1;
         let (trace_id, run_span) = (run.trace_id, run.span_id);
@@ -485,9 +479,9 @@ impl Mapper {
             for key in &disclosure.requested_sections {
                 if run.open_section(key, end) {
                     let mut attrs = Attributes::default();
-                    attrs.set(wink::SECTION_KEY, key.as_str());
-                    attrs.set(semconv::TOOL_CALL_ID, call_id.as_str());
-                    attrs.set(semconv::TOOL_NAME, e.name.as_str());
+                    attrs.push(wink::SECTION_KEY, key.as_str());
+                    attrs.push(semconv::TOOL_CALL_ID, call_id.as_str());
+                    attrs.push(semconv::TOOL_NAME, e.name.as_str());
                     run.event(ev::SECTION_OPENED, end, attrs);
                 }
             }
@@ -501,7 +495,7 @@ impl Mapper {
             span_id,
             parent_span_id: Some(run_span),
             parent_is_remote: false,
-            name: format!("{} {}", operation::EXECUTE_TOOL, e.name),
+            name: span_name(operation::EXECUTE_TOOL, &e.name),
             kind: SpanKind::Internal,
             start_ns: start,
             end_ns: end,
@@ -520,8 +514,8 @@ impl Mapper {
         };
         run.inject(&e.section_key, &e.tool_names);
         let mut attrs = Attributes::default();
-        attrs.set(wink::SECTION_KEY, e.section_key.as_str());
-        attrs.set(wink::TOOLS, e.tool_names.clone());
+        attrs.push(wink::SECTION_KEY, e.section_key.as_str());
+        attrs.push(wink::TOOLS, e.tool_names.clone());
         run.event(ev::TOOLS_INJECTED, ns, attrs);
     }
 
@@ -535,15 +529,15 @@ impl Mapper {
         for section in &e.section_keys {
             if run.open_section(section, ns) {
                 let mut attrs = Attributes::default();
-                attrs.set(wink::SECTION_KEY, section.as_str());
+                attrs.push(wink::SECTION_KEY, section.as_str());
                 run.event(ev::SECTION_OPENED, ns, attrs);
             }
         }
         if e.path == ExpansionPath::Restart {
             run.awaiting_restart = true;
             let mut attrs = Attributes::default();
-            attrs.set(wink::SECTIONS, e.section_keys.clone());
-            attrs.set("wink.reason", e.reason.as_str());
+            attrs.push(wink::SECTIONS, e.section_keys.clone());
+            attrs.push("wink.reason", e.reason.as_str());
             run.event(ev::RUN_RESTARTED, ns, attrs);
         }
     }
@@ -558,7 +552,7 @@ impl Mapper {
             return;
         };
         let mut attrs = Attributes::default();
-        attrs.set(wink::EVENT_TYPE, type_name);
+        attrs.push(wink::EVENT_TYPE, type_name);
         if let Value::Object(fields) = event {
             for (field, value) in fields {
                 if matches!(field.as_str(), "event_id" | "created_at" | "session_id") {
@@ -609,6 +603,16 @@ impl Mapper {
     }
 }
 
+/// A span's name: its operation and what it is about (`chat gpt-4.1`), written without the
+/// formatting machinery.
+pub(crate) fn span_name(operation: &str, subject: &str) -> String {
+    let mut name = String::with_capacity(operation.len() + 1 + subject.len());
+    name.push_str(operation);
+    name.push(' ');
+    name.push_str(subject);
+    name
+}
+
 /// The time of an event from its `created_at` (or `timestamp`) field, in Unix nanoseconds.
 pub(crate) fn event_time(event: &Value) -> u64 {
     event
@@ -621,18 +625,18 @@ pub(crate) fn event_time(event: &Value) -> u64 {
 /// The attributes of an `execute_tool` span.
 fn tool_attributes(e: &ToolInvoked, call_id: &str, options: &MapOptions) -> Attributes {
     let mut attributes = Attributes::with_capacity(10);
-    attributes.set(semconv::OPERATION_NAME, operation::EXECUTE_TOOL);
-    attributes.set(semconv::TOOL_NAME, e.name.as_str());
-    attributes.set(semconv::TOOL_TYPE, "function");
+    attributes.push(semconv::OPERATION_NAME, operation::EXECUTE_TOOL);
+    attributes.push(semconv::TOOL_NAME, e.name.as_str());
+    attributes.push(semconv::TOOL_TYPE, "function");
     if !call_id.is_empty() {
-        attributes.set(semconv::TOOL_CALL_ID, call_id);
+        attributes.push(semconv::TOOL_CALL_ID, call_id);
     }
     if options.capture_content {
-        attributes.set(
+        attributes.push(
             semconv::TOOL_CALL_ARGUMENTS,
             options.redactor.json(&e.params),
         );
-        attributes.set(
+        attributes.push(
             semconv::TOOL_CALL_RESULT,
             options.redactor.clean(&e.rendered_output),
         );
@@ -643,8 +647,8 @@ fn tool_attributes(e: &ToolInvoked, call_id: &str, options: &MapOptions) -> Attr
         } else {
             "tool_error"
         };
-        attributes.set(semconv::ERROR_TYPE, error_type);
-        attributes.set(wink::ERROR_MESSAGE, e.message.as_str());
+        attributes.push(semconv::ERROR_TYPE, error_type);
+        attributes.push(wink::ERROR_MESSAGE, e.message.as_str());
     }
     attributes
 }
@@ -665,13 +669,13 @@ fn chat_content(
     redactor: &Redactor,
 ) {
     if let Some(system) = content::system_instructions(conversation) {
-        attributes.set(semconv::SYSTEM_INSTRUCTIONS, redactor.json(&system));
+        attributes.push(semconv::SYSTEM_INSTRUCTIONS, redactor.json(&system));
     }
     let input: Vec<Value> = conversation
         .iter()
         .filter_map(content::genai_message)
         .collect();
-    attributes.set(semconv::INPUT_MESSAGES, redactor.json(&Value::Array(input)));
+    attributes.push(semconv::INPUT_MESSAGES, redactor.json(&Value::Array(input)));
     let mut parts = Vec::new();
     if let Some(text) = e.text.as_ref().filter(|t| !t.is_empty()) {
         parts.push(serde_json::json!({"type": "text", "content": text}));
@@ -687,7 +691,7 @@ fn chat_content(
         "parts": parts,
         "finish_reason": e.finish_reason.clone().unwrap_or_else(|| "stop".to_owned()),
     }]);
-    attributes.set(semconv::OUTPUT_MESSAGES, redactor.json(&output));
+    attributes.push(semconv::OUTPUT_MESSAGES, redactor.json(&output));
 }
 
 /// The `retrieval` span of a `find_tool` call, child of its `execute_tool` span.
@@ -700,24 +704,24 @@ fn retrieval_span(
     options: &MapOptions,
 ) -> SpanRecord {
     let mut attributes = Attributes::default();
-    attributes.set(semconv::OPERATION_NAME, operation::RETRIEVAL);
-    attributes.set(semconv::DATA_SOURCE_ID, "tool_catalog");
+    attributes.push(semconv::OPERATION_NAME, operation::RETRIEVAL);
+    attributes.push(semconv::DATA_SOURCE_ID, "tool_catalog");
     let top_k = e
         .params
         .get("limit")
         .and_then(Value::as_f64)
         .unwrap_or(FIND_TOOL_DEFAULT_LIMIT);
-    attributes.set(semconv::REQUEST_TOP_K, AttrValue::Double(top_k));
+    attributes.push(semconv::REQUEST_TOP_K, AttrValue::Double(top_k));
     let hits = e
         .rendered_output
         .lines()
         .filter(|line| line.trim_start().starts_with("- "))
         .count() as u64;
-    attributes.set(wink::RETRIEVAL_RESULTS, hits);
+    attributes.push(wink::RETRIEVAL_RESULTS, hits);
     if options.capture_content
         && let Some(query) = e.params.get("purpose").and_then(Value::as_str)
     {
-        attributes.set(semconv::RETRIEVAL_QUERY_TEXT, options.redactor.clean(query));
+        attributes.push(semconv::RETRIEVAL_QUERY_TEXT, options.redactor.clean(query));
     }
     let status = if e.success {
         SpanStatus::Unset
@@ -729,7 +733,7 @@ fn retrieval_span(
         span_id: span_id_of(&e.event_id, 4),
         parent_span_id: Some(parent),
         parent_is_remote: false,
-        name: format!("{} tool_catalog", operation::RETRIEVAL),
+        name: span_name(operation::RETRIEVAL, "tool_catalog"),
         kind: SpanKind::Internal,
         start_ns: start,
         end_ns: end,

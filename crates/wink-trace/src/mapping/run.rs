@@ -226,49 +226,49 @@ impl RunState {
     /// before the run ended.
     pub(crate) fn into_span(self, incomplete: bool) -> SpanRecord {
         let mut attributes = Attributes::default();
-        attributes.set(semconv::OPERATION_NAME, semconv::operation::INVOKE_AGENT);
+        attributes.push(semconv::OPERATION_NAME, semconv::operation::INVOKE_AGENT);
         if let Some(adapter) = &self.adapter {
-            attributes.set(semconv::PROVIDER_NAME, semconv::provider_name(adapter));
-            attributes.set(wink::ADAPTER, adapter.as_str());
+            attributes.push(semconv::PROVIDER_NAME, semconv::provider_name(adapter));
+            attributes.push(wink::ADAPTER, adapter.as_str());
         }
         if let Some(model) = &self.model {
-            attributes.set(semconv::REQUEST_MODEL, model.as_str());
+            attributes.push(semconv::REQUEST_MODEL, model.as_str());
         }
-        attributes.set(semconv::AGENT_NAME, self.prompt.as_str());
+        attributes.push(semconv::AGENT_NAME, self.prompt.as_str());
         if !self.prompt_key.is_empty() {
-            attributes.set(wink::PROMPT, self.prompt_key.as_str());
+            attributes.push(wink::PROMPT, self.prompt_key.as_str());
         }
         if !self.session_id.is_empty() {
-            attributes.set(semconv::CONVERSATION_ID, self.session_id.as_str());
-            attributes.set(semconv::AGENT_ID, self.session_id.as_str());
+            attributes.push(semconv::CONVERSATION_ID, self.session_id.as_str());
+            attributes.push(semconv::AGENT_ID, self.session_id.as_str());
         }
-        attributes.set(semconv::USAGE_INPUT_TOKENS, self.input_tokens);
-        attributes.set(semconv::USAGE_OUTPUT_TOKENS, self.output_tokens);
-        attributes.set(semconv::USAGE_CACHE_READ_INPUT_TOKENS, self.cached_tokens);
-        attributes.set(wink::RUN_MODEL_CALLS, self.model_calls);
-        attributes.set(wink::RUN_TOOL_CALLS, self.tool_calls);
-        attributes.set(wink::RUN_RESTARTS, self.evaluation);
+        attributes.push(semconv::USAGE_INPUT_TOKENS, self.input_tokens);
+        attributes.push(semconv::USAGE_OUTPUT_TOKENS, self.output_tokens);
+        attributes.push(semconv::USAGE_CACHE_READ_INPUT_TOKENS, self.cached_tokens);
+        attributes.push(wink::RUN_MODEL_CALLS, self.model_calls);
+        attributes.push(wink::RUN_TOOL_CALLS, self.tool_calls);
+        attributes.push(wink::RUN_RESTARTS, self.evaluation);
         let mut status = SpanStatus::Unset;
         match self.status.as_deref() {
             Some(run_status) => {
-                attributes.set(wink::RUN_STATUS, run_status);
+                attributes.push(wink::RUN_STATUS, run_status);
                 if matches!(
                     run_status,
                     "failed" | "budget_exceeded" | "expansion_required"
                 ) {
                     let message = self.error.clone().unwrap_or_else(|| run_status.to_owned());
-                    attributes.set(semconv::ERROR_TYPE, run_status);
-                    attributes.set(wink::ERROR_MESSAGE, message.as_str());
+                    attributes.push(semconv::ERROR_TYPE, run_status);
+                    attributes.push(wink::ERROR_MESSAGE, message.as_str());
                     status = SpanStatus::Error(message);
                 }
             }
-            None if incomplete => attributes.set(wink::RUN_INCOMPLETE, true),
+            None if incomplete => attributes.push(wink::RUN_INCOMPLETE, true),
             None => {}
         }
         let name = if self.prompt.is_empty() {
             semconv::operation::INVOKE_AGENT.to_owned()
         } else {
-            format!("{} {}", semconv::operation::INVOKE_AGENT, self.prompt)
+            super::span_name(semconv::operation::INVOKE_AGENT, &self.prompt)
         };
         SpanRecord {
             trace_id: self.trace_id,
