@@ -13,7 +13,7 @@ use wink_session::{
 };
 
 use crate::mapping::{MapOptions, Mapper, is_intervention_type};
-use crate::span::SpanRecord;
+use crate::span::{SpanRecord, Text};
 
 /// How a session's run is traced.
 #[derive(Clone, Debug, Default)]
@@ -65,12 +65,13 @@ pub fn trace_session_to(session: &Session, options: TraceOptions, sink: SpanSink
         return;
     }
     let mut mapper = Mapper::new(MapOptions::from_env()).with_remote_parent(options.parent);
-    mapper.set_default_key(&id.to_string());
+    let key = Text::from(id.to_string());
+    mapper.set_default_key(&key);
     let state = Arc::new(Mutex::new(Live {
         mapper,
         session: session.downgrade(),
         session_id: id,
-        key: id.to_string(),
+        key,
         resumable: options.resumable,
         parent: options.parent,
         sink,
@@ -114,7 +115,7 @@ struct Live {
     session: WeakSession,
     session_id: SessionId,
     /// `session_id` as the mapper keys its runs.
-    key: String,
+    key: Text,
     resumable: bool,
     parent: Option<TraceParent>,
     sink: SpanSink,
@@ -243,7 +244,7 @@ impl TraceSource for Source {
             live.continue_taken_over_run();
             live.key.clone()
         } else {
-            session.to_string()
+            Text::from(session.to_string())
         };
         let Some(run) = live.mapper.run(&key) else {
             // A tool call outside any run, for a caller that sent its trace (MCP serve).

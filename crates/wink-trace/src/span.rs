@@ -3,22 +3,27 @@
 //! tree and to the page.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::Serialize;
 use wink_session::TraceParent;
+
+pub use crate::text::Text;
 
 /// A 16-byte trace id.
 pub type TraceId = [u8; 16];
 /// An 8-byte span id.
 pub type SpanId = [u8; 8];
 
-/// An attribute value (the OTLP kinds wink uses).
+/// An attribute value (the OTLP kinds wink uses). Strings are [`Text`]: static or shared, so
+/// the spans of a run that repeat a value (a model, a conversation id, a section tree) hold one
+/// copy of it.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AttrValue {
     /// A string.
-    Str(String),
+    Str(Text),
     /// An integer.
     Int(i64),
     /// A double.
@@ -26,18 +31,30 @@ pub enum AttrValue {
     /// A boolean.
     Bool(bool),
     /// A list of strings.
-    StrList(Vec<String>),
+    StrList(Arc<[Text]>),
 }
 
 impl From<&str> for AttrValue {
     fn from(value: &str) -> Self {
-        AttrValue::Str(value.to_owned())
+        AttrValue::Str(value.into())
     }
 }
 
 impl From<String> for AttrValue {
     fn from(value: String) -> Self {
+        AttrValue::Str(value.into())
+    }
+}
+
+impl From<Text> for AttrValue {
+    fn from(value: Text) -> Self {
         AttrValue::Str(value)
+    }
+}
+
+impl From<Arc<[Text]>> for AttrValue {
+    fn from(value: Arc<[Text]>) -> Self {
+        AttrValue::StrList(value)
     }
 }
 
@@ -61,7 +78,7 @@ impl From<bool> for AttrValue {
 
 impl From<Vec<String>> for AttrValue {
     fn from(value: Vec<String>) -> Self {
-        AttrValue::StrList(value)
+        AttrValue::StrList(value.into_iter().map(Text::from).collect())
     }
 }
 
@@ -111,7 +128,7 @@ impl Attributes {
     /// The string value of `key`.
     pub fn str(&self, key: &str) -> Option<&str> {
         match self.get(key) {
-            Some(AttrValue::Str(s)) => Some(s),
+            Some(AttrValue::Str(s)) => Some(s.as_str()),
             _ => None,
         }
     }

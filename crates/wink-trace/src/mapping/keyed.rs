@@ -1,10 +1,12 @@
-//! The mapper's small maps: by run (a session id as text) and by (run, call id). A mapper holds
-//! a handful of runs and calls at a time, so a scan costs less than hashing their keys (and
-//! finds a call without building an owned key).
+//! The mapper's small maps: by run (a session id as text, shared) and by (run, call id). A
+//! mapper holds a handful of runs and calls at a time, so a scan costs less than hashing their
+//! keys (and finds a call without building an owned key).
+
+use crate::span::Text;
 
 /// Values by run key, in insertion order.
 #[derive(Debug)]
-pub(crate) struct ByRun<V>(Vec<(String, V)>);
+pub(crate) struct ByRun<V>(Vec<(Text, V)>);
 
 impl<V> Default for ByRun<V> {
     fn default() -> Self {
@@ -30,7 +32,7 @@ impl<V> ByRun<V> {
     }
 
     /// Sets `key` (replacing an earlier value).
-    pub(crate) fn insert(&mut self, key: String, value: V) {
+    pub(crate) fn insert(&mut self, key: Text, value: V) {
         match self.position(&key) {
             Some(i) => self.0[i].1 = value,
             None => self.0.push((key, value)),
@@ -42,14 +44,14 @@ impl<V> ByRun<V> {
         Some(self.0.swap_remove(i).1)
     }
 
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &Text> {
         self.0.iter().map(|(k, _)| k)
     }
 }
 
 /// Values by (run key, call id).
 #[derive(Debug)]
-pub(crate) struct ByCall<V>(Vec<(String, String, V)>);
+pub(crate) struct ByCall<V>(Vec<(Text, String, V)>);
 
 impl<V> Default for ByCall<V> {
     fn default() -> Self {
@@ -69,14 +71,14 @@ impl<V> ByCall<V> {
     /// The value of (`run`, `call`), set with `make` when there is none.
     pub(crate) fn get_or_insert_with(
         &mut self,
-        run: &str,
+        run: &Text,
         call: &str,
         make: impl FnOnce() -> V,
     ) -> &V {
         let i = match self.position(run, call) {
             Some(i) => i,
             None => {
-                self.0.push((run.to_owned(), call.to_owned(), make()));
+                self.0.push((run.clone(), call.to_owned(), make()));
                 self.0.len() - 1
             }
         };
@@ -84,10 +86,10 @@ impl<V> ByCall<V> {
     }
 
     /// Sets (`run`, `call`) (replacing an earlier value).
-    pub(crate) fn insert(&mut self, run: &str, call: &str, value: V) {
+    pub(crate) fn insert(&mut self, run: &Text, call: &str, value: V) {
         match self.position(run, call) {
             Some(i) => self.0[i].2 = value,
-            None => self.0.push((run.to_owned(), call.to_owned(), value)),
+            None => self.0.push((run.clone(), call.to_owned(), value)),
         }
     }
 
@@ -104,9 +106,9 @@ mod tests {
     #[test]
     fn maps_by_run_and_by_call() {
         let mut runs = ByRun::default();
-        runs.insert("a".to_owned(), 1);
-        runs.insert("b".to_owned(), 2);
-        runs.insert("a".to_owned(), 3);
+        runs.insert("a".into(), 1);
+        runs.insert("b".into(), 2);
+        runs.insert("a".into(), 3);
         assert_eq!((runs.get("a"), runs.get("c")), (Some(&3), None));
         *runs.get_mut("b").unwrap() += 1;
         assert_eq!(runs.remove("b"), Some(3));
@@ -114,9 +116,10 @@ mod tests {
         assert_eq!(runs.keys().collect::<Vec<_>>(), ["a"]);
 
         let mut calls = ByCall::default();
-        assert_eq!(*calls.get_or_insert_with("a", "c1", || 7), 7);
-        assert_eq!(*calls.get_or_insert_with("a", "c1", || 8), 7);
-        calls.insert("b", "c1", 9);
+        let (a, b) = (Text::from("a"), Text::from("b"));
+        assert_eq!(*calls.get_or_insert_with(&a, "c1", || 7), 7);
+        assert_eq!(*calls.get_or_insert_with(&a, "c1", || 8), 7);
+        calls.insert(&b, "c1", 9);
         assert_eq!(
             (calls.get("a", "c1"), calls.get("b", "c1")),
             (Some(&7), Some(&9))

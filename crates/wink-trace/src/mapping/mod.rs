@@ -33,8 +33,9 @@ pub(crate) use run::RunState;
 
 use crate::semconv::{self, event as ev, operation, wink};
 use crate::span::{
-    AttrValue, Attributes, SpanId, SpanKind, SpanRecord, SpanStatus, nanos, span_id_of,
+    AttrValue, Attributes, SpanId, SpanKind, SpanRecord, SpanStatus, Text, nanos, span_id_of,
 };
+use crate::text::{shared, shared_list};
 
 /// The `find_tool` meta-tool (a retrieval over a tool catalog).
 const FIND_TOOL: &str = "find_tool";
@@ -82,7 +83,7 @@ pub struct Mapper {
     options: MapOptions,
     runs: ByRun<RunState>,
     /// The root run's session when events do not name theirs.
-    default_key: String,
+    default_key: Text,
     /// Ids the tracer chose for tool calls before their events arrived: (run, call id) → span.
     tool_spans: ByCall<SpanId>,
     /// The span the next model call of a run will be made in (chosen when asked for).
@@ -95,7 +96,7 @@ pub struct Mapper {
     /// Tool calls made for a caller in another process (an MCP client), by (run, call id).
     remote_calls: ByCall<TraceParent>,
     /// The key of the session the last event named (events come in runs of one session).
-    last_key: Option<(wink_session::SessionId, String)>,
+    last_key: Option<(wink_session::SessionId, Text)>,
     out: Vec<SpanRecord>,
 }
 
@@ -116,7 +117,7 @@ impl Mapper {
 
     /// Events that do not name their session belong to `key`'s run.
     pub fn set_default_key(&mut self, key: &str) {
-        key.clone_into(&mut self.default_key);
+        self.default_key = Text::from(key);
     }
 
     /// The spans finished since the last call.
@@ -126,10 +127,10 @@ impl Mapper {
 
     /// Ends every open run at its last event (marked `wink.run.incomplete` unless it ended).
     pub fn finish(&mut self) {
-        let mut keys: Vec<String> = self.runs.keys().cloned().collect();
-        keys.sort();
+        let mut keys: Vec<Text> = self.runs.keys().cloned().collect();
+        keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
         // Children first, so each ends before the run that dispatched it.
-        keys.sort_by_key(|k| k == &self.default_key);
+        keys.sort_by_key(|k| *k == self.default_key);
         for key in keys {
             if let Some(run) = self.runs.remove(&key) {
                 let ended = run.maybe_ended;
@@ -146,15 +147,17 @@ impl Mapper {
     /// Records that `key`'s run started as `started` says (its ids and parent) and last rendered
     /// as `rendered` says: used before the run's first event when a takeover continues it.
     pub fn resume(&mut self, key: &str, started: &TraceStarted, rendered: Option<&PromptRendered>) {
+        let key = self.key_text(key);
         self.pending
-            .insert(key.to_owned(), (started.clone(), rendered.cloned()));
+            .insert(key, (started.clone(), rendered.cloned()));
     }
 
     /// The span id for tool call `call_id` of `key`'s run, chosen now if not yet.
     pub fn tool_span(&mut self, key: &str, call_id: &str) -> SpanId {
+        let key = self.key_text(key);
         *self
             .tool_spans
-            .get_or_insert_with(key, call_id, crate::span::random_span_id)
+            .get_or_insert_with(&key, call_id, crate::span::random_span_id)
     }
 
     /// The span id the next model call of `key`'s run is made in, chosen now if not yet.
@@ -163,14 +166,16 @@ impl Mapper {
             return *span;
         }
         let span = crate::span::random_span_id();
-        self.next_chat.insert(key.to_owned(), span);
+        let key = self.key_text(key);
+        self.next_chat.insert(key, span);
         span
     }
 
     /// Tool call `call_id` of `key` is made for a caller in another process, in its span
     /// `parent`: without a run around it, its span is a child of `parent`.
     pub fn remote_call(&mut self, key: &str, call_id: &str, parent: TraceParent) {
-        self.remote_calls.insert(key, call_id, parent);
+        let key = self.key_text(key);
+        self.remote_calls.insert(&key, call_id, parent);
     }
 
     /// The trace a tool call of `key` outside any run belongs to (its remote caller's).
@@ -181,17 +186,29 @@ impl Mapper {
     /// Learns the tool-call span ids a log records (its `ToolInvoked` events), so a sub-agent's
     /// run, which the log holds before the call that dispatched it ends, nests under the right span.
     pub fn learn_tool_span(&mut self, key: &str, call_id: &str, span: SpanId) {
-        self.tool_spans.insert(key, call_id, span);
+        let key = self.key_text(key);
+        self.tool_spans.insert(&key, call_id, span);
     }
 
-    fn key_of(&mut self, session: Option<&wink_session::SessionId>) -> String {
+    /// `key` as the mapper keeps it: shared with the keys it holds already.
+    fn key_text(&self, key: &str) -> Text {
+        if self.default_key == key {
+            return self.default_key.clone();
+        }
+        match &self.last_key {
+            Some((_, last)) if *last == key => last.clone(),
+            _ => Text::from(key),
+        }
+    }
+
+    fn key_of(&mut self, session: Option<&wink_session::SessionId>) -> Text {
         let Some(session) = session else {
             return self.default_key.clone();
         };
         match &self.last_key {
             Some((id, key)) if id == session => key.clone(),
             _ => {
-                let key = session.to_string();
+                let key = Text::from(session.to_string());
                 self.last_key = Some((*session, key.clone()));
                 key
             }
@@ -224,7 +241,7 @@ impl Mapper {
                 let key = event
                     .get("session_id")
                     .and_then(Value::as_str)
-                    .map_or_else(|| self.default_key.clone(), str::to_owned);
+                    .map_or_else(|| self.default_key.to_string(), str::to_owned);
                 let ns = event_time(event);
                 self.on_intervention(&key, other, event, ns);
             }
@@ -299,7 +316,7 @@ impl Mapper {
             run.parent = Some(parent_span);
             return run;
         }
-        if key == self.default_key
+        if self.default_key == key
             && let Some(parent) = self.remote_parent
         {
             let mut run = RunState::new(parent.trace_id, span_id, ns);
@@ -336,11 +353,12 @@ impl Mapper {
             && let Some((started, rendered)) = self.pending.remove(key)
         {
             let mut run = RunState::started(&started);
+            let key = self.key_text(key);
             match &rendered {
                 Some(rendered) => run.rendered(rendered),
-                None => key.clone_into(&mut run.session_id),
+                None => run.session_id = key.clone(),
             }
-            self.runs.insert(key.to_owned(), run);
+            self.runs.insert(key, run);
         }
         let run = self.runs.get_mut(key)?;
         run.touch(ns);
@@ -354,6 +372,13 @@ impl Mapper {
         let planned = self.next_chat.remove(&key);
         let capture = self.options.capture_content;
         let redactor = self.options.redactor.clone();
+        let (model, adapter) = (shared(&e.model), shared(&e.adapter));
+        let provider = shared(semconv::provider_name(&e.adapter));
+        let tools = shared_list(&e.tools);
+        let reasons = e
+            .finish_reason
+            .as_ref()
+            .map(|reason| shared_list(std::slice::from_ref(reason)));
         let Some(run) = self.run_mut(&key, end) else {
             return;
         };
@@ -362,13 +387,13 @@ impl Mapper {
             .map(|s| s.span_id)
             .or(planned)
             .unwrap_or_else(|| span_id_of(&e.event_id, 2));
-        let mut attributes = Attributes::with_capacity(20);
-        attributes.push(semconv::OPERATION_NAME, operation::CHAT);
-        attributes.push(semconv::PROVIDER_NAME, semconv::provider_name(&e.adapter));
-        attributes.push(semconv::REQUEST_MODEL, e.model.as_str());
-        attributes.push(semconv::RESPONSE_MODEL, e.model.as_str());
+        let mut attributes = Attributes::with_capacity(16);
+        attributes.push(semconv::OPERATION_NAME, Text::from_static(operation::CHAT));
+        attributes.push(semconv::PROVIDER_NAME, provider);
+        attributes.push(semconv::REQUEST_MODEL, model.clone());
+        attributes.push(semconv::RESPONSE_MODEL, model);
         if !run.session_id.is_empty() {
-            attributes.push(semconv::CONVERSATION_ID, run.session_id.as_str());
+            attributes.push(semconv::CONVERSATION_ID, run.session_id.clone());
         }
         if let Some(usage) = e.usage {
             attributes.push(semconv::USAGE_INPUT_TOKENS, usage.input_tokens);
@@ -378,14 +403,14 @@ impl Mapper {
             run.output_tokens += usage.output_tokens;
             run.cached_tokens += usage.cached_tokens;
         }
-        if let Some(reason) = &e.finish_reason {
-            attributes.push(semconv::RESPONSE_FINISH_REASONS, vec![reason.clone()]);
+        if let Some(reasons) = reasons {
+            attributes.push(semconv::RESPONSE_FINISH_REASONS, reasons);
         }
-        attributes.push(wink::ADAPTER, e.adapter.as_str());
+        attributes.push(wink::ADAPTER, adapter);
         attributes.push(wink::MODEL_CALL_INDEX, run.model_calls);
         attributes.push(wink::EVALUATION, run.evaluation);
         attributes.push(wink::MESSAGES, e.messages);
-        attributes.push(wink::TOOLS_OFFERED, e.tools.clone());
+        attributes.push(wink::TOOLS_OFFERED, tools);
         attributes.push(wink::PROMPT_SECTIONS, run.sections_json());
         if capture {
             if e.index == 0 {
@@ -434,16 +459,17 @@ impl Mapper {
     pub fn on_tool_invoked(&mut self, e: &ToolInvoked) {
         let key = self.key_of(e.session_id.as_ref());
         let end = nanos(e.created_at);
-        let call_id = e.call_id.clone().unwrap_or_default();
-        let planned = self.tool_spans.remove(&key, &call_id);
-        let remote = self.remote_calls.remove(&key, &call_id);
+        let call_id = e.call_id.as_deref().unwrap_or_default();
+        let planned = self.tool_spans.remove(&key, call_id);
+        let remote = self.remote_calls.remove(&key, call_id);
         let options = self.options.clone();
+        let tool = shared(&e.name);
         let span_id = e
             .span
             .map(|s| s.span_id)
             .or(planned)
             .unwrap_or_else(|| span_id_of(&e.event_id, 3));
-        let mut attributes = tool_attributes(e, &call_id, &options);
+        let mut attributes = tool_attributes(e, tool, call_id, &options);
         let Some(run) = self.run_mut(&key, end) else {
             let trace_id = remote.map_or(*e.event_id.as_bytes(), |p| p.trace_id);
             attributes.push(semconv::CONVERSATION_ID, key.as_str());
@@ -480,7 +506,7 @@ impl Mapper {
                 if run.open_section(key, end) {
                     let mut attrs = Attributes::default();
                     attrs.push(wink::SECTION_KEY, key.as_str());
-                    attrs.push(semconv::TOOL_CALL_ID, call_id.as_str());
+                    attrs.push(semconv::TOOL_CALL_ID, call_id);
                     attrs.push(semconv::TOOL_NAME, e.name.as_str());
                     run.event(ev::SECTION_OPENED, end, attrs);
                 }
@@ -569,8 +595,8 @@ impl Mapper {
                         || AttrValue::Double(n.as_f64().unwrap_or(0.0)),
                         AttrValue::Int,
                     ),
-                    Value::String(s) => AttrValue::Str(redactor.clean(s)),
-                    other => AttrValue::Str(redactor.json(other)),
+                    Value::String(s) => AttrValue::Str(redactor.clean(s).into()),
+                    other => AttrValue::Str(redactor.json(other).into()),
                 };
                 attrs.set(format!("wink.{field}"), value);
             }
@@ -623,11 +649,14 @@ pub(crate) fn event_time(event: &Value) -> u64 {
 }
 
 /// The attributes of an `execute_tool` span.
-fn tool_attributes(e: &ToolInvoked, call_id: &str, options: &MapOptions) -> Attributes {
+fn tool_attributes(e: &ToolInvoked, tool: Text, call_id: &str, options: &MapOptions) -> Attributes {
     let mut attributes = Attributes::with_capacity(10);
-    attributes.push(semconv::OPERATION_NAME, operation::EXECUTE_TOOL);
-    attributes.push(semconv::TOOL_NAME, e.name.as_str());
-    attributes.push(semconv::TOOL_TYPE, "function");
+    attributes.push(
+        semconv::OPERATION_NAME,
+        Text::from_static(operation::EXECUTE_TOOL),
+    );
+    attributes.push(semconv::TOOL_NAME, tool);
+    attributes.push(semconv::TOOL_TYPE, Text::from_static("function"));
     if !call_id.is_empty() {
         attributes.push(semconv::TOOL_CALL_ID, call_id);
     }
@@ -704,7 +733,10 @@ fn retrieval_span(
     options: &MapOptions,
 ) -> SpanRecord {
     let mut attributes = Attributes::default();
-    attributes.push(semconv::OPERATION_NAME, operation::RETRIEVAL);
+    attributes.push(
+        semconv::OPERATION_NAME,
+        Text::from_static(operation::RETRIEVAL),
+    );
     attributes.push(semconv::DATA_SOURCE_ID, "tool_catalog");
     let top_k = e
         .params
