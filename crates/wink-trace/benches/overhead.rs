@@ -3,10 +3,15 @@
 //! sink that drops them (the mapping alone); exported over OTLP http/protobuf to a collector on
 //! loopback that accepts them (the whole path: mapping, the SDK's batch processor, the export
 //! thread); and exported to a collector that is down (a closed loopback port): every run must
-//! finish, and the exit flush must not wait for it.
+//! finish, and the exit flush must not wait for it. One more row, for reference: spans off in a
+//! process with a second (idle) thread, as an exporting process has — glibc's allocator takes
+//! its locks once a process has two threads, which the scripted loop, mostly allocation, feels.
 //!
 //! `cargo bench -p wink-trace --bench overhead` (each mode runs in a child process of its own,
-//! five times, the modes interleaved; medians are printed).
+//! seven times, the modes interleaved; medians are printed). The percentages compare with spans
+//! off. Besides wall time, each child reports its run thread's CPU time and time spent waiting
+//! for a CPU (`/proc/thread-self/schedstat`), and the process's CPU time: on a busy machine the
+//! wall time mostly measures the wait.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -179,6 +184,14 @@ fn answer_requests(stream: TcpStream, received: &AtomicU64) {
 fn child(mode: &str) {
     let ((seconds, failed, run_cpu, run_wait), exit_ms) = match mode {
         "off" => (workload(&|_| {}), 0.0),
+        "off-threaded" => {
+            std::thread::spawn(|| {
+                loop {
+                    std::thread::park();
+                }
+            });
+            (workload(&|_| {}), 0.0)
+        }
         "mapped" => (
             workload(&|session| {
                 wink_trace::trace_session_to(session, TraceOptions::default(), Arc::new(drop));
@@ -207,7 +220,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-const MODES: [&str; 4] = ["off", "mapped", "exported", "down"];
+const MODES: [&str; 5] = ["off", "off-threaded", "mapped", "exported", "down"];
 const ROUNDS: usize = 7;
 
 /// Runs one child in `mode`; returns what it measured and the OTLP bytes the collector got.
@@ -299,6 +312,7 @@ fn main() {
         let bytes = median(samples.iter().map(|(_, b)| *b as f64).collect());
         let label = match *mode {
             "off" => "spans off",
+            "off-threaded" => "spans off, an idle 2nd thread",
             "mapped" => "spans mapped, dropped",
             "exported" => "spans exported (loopback)",
             _ => "spans exported, collector down",
