@@ -26,6 +26,13 @@ mod replay;
 
 use replay::decode_records;
 
+/// What a dispatch publishes once the session's lock is released: the event as its ledger
+/// stored it (a view of the ledger keeps it; nothing is copied), or the event itself.
+enum Published<E> {
+    Stored(SliceView<E>),
+    Owned(E),
+}
+
 /// Whether a dispatch is live (journal, then reducers, then bus) or a replay of a logged event (reducers only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DispatchMode {
@@ -422,13 +429,8 @@ impl Session {
                 match slices.view_mut::<E>() {
                     Some(ledger) => {
                         result.reducers_applied += 1;
-                        if publish {
-                            ledger.push(event.clone());
-                            Some(event)
-                        } else {
-                            ledger.push(event);
-                            None
-                        }
+                        ledger.push(event);
+                        publish.then(|| Published::Stored(ledger.clone()))
                     }
                     None => {
                         result.errors.push(HandlerFailure {
@@ -438,7 +440,7 @@ impl Session {
                             },
                             error: "internal: ledger storage has another type".to_owned(),
                         });
-                        publish.then_some(event)
+                        publish.then_some(Published::Owned(event))
                     }
                 }
             } else {
@@ -462,11 +464,19 @@ impl Session {
                         }
                     }
                 }
-                publish.then_some(event)
+                publish.then_some(Published::Owned(event))
             }
         };
-        if let Some(event) = leftover {
-            self.core.bus.publish_into(&event, type_id, &mut result);
+        match &leftover {
+            Some(Published::Stored(ledger)) => {
+                if let Some(event) = ledger.latest() {
+                    self.core.bus.publish_into(event, type_id, &mut result);
+                }
+            }
+            Some(Published::Owned(event)) => {
+                self.core.bus.publish_into(event, type_id, &mut result);
+            }
+            None => {}
         }
         result
     }

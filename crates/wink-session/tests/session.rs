@@ -346,6 +346,27 @@ fn bus_handlers_may_dispatch_into_the_session() {
     assert_eq!(session.slice::<Note>().all(), [note("task 4")]);
 }
 
+#[test]
+fn subscribers_get_the_event_the_session_stored() {
+    // A ledger event is published as the slice holds it: not a copy of it.
+    let session = Session::new();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let inner = session.clone();
+    session.bus().subscribe(move |n: &Note| {
+        let stored = inner.slice::<Note>();
+        let same = std::ptr::eq(n, stored.latest().unwrap());
+        log.lock().unwrap().push((n.0.clone(), same));
+        Ok(())
+    });
+    session.dispatch(note("a"));
+    session.dispatch(note("b"));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("a".to_owned(), true), ("b".to_owned(), true)]
+    );
+}
+
 // ---- snapshots ----
 
 #[test]

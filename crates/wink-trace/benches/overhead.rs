@@ -3,10 +3,15 @@
 //! sink that drops them (the mapping alone); exported over OTLP http/protobuf to a collector on
 //! loopback that accepts them (the whole path: mapping, the SDK's batch processor, the export
 //! thread); and exported to a collector that is down (a closed loopback port): every run must
-//! finish, and the exit flush must not wait for it.
+//! finish, and the exit flush must not wait for it. One more row, for reference: spans off in a
+//! process with a second (idle) thread, as an exporting process has — glibc's allocator takes
+//! its locks once a process has two threads, which the scripted loop, mostly allocation, feels.
 //!
 //! `cargo bench -p wink-trace --bench overhead` (each mode runs in a child process of its own,
-//! five times, the modes interleaved; medians are printed).
+//! seven times, the modes interleaved; medians are printed). The percentages compare with spans
+//! off. Besides wall time, each child reports its run thread's CPU time and time spent waiting
+//! for a CPU (`/proc/thread-self/schedstat`), and the process's CPU time: on a busy machine the
+//! wall time mostly measures the wait.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -68,12 +73,46 @@ fn script() -> String {
     Value::Array(turns).to_string()
 }
 
+/// The calling thread's time on a CPU and waiting for one, in seconds (`/proc/thread-self/schedstat`;
+/// zeros where there is none).
+fn thread_times() -> (f64, f64) {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let mut fields = text
+        .split_whitespace()
+        .map(|f| f.parse::<f64>().unwrap_or(0.0) / 1e9);
+    (fields.next().unwrap_or(0.0), fields.next().unwrap_or(0.0))
+}
+
+/// The process's CPU time so far, all threads (user and system, `/proc/self/stat`), in seconds.
+fn process_cpu() -> f64 {
+    let text = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command (which is in parentheses): utime and stime are the 12th and 13th.
+    let after = text.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<f64> = after
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0.0))
+        .collect();
+    (fields.get(11).unwrap_or(&0.0) + fields.get(12).unwrap_or(&0.0)) / 100.0
+}
+
+/// What one child measured: wall seconds of the runs, failed runs, the exit wait (ms), the run
+/// thread's CPU and run-queue seconds during the runs, the process's CPU seconds in all.
+struct Measured {
+    seconds: f64,
+    failed: usize,
+    exit_ms: f64,
+    run_cpu: f64,
+    run_wait: f64,
+    process_cpu: f64,
+}
+
 /// Runs the workload; `trace` decides how each run's session is traced. Returns (seconds,
-/// failed runs).
-fn workload(trace: &dyn Fn(&Session)) -> (f64, usize) {
+/// failed runs, the run thread's CPU and run-queue seconds).
+fn workload(trace: &dyn Fn(&Session)) -> (f64, usize, f64, f64) {
     let template = template();
     let script = script();
     let mut failed = 0;
+    let (cpu, wait) = thread_times();
     let started = Instant::now();
     for _ in 0..RUNS {
         let provider = ScriptedProvider::from_json(&script, "bench").unwrap();
@@ -88,7 +127,9 @@ fn workload(trace: &dyn Fn(&Session)) -> (f64, usize) {
             failed += 1;
         }
     }
-    (started.elapsed().as_secs_f64(), failed)
+    let seconds = started.elapsed().as_secs_f64();
+    let (cpu_end, wait_end) = thread_times();
+    (seconds, failed, cpu_end - cpu, wait_end - wait)
 }
 
 /// A collector on loopback that answers every OTLP/HTTP request with 200 and counts the bytes
@@ -141,43 +182,89 @@ fn answer_requests(stream: TcpStream, received: &AtomicU64) {
 }
 
 fn child(mode: &str) {
-    let (seconds, failed, exit_ms) = match mode {
-        "off" => {
-            let (s, f) = workload(&|_| {});
-            (s, f, 0.0)
-        }
-        "mapped" => {
-            let (s, f) = workload(&|session| {
-                wink_trace::trace_session_to(session, TraceOptions::default(), Arc::new(drop));
+    let ((seconds, failed, run_cpu, run_wait), exit_ms) = match mode {
+        "off" => (workload(&|_| {}), 0.0),
+        "off-threaded" => {
+            std::thread::spawn(|| {
+                loop {
+                    std::thread::park();
+                }
             });
-            (s, f, 0.0)
+            (workload(&|_| {}), 0.0)
         }
+        "mapped" => (
+            workload(&|session| {
+                wink_trace::trace_session_to(session, TraceOptions::default(), Arc::new(drop));
+            }),
+            0.0,
+        ),
         "exported" | "down" => {
             // OTEL_EXPORTER_OTLP_ENDPOINT is set: every run the main loop makes is traced by the
             // hook init_from_env installs.
             let guard = wink_trace::init_from_env()
                 .unwrap()
                 .expect("the endpoint is set");
-            let (s, f) = workload(&|_| {});
+            let measured = workload(&|_| {});
             let exit = Instant::now();
             drop(guard);
-            (s, f, exit.elapsed().as_secs_f64() * 1000.0)
+            (measured, exit.elapsed().as_secs_f64() * 1000.0)
         }
         other => panic!("unknown mode {other}"),
     };
-    println!("{seconds} {failed} {exit_ms}");
+    let process_cpu = process_cpu();
+    println!("{seconds} {failed} {exit_ms} {run_cpu} {run_wait} {process_cpu}");
 }
-
-/// One child's (seconds, failed runs, exit flush wait in ms, OTLP bytes the collector received).
-type Sample = (f64, usize, f64, u64);
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
 }
 
-const MODES: [&str; 4] = ["off", "mapped", "exported", "down"];
-const ROUNDS: usize = 5;
+const MODES: [&str; 5] = ["off", "off-threaded", "mapped", "exported", "down"];
+const ROUNDS: usize = 7;
+
+/// Runs one child in `mode`; returns what it measured and the OTLP bytes the collector got.
+fn run_child(
+    exe: &std::path::Path,
+    mode: &str,
+    live: &str,
+    closed: &str,
+    received: &AtomicU64,
+) -> (Measured, u64) {
+    let mut command = Command::new(exe);
+    command
+        .args(["--child", mode])
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
+        .env_remove("OTEL_SDK_DISABLED")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+    match mode {
+        "exported" => command.env("OTEL_EXPORTER_OTLP_ENDPOINT", live),
+        "down" => command.env("OTEL_EXPORTER_OTLP_ENDPOINT", closed),
+        _ => &mut command,
+    };
+    let before = received.load(Ordering::Relaxed);
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8_lossy(&out.stdout);
+    let fields: Vec<f64> = line
+        .split_whitespace()
+        .map(|f| f.parse().unwrap())
+        .collect();
+    let measured = Measured {
+        seconds: fields[0],
+        failed: fields[1] as usize,
+        exit_ms: fields[2],
+        run_cpu: fields[3],
+        run_wait: fields[4],
+        process_cpu: fields[5],
+    };
+    (measured, received.load(Ordering::Relaxed) - before)
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -195,57 +282,47 @@ fn main() {
     let received = Arc::new(AtomicU64::new(0));
     let live = collector(Arc::clone(&received));
     let exe = std::env::current_exe().unwrap();
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); MODES.len()];
+    let mut samples: Vec<Vec<(Measured, u64)>> = MODES.iter().map(|_| Vec::new()).collect();
     for _ in 0..ROUNDS {
         for (m, mode) in MODES.iter().enumerate() {
-            let mut command = Command::new(&exe);
-            command
-                .args(["--child", mode])
-                .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-                .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
-                .env_remove("OTEL_SDK_DISABLED")
-                .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
-            match *mode {
-                "exported" => command.env("OTEL_EXPORTER_OTLP_ENDPOINT", &live),
-                "down" => command.env("OTEL_EXPORTER_OTLP_ENDPOINT", &closed),
-                _ => &mut command,
-            };
-            let before = received.load(Ordering::Relaxed);
-            let out = command.output().unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let line = String::from_utf8_lossy(&out.stdout);
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            samples[m].push((
-                fields[0].parse().unwrap(),
-                fields[1].parse().unwrap(),
-                fields[2].parse().unwrap(),
-                received.load(Ordering::Relaxed) - before,
-            ));
+            samples[m].push(run_child(&exe, mode, &live, &closed, &received));
         }
     }
-    let off = median(samples[0].iter().map(|s| s.0).collect());
+    let of = |samples: &[(Measured, u64)], f: fn(&Measured) -> f64| {
+        median(samples.iter().map(|(s, _)| f(s)).collect())
+    };
+    let off = &samples[0];
+    let (off_wall, off_cpu, off_all) = (
+        of(off, |s| s.seconds),
+        of(off, |s| s.run_cpu),
+        of(off, |s| s.process_cpu),
+    );
     println!(
-        "{} model calls ({RUNS} runs of {CALLS_PER_RUN}), median of {ROUNDS} processes each (modes interleaved):",
+        "{} model calls ({RUNS} runs of {CALLS_PER_RUN}), median of {ROUNDS} processes each (modes interleaved); \
+         wall time of the runs, the run thread's CPU time and time waiting for a CPU, the process's CPU time:",
         RUNS * CALLS_PER_RUN
     );
     for (mode, samples) in MODES.iter().zip(&samples) {
-        let seconds = median(samples.iter().map(|s| s.0).collect());
-        let failed: usize = samples.iter().map(|s| s.1).sum();
-        let exit = samples.iter().map(|s| s.2).fold(0.0, f64::max);
-        let bytes = median(samples.iter().map(|s| s.3 as f64).collect());
+        let wall = of(samples, |s| s.seconds);
+        let cpu = of(samples, |s| s.run_cpu);
+        let wait = of(samples, |s| s.run_wait);
+        let all = of(samples, |s| s.process_cpu);
+        let failed: usize = samples.iter().map(|(s, _)| s.failed).sum();
+        let exit = samples.iter().map(|(s, _)| s.exit_ms).fold(0.0, f64::max);
+        let bytes = median(samples.iter().map(|(_, b)| *b as f64).collect());
         let label = match *mode {
             "off" => "spans off",
+            "off-threaded" => "spans off, an idle 2nd thread",
             "mapped" => "spans mapped, dropped",
             "exported" => "spans exported (loopback)",
             _ => "spans exported, collector down",
         };
+        let change = |x: f64, base: f64| 100.0 * (x - base) / base;
         println!(
-            "  {label:<31} {seconds:>8.3} s  {:>+6.2}%  failed runs: {failed}  longest exit flush: {exit:.1} ms  OTLP bytes received: {bytes:.0}",
-            100.0 * (seconds - off) / off
+            "  {label:<31} wall {wall:.3} s {:+6.1}%  run thread {cpu:.3} s {:+6.1}% (waited {wait:.3} s)  process {all:.2} s {:+6.1}%  failed runs: {failed}  longest exit wait: {exit:.1} ms  OTLP bytes: {bytes:.0}",
+            change(wall, off_wall),
+            change(cpu, off_cpu),
+            change(all, off_all),
         );
     }
 }

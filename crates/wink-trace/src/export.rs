@@ -17,7 +17,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use opentelemetry::trace::{
     SpanContext, SpanId, SpanKind as OtelKind, Status, TraceFlags, TraceId, TraceState,
 };
-use opentelemetry::{InstrumentationScope, KeyValue, StringValue, Value as OtelValue};
+use opentelemetry::{InstrumentationScope, KeyValue, Value as OtelValue};
 use opentelemetry_otlp::{Protocol, WithExportConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
@@ -25,7 +25,7 @@ use opentelemetry_sdk::trace::{
     BatchSpanProcessor, SpanData, SpanEvents, SpanExporter, SpanLinks, SpanProcessor,
 };
 
-use crate::span::{AttrValue, Attributes, SpanKind, SpanRecord, SpanStatus};
+use crate::span::{AttrValue, Attributes, SpanKind, SpanRecord, SpanStatus, Text};
 
 /// Why export could not start.
 #[non_exhaustive]
@@ -393,12 +393,12 @@ impl SpanExporter for Watched {
 
 fn otel_value(value: AttrValue) -> OtelValue {
     match value {
-        AttrValue::Str(s) => OtelValue::String(s.into()),
+        AttrValue::Str(s) => OtelValue::String(s.into_otel()),
         AttrValue::Int(n) => OtelValue::I64(n),
         AttrValue::Double(x) => OtelValue::F64(x),
         AttrValue::Bool(b) => OtelValue::Bool(b),
         AttrValue::StrList(items) => OtelValue::Array(opentelemetry::Array::String(
-            items.into_iter().map(StringValue::from).collect(),
+            items.iter().cloned().map(Text::into_otel).collect(),
         )),
     }
 }

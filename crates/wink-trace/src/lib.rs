@@ -20,6 +20,7 @@ pub mod read;
 pub mod semconv;
 pub mod show;
 pub mod span;
+mod text;
 
 pub use export::{
     ExportError, ExportGuard, export_requested, flush, init_from_env, shutdown, start_from_env,
@@ -27,4 +28,4 @@ pub use export::{
 pub use live::{SpanSink, TraceOptions, trace_session, trace_session_to, trace_session_with};
 pub use mapping::{MapOptions, Mapper, Redactor};
 pub use propagate::{env_traceparent, submit_span};
-pub use span::{AttrValue, Attributes, SpanEvent, SpanKind, SpanRecord, SpanStatus};
+pub use span::{AttrValue, Attributes, SpanEvent, SpanKind, SpanRecord, SpanStatus, Text};

@@ -13,7 +13,7 @@ use wink_session::{
 };
 
 use crate::mapping::{MapOptions, Mapper, is_intervention_type};
-use crate::span::SpanRecord;
+use crate::span::{SpanRecord, Text};
 
 /// How a session's run is traced.
 #[derive(Clone, Debug, Default)]
@@ -65,12 +65,13 @@ pub fn trace_session_to(session: &Session, options: TraceOptions, sink: SpanSink
         return;
     }
     let mut mapper = Mapper::new(MapOptions::from_env()).with_remote_parent(options.parent);
-    mapper.set_default_key(&id.to_string());
+    let key = Text::from(id.to_string());
+    mapper.set_default_key(&key);
     let state = Arc::new(Mutex::new(Live {
         mapper,
         session: session.downgrade(),
         session_id: id,
-        key: id.to_string(),
+        key,
         resumable: options.resumable,
         parent: options.parent,
         sink,
@@ -114,7 +115,7 @@ struct Live {
     session: WeakSession,
     session_id: SessionId,
     /// `session_id` as the mapper keys its runs.
-    key: String,
+    key: Text,
     resumable: bool,
     parent: Option<TraceParent>,
     sink: SpanSink,
@@ -126,10 +127,10 @@ impl Live {
         state: &Arc<Mutex<Live>>,
         event: &dyn ErasedEvent,
     ) -> Option<(TraceStarted, Session)> {
-        let mut live = state.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = live.key.clone();
-        live.continue_taken_over_run(&key);
-        let before = live.mapper.run(&key).map(|r| r.span_id);
+        let mut guard = state.lock().unwrap_or_else(PoisonError::into_inner);
+        let live = &mut *guard;
+        live.continue_taken_over_run();
+        let before = live.mapper.run(&live.key).map(|r| r.span_id);
         let any = event.as_any();
         let mapper = &mut live.mapper;
         if let Some(e) = any.downcast_ref::<PromptRendered>() {
@@ -154,15 +155,16 @@ impl Live {
             let key = json
                 .get("session_id")
                 .and_then(serde_json::Value::as_str)
-                .map_or_else(|| key.clone(), str::to_owned);
+                .unwrap_or(&live.key);
             let ns = crate::mapping::event_time(&json);
-            mapper.on_intervention(&key, event.event_type_name(), &json, ns);
+            live.mapper
+                .on_intervention(key, event.event_type_name(), &json, ns);
         }
         let spans = live.mapper.take_spans();
         if !spans.is_empty() {
             (live.sink)(spans);
         }
-        let run = live.mapper.run(&key)?;
+        let run = live.mapper.run(&live.key)?;
         if before == Some(run.span_id) {
             return None;
         }
@@ -183,8 +185,8 @@ impl Live {
 
     /// A run another worker started (its `TraceStarted` replayed into the session) goes on
     /// under the same span.
-    fn continue_taken_over_run(&mut self, key: &str) {
-        if self.mapper.run(key).is_some() {
+    fn continue_taken_over_run(&mut self) {
+        if self.mapper.run(&self.key).is_some() {
             return;
         }
         let Some(session) = self.session.upgrade() else {
@@ -208,7 +210,7 @@ impl Live {
                     .iter()
                     .rev()
                     .find(|r| r.session_id == Some(self.session_id));
-                self.mapper.resume(key, started, last);
+                self.mapper.resume(&self.key, started, last);
             }
         }
     }
@@ -238,10 +240,12 @@ impl TraceSource for Source {
 
     fn traceparent(&self, session: SessionId, scope: TraceScope<'_>) -> Option<TraceParent> {
         let mut live = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = session.to_string();
-        if session == live.session_id {
-            live.continue_taken_over_run(&key);
-        }
+        let key = if session == live.session_id {
+            live.continue_taken_over_run();
+            live.key.clone()
+        } else {
+            Text::from(session.to_string())
+        };
         let Some(run) = live.mapper.run(&key) else {
             // A tool call outside any run, for a caller that sent its trace (MCP serve).
             let TraceScope::ToolCall { call_id } = scope else {

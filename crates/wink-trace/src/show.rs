@@ -66,7 +66,7 @@ fn one_line(text: &str, max: usize) -> String {
 fn list(value: Option<&AttrValue>) -> String {
     match value {
         Some(AttrValue::StrList(items)) => items.join(", "),
-        Some(AttrValue::Str(s)) => s.clone(),
+        Some(AttrValue::Str(s)) => s.to_string(),
         _ => String::new(),
     }
 }

@@ -3,22 +3,27 @@
 //! tree and to the page.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::Serialize;
 use wink_session::TraceParent;
+
+pub use crate::text::Text;
 
 /// A 16-byte trace id.
 pub type TraceId = [u8; 16];
 /// An 8-byte span id.
 pub type SpanId = [u8; 8];
 
-/// An attribute value (the OTLP kinds wink uses).
+/// An attribute value (the OTLP kinds wink uses). Strings are [`Text`]: static or shared, so
+/// the spans of a run that repeat a value (a model, a conversation id, a section tree) hold one
+/// copy of it.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AttrValue {
     /// A string.
-    Str(String),
+    Str(Text),
     /// An integer.
     Int(i64),
     /// A double.
@@ -26,18 +31,30 @@ pub enum AttrValue {
     /// A boolean.
     Bool(bool),
     /// A list of strings.
-    StrList(Vec<String>),
+    StrList(Arc<[Text]>),
 }
 
 impl From<&str> for AttrValue {
     fn from(value: &str) -> Self {
-        AttrValue::Str(value.to_owned())
+        AttrValue::Str(value.into())
     }
 }
 
 impl From<String> for AttrValue {
     fn from(value: String) -> Self {
+        AttrValue::Str(value.into())
+    }
+}
+
+impl From<Text> for AttrValue {
+    fn from(value: Text) -> Self {
         AttrValue::Str(value)
+    }
+}
+
+impl From<Arc<[Text]>> for AttrValue {
+    fn from(value: Arc<[Text]>) -> Self {
+        AttrValue::StrList(value)
     }
 }
 
@@ -61,7 +78,7 @@ impl From<bool> for AttrValue {
 
 impl From<Vec<String>> for AttrValue {
     fn from(value: Vec<String>) -> Self {
-        AttrValue::StrList(value)
+        AttrValue::StrList(value.into_iter().map(Text::from).collect())
     }
 }
 
@@ -94,6 +111,15 @@ impl Attributes {
         }
     }
 
+    /// Adds `key`, which the caller knows is not set yet (no search for an earlier value).
+    pub(crate) fn push(&mut self, key: &'static str, value: impl Into<AttrValue>) {
+        debug_assert!(self.get(key).is_none(), "{key} is set already");
+        self.0.push(Attribute {
+            key: Cow::Borrowed(key),
+            value: value.into(),
+        });
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&AttrValue> {
         self.0.iter().find(|a| a.key == key).map(|a| &a.value)
@@ -102,7 +128,7 @@ impl Attributes {
     /// The string value of `key`.
     pub fn str(&self, key: &str) -> Option<&str> {
         match self.get(key) {
-            Some(AttrValue::Str(s)) => Some(s),
+            Some(AttrValue::Str(s)) => Some(s.as_str()),
             _ => None,
         }
     }
@@ -225,9 +251,22 @@ fn hex_opt_ser<S: serde::Serializer>(
     }
 }
 
-/// A fresh random span id (never all zeros).
+/// A fresh random span id (never all zeros), from a generator of the calling thread seeded
+/// from the system's randomness once (SplitMix64: no system call per id).
 pub fn random_span_id() -> SpanId {
-    nonzero(first_8(uuid::Uuid::new_v4().as_bytes()))
+    thread_local! {
+        static STATE: std::cell::Cell<u64> = std::cell::Cell::new(u64::from_le_bytes(
+            first_8(uuid::Uuid::new_v4().as_bytes()),
+        ));
+    }
+    let mut z = STATE.with(|state| {
+        let next = state.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+        state.set(next);
+        next
+    });
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    nonzero((z ^ (z >> 31)).to_be_bytes())
 }
 
 /// A fresh random trace id (never all zeros).

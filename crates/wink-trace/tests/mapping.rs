@@ -166,7 +166,7 @@ fn live_spans_are_the_spans_of_the_log() {
     );
     assert_eq!(
         chats[0].attributes.get(semconv::RESPONSE_FINISH_REASONS),
-        Some(&AttrValue::StrList(vec!["tool_calls".into()]))
+        Some(&AttrValue::StrList(["tool_calls".into()].into()))
     );
     // The failed search is an error in place.
     let search = by_name(&live, "execute_tool search");

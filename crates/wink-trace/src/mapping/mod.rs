@@ -15,9 +15,9 @@
 //! (live runs), else derived from the event's id, so a log maps to the same ids every time.
 
 mod content;
+mod keyed;
 mod run;
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -28,12 +28,14 @@ use wink_session::{
 };
 
 pub use content::{REDACTED, Redactor};
+use keyed::{ByCall, ByRun};
 pub(crate) use run::RunState;
 
 use crate::semconv::{self, event as ev, operation, wink};
 use crate::span::{
-    AttrValue, Attributes, SpanId, SpanKind, SpanRecord, SpanStatus, nanos, span_id_of,
+    AttrValue, Attributes, SpanId, SpanKind, SpanRecord, SpanStatus, Text, nanos, span_id_of,
 };
+use crate::text::{shared, shared_list};
 
 /// The `find_tool` meta-tool (a retrieval over a tool catalog).
 const FIND_TOOL: &str = "find_tool";
@@ -79,22 +81,22 @@ pub fn is_intervention_type(type_name: &str) -> bool {
 #[derive(Debug, Default)]
 pub struct Mapper {
     options: MapOptions,
-    runs: HashMap<String, RunState>,
+    runs: ByRun<RunState>,
     /// The root run's session when events do not name theirs.
-    default_key: String,
+    default_key: Text,
     /// Ids the tracer chose for tool calls before their events arrived: (run, call id) → span.
-    tool_spans: HashMap<(String, String), SpanId>,
+    tool_spans: ByCall<SpanId>,
     /// The span the next model call of a run will be made in (chosen when asked for).
-    next_chat: HashMap<String, SpanId>,
+    next_chat: ByRun<SpanId>,
     /// Run ids given before the run's first event (a `TraceStarted` read back at a takeover,
     /// with the run's last `PromptRendered` when there is one).
-    pending: HashMap<String, (TraceStarted, Option<PromptRendered>)>,
+    pending: ByRun<(TraceStarted, Option<PromptRendered>)>,
     /// The remote parent of the root run (a queued request's submitter).
     remote_parent: Option<TraceParent>,
     /// Tool calls made for a caller in another process (an MCP client), by (run, call id).
-    remote_calls: HashMap<(String, String), TraceParent>,
+    remote_calls: ByCall<TraceParent>,
     /// The key of the session the last event named (events come in runs of one session).
-    last_key: Option<(wink_session::SessionId, String)>,
+    last_key: Option<(wink_session::SessionId, Text)>,
     out: Vec<SpanRecord>,
 }
 
@@ -115,7 +117,7 @@ impl Mapper {
 
     /// Events that do not name their session belong to `key`'s run.
     pub fn set_default_key(&mut self, key: &str) {
-        key.clone_into(&mut self.default_key);
+        self.default_key = Text::from(key);
     }
 
     /// The spans finished since the last call.
@@ -125,10 +127,10 @@ impl Mapper {
 
     /// Ends every open run at its last event (marked `wink.run.incomplete` unless it ended).
     pub fn finish(&mut self) {
-        let mut keys: Vec<String> = self.runs.keys().cloned().collect();
-        keys.sort();
+        let mut keys: Vec<Text> = self.runs.keys().cloned().collect();
+        keys.sort_by(|a, b| a.as_str().cmp(b.as_str()));
         // Children first, so each ends before the run that dispatched it.
-        keys.sort_by_key(|k| k == &self.default_key);
+        keys.sort_by_key(|k| *k == self.default_key);
         for key in keys {
             if let Some(run) = self.runs.remove(&key) {
                 let ended = run.maybe_ended;
@@ -145,55 +147,68 @@ impl Mapper {
     /// Records that `key`'s run started as `started` says (its ids and parent) and last rendered
     /// as `rendered` says: used before the run's first event when a takeover continues it.
     pub fn resume(&mut self, key: &str, started: &TraceStarted, rendered: Option<&PromptRendered>) {
+        let key = self.key_text(key);
         self.pending
-            .insert(key.to_owned(), (started.clone(), rendered.cloned()));
+            .insert(key, (started.clone(), rendered.cloned()));
     }
 
     /// The span id for tool call `call_id` of `key`'s run, chosen now if not yet.
     pub fn tool_span(&mut self, key: &str, call_id: &str) -> SpanId {
+        let key = self.key_text(key);
         *self
             .tool_spans
-            .entry((key.to_owned(), call_id.to_owned()))
-            .or_insert_with(crate::span::random_span_id)
+            .get_or_insert_with(&key, call_id, crate::span::random_span_id)
     }
 
     /// The span id the next model call of `key`'s run is made in, chosen now if not yet.
     pub fn next_chat_span(&mut self, key: &str) -> SpanId {
-        *self
-            .next_chat
-            .entry(key.to_owned())
-            .or_insert_with(crate::span::random_span_id)
+        if let Some(span) = self.next_chat.get(key) {
+            return *span;
+        }
+        let span = crate::span::random_span_id();
+        let key = self.key_text(key);
+        self.next_chat.insert(key, span);
+        span
     }
 
     /// Tool call `call_id` of `key` is made for a caller in another process, in its span
     /// `parent`: without a run around it, its span is a child of `parent`.
     pub fn remote_call(&mut self, key: &str, call_id: &str, parent: TraceParent) {
-        self.remote_calls
-            .insert((key.to_owned(), call_id.to_owned()), parent);
+        let key = self.key_text(key);
+        self.remote_calls.insert(&key, call_id, parent);
     }
 
     /// The trace a tool call of `key` outside any run belongs to (its remote caller's).
     pub(crate) fn remote_call_trace(&self, key: &str, call_id: &str) -> Option<TraceParent> {
-        self.remote_calls
-            .get(&(key.to_owned(), call_id.to_owned()))
-            .copied()
+        self.remote_calls.get(key, call_id).copied()
     }
 
     /// Learns the tool-call span ids a log records (its `ToolInvoked` events), so a sub-agent's
     /// run, which the log holds before the call that dispatched it ends, nests under the right span.
     pub fn learn_tool_span(&mut self, key: &str, call_id: &str, span: SpanId) {
-        self.tool_spans
-            .insert((key.to_owned(), call_id.to_owned()), span);
+        let key = self.key_text(key);
+        self.tool_spans.insert(&key, call_id, span);
     }
 
-    fn key_of(&mut self, session: Option<&wink_session::SessionId>) -> String {
+    /// `key` as the mapper keeps it: shared with the keys it holds already.
+    fn key_text(&self, key: &str) -> Text {
+        if self.default_key == key {
+            return self.default_key.clone();
+        }
+        match &self.last_key {
+            Some((_, last)) if *last == key => last.clone(),
+            _ => Text::from(key),
+        }
+    }
+
+    fn key_of(&mut self, session: Option<&wink_session::SessionId>) -> Text {
         let Some(session) = session else {
             return self.default_key.clone();
         };
         match &self.last_key {
             Some((id, key)) if id == session => key.clone(),
             _ => {
-                let key = session.to_string();
+                let key = Text::from(session.to_string());
                 self.last_key = Some((*session, key.clone()));
                 key
             }
@@ -226,7 +241,7 @@ impl Mapper {
                 let key = event
                     .get("session_id")
                     .and_then(Value::as_str)
-                    .map_or_else(|| self.default_key.clone(), str::to_owned);
+                    .map_or_else(|| self.default_key.to_string(), str::to_owned);
                 let ns = event_time(event);
                 self.on_intervention(&key, other, event, ns);
             }
@@ -295,17 +310,13 @@ impl Mapper {
             let parent_span = sub
                 .call_id
                 .as_ref()
-                .and_then(|call| {
-                    self.tool_spans
-                        .get(&(parent_key.to_owned(), call.clone()))
-                        .copied()
-                })
+                .and_then(|call| self.tool_spans.get(parent_key, call).copied())
                 .unwrap_or(parent.span_id);
             let mut run = RunState::new(parent.trace_id, span_id, ns);
             run.parent = Some(parent_span);
             return run;
         }
-        if key == self.default_key
+        if self.default_key == key
             && let Some(parent) = self.remote_parent
         {
             let mut run = RunState::new(parent.trace_id, span_id, ns);
@@ -342,11 +353,12 @@ impl Mapper {
             && let Some((started, rendered)) = self.pending.remove(key)
         {
             let mut run = RunState::started(&started);
+            let key = self.key_text(key);
             match &rendered {
                 Some(rendered) => run.rendered(rendered),
-                None => key.clone_into(&mut run.session_id),
+                None => run.session_id = key.clone(),
             }
-            self.runs.insert(key.to_owned(), run);
+            self.runs.insert(key, run);
         }
         let run = self.runs.get_mut(key)?;
         run.touch(ns);
@@ -360,6 +372,13 @@ impl Mapper {
         let planned = self.next_chat.remove(&key);
         let capture = self.options.capture_content;
         let redactor = self.options.redactor.clone();
+        let (model, adapter) = (shared(&e.model), shared(&e.adapter));
+        let provider = shared(semconv::provider_name(&e.adapter));
+        let tools = shared_list(&e.tools);
+        let reasons = e
+            .finish_reason
+            .as_ref()
+            .map(|reason| shared_list(std::slice::from_ref(reason)));
         let Some(run) = self.run_mut(&key, end) else {
             return;
         };
@@ -368,31 +387,31 @@ impl Mapper {
             .map(|s| s.span_id)
             .or(planned)
             .unwrap_or_else(|| span_id_of(&e.event_id, 2));
-        let mut attributes = Attributes::with_capacity(20);
-        attributes.set(semconv::OPERATION_NAME, operation::CHAT);
-        attributes.set(semconv::PROVIDER_NAME, semconv::provider_name(&e.adapter));
-        attributes.set(semconv::REQUEST_MODEL, e.model.as_str());
-        attributes.set(semconv::RESPONSE_MODEL, e.model.as_str());
+        let mut attributes = Attributes::with_capacity(16);
+        attributes.push(semconv::OPERATION_NAME, Text::from_static(operation::CHAT));
+        attributes.push(semconv::PROVIDER_NAME, provider);
+        attributes.push(semconv::REQUEST_MODEL, model.clone());
+        attributes.push(semconv::RESPONSE_MODEL, model);
         if !run.session_id.is_empty() {
-            attributes.set(semconv::CONVERSATION_ID, run.session_id.as_str());
+            attributes.push(semconv::CONVERSATION_ID, run.session_id.clone());
         }
         if let Some(usage) = e.usage {
-            attributes.set(semconv::USAGE_INPUT_TOKENS, usage.input_tokens);
-            attributes.set(semconv::USAGE_OUTPUT_TOKENS, usage.output_tokens);
-            attributes.set(semconv::USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_tokens);
+            attributes.push(semconv::USAGE_INPUT_TOKENS, usage.input_tokens);
+            attributes.push(semconv::USAGE_OUTPUT_TOKENS, usage.output_tokens);
+            attributes.push(semconv::USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_tokens);
             run.input_tokens += usage.input_tokens;
             run.output_tokens += usage.output_tokens;
             run.cached_tokens += usage.cached_tokens;
         }
-        if let Some(reason) = &e.finish_reason {
-            attributes.set(semconv::RESPONSE_FINISH_REASONS, vec![reason.clone()]);
+        if let Some(reasons) = reasons {
+            attributes.push(semconv::RESPONSE_FINISH_REASONS, reasons);
         }
-        attributes.set(wink::ADAPTER, e.adapter.as_str());
-        attributes.set(wink::MODEL_CALL_INDEX, run.model_calls);
-        attributes.set(wink::EVALUATION, run.evaluation);
-        attributes.set(wink::MESSAGES, e.messages);
-        attributes.set(wink::TOOLS_OFFERED, e.tools.clone());
-        attributes.set(wink::PROMPT_SECTIONS, run.sections_json());
+        attributes.push(wink::ADAPTER, adapter);
+        attributes.push(wink::MODEL_CALL_INDEX, run.model_calls);
+        attributes.push(wink::EVALUATION, run.evaluation);
+        attributes.push(wink::MESSAGES, e.messages);
+        attributes.push(wink::TOOLS_OFFERED, tools);
+        attributes.push(wink::PROMPT_SECTIONS, run.sections_json());
         if capture {
             if e.index == 0 {
                 run.conversation.clear();
@@ -402,11 +421,11 @@ impl Mapper {
         }
         let mut status = SpanStatus::Unset;
         if let Some(error) = &e.error {
-            attributes.set(
+            attributes.push(
                 semconv::ERROR_TYPE,
                 e.error_type.as_deref().unwrap_or(semconv::ERROR_TYPE_OTHER),
             );
-            attributes.set(wink::ERROR_MESSAGE, error.as_str());
+            attributes.push(wink::ERROR_MESSAGE, error.as_str());
             status = SpanStatus::Error(error.clone());
         }
         run.model_calls += 1;
@@ -419,7 +438,7 @@ impl Mapper {
             span_id,
             parent_span_id: Some(run.span_id),
             parent_is_remote: false,
-            name: format!("{} {}", operation::CHAT, e.model),
+            name: span_name(operation::CHAT, &e.model),
             kind: if e.adapter == "local" || e.adapter == "scripted" {
                 SpanKind::Internal
             } else {
@@ -440,19 +459,20 @@ impl Mapper {
     pub fn on_tool_invoked(&mut self, e: &ToolInvoked) {
         let key = self.key_of(e.session_id.as_ref());
         let end = nanos(e.created_at);
-        let call_id = e.call_id.clone().unwrap_or_default();
-        let planned = self.tool_spans.remove(&(key.clone(), call_id.clone()));
-        let remote = self.remote_calls.remove(&(key.clone(), call_id.clone()));
+        let call_id = e.call_id.as_deref().unwrap_or_default();
+        let planned = self.tool_spans.remove(&key, call_id);
+        let remote = self.remote_calls.remove(&key, call_id);
         let options = self.options.clone();
+        let tool = shared(&e.name);
         let span_id = e
             .span
             .map(|s| s.span_id)
             .or(planned)
             .unwrap_or_else(|| span_id_of(&e.event_id, 3));
-        let mut attributes = tool_attributes(e, &call_id, &options);
+        let mut attributes = tool_attributes(e, tool, call_id, &options);
         let Some(run) = self.run_mut(&key, end) else {
             let trace_id = remote.map_or(*e.event_id.as_bytes(), |p| p.trace_id);
-            attributes.set(semconv::CONVERSATION_ID, key.as_str());
+            attributes.push(semconv::CONVERSATION_ID, key.as_str());
             let start = e.started_at.map_or(end, nanos).min(end);
             if e.name == FIND_TOOL {
                 self.out
@@ -463,7 +483,7 @@ impl Mapper {
                 span_id,
                 parent_span_id: remote.map(|p| p.span_id),
                 parent_is_remote: remote.is_some(),
-                name: format!("{} {}", operation::EXECUTE_TOOL, e.name),
+                name: span_name(operation::EXECUTE_TOOL, &e.name),
                 kind: SpanKind::Internal,
                 start_ns: start,
                 end_ns: end,
@@ -474,8 +494,8 @@ impl Mapper {
             return;
         };
         let start = e.started_at.map_or(run.last_call_end_ns, nanos).min(end);
-        attributes.set(wink::MODEL_CALL_INDEX, run.model_calls.saturating_sub(1));
-        attributes.set(wink::EVALUATION, run.evaluation);
+        attributes.push(wink::MODEL_CALL_INDEX, run.model_calls.saturating_sub(1));
+        attributes.push(wink::EVALUATION, run.evaluation);
         run.tool_calls += 1;
         run.emitted += 1;
         let (trace_id, run_span) = (run.trace_id, run.span_id);
@@ -485,9 +505,9 @@ impl Mapper {
             for key in &disclosure.requested_sections {
                 if run.open_section(key, end) {
                     let mut attrs = Attributes::default();
-                    attrs.set(wink::SECTION_KEY, key.as_str());
-                    attrs.set(semconv::TOOL_CALL_ID, call_id.as_str());
-                    attrs.set(semconv::TOOL_NAME, e.name.as_str());
+                    attrs.push(wink::SECTION_KEY, key.as_str());
+                    attrs.push(semconv::TOOL_CALL_ID, call_id);
+                    attrs.push(semconv::TOOL_NAME, e.name.as_str());
                     run.event(ev::SECTION_OPENED, end, attrs);
                 }
             }
@@ -501,7 +521,7 @@ impl Mapper {
             span_id,
             parent_span_id: Some(run_span),
             parent_is_remote: false,
-            name: format!("{} {}", operation::EXECUTE_TOOL, e.name),
+            name: span_name(operation::EXECUTE_TOOL, &e.name),
             kind: SpanKind::Internal,
             start_ns: start,
             end_ns: end,
@@ -520,8 +540,8 @@ impl Mapper {
         };
         run.inject(&e.section_key, &e.tool_names);
         let mut attrs = Attributes::default();
-        attrs.set(wink::SECTION_KEY, e.section_key.as_str());
-        attrs.set(wink::TOOLS, e.tool_names.clone());
+        attrs.push(wink::SECTION_KEY, e.section_key.as_str());
+        attrs.push(wink::TOOLS, e.tool_names.clone());
         run.event(ev::TOOLS_INJECTED, ns, attrs);
     }
 
@@ -535,15 +555,15 @@ impl Mapper {
         for section in &e.section_keys {
             if run.open_section(section, ns) {
                 let mut attrs = Attributes::default();
-                attrs.set(wink::SECTION_KEY, section.as_str());
+                attrs.push(wink::SECTION_KEY, section.as_str());
                 run.event(ev::SECTION_OPENED, ns, attrs);
             }
         }
         if e.path == ExpansionPath::Restart {
             run.awaiting_restart = true;
             let mut attrs = Attributes::default();
-            attrs.set(wink::SECTIONS, e.section_keys.clone());
-            attrs.set("wink.reason", e.reason.as_str());
+            attrs.push(wink::SECTIONS, e.section_keys.clone());
+            attrs.push("wink.reason", e.reason.as_str());
             run.event(ev::RUN_RESTARTED, ns, attrs);
         }
     }
@@ -558,7 +578,7 @@ impl Mapper {
             return;
         };
         let mut attrs = Attributes::default();
-        attrs.set(wink::EVENT_TYPE, type_name);
+        attrs.push(wink::EVENT_TYPE, type_name);
         if let Value::Object(fields) = event {
             for (field, value) in fields {
                 if matches!(field.as_str(), "event_id" | "created_at" | "session_id") {
@@ -575,8 +595,8 @@ impl Mapper {
                         || AttrValue::Double(n.as_f64().unwrap_or(0.0)),
                         AttrValue::Int,
                     ),
-                    Value::String(s) => AttrValue::Str(redactor.clean(s)),
-                    other => AttrValue::Str(redactor.json(other)),
+                    Value::String(s) => AttrValue::Str(redactor.clean(s).into()),
+                    other => AttrValue::Str(redactor.json(other).into()),
                 };
                 attrs.set(format!("wink.{field}"), value);
             }
@@ -609,6 +629,16 @@ impl Mapper {
     }
 }
 
+/// A span's name: its operation and what it is about (`chat gpt-4.1`), written without the
+/// formatting machinery.
+pub(crate) fn span_name(operation: &str, subject: &str) -> String {
+    let mut name = String::with_capacity(operation.len() + 1 + subject.len());
+    name.push_str(operation);
+    name.push(' ');
+    name.push_str(subject);
+    name
+}
+
 /// The time of an event from its `created_at` (or `timestamp`) field, in Unix nanoseconds.
 pub(crate) fn event_time(event: &Value) -> u64 {
     event
@@ -619,20 +649,23 @@ pub(crate) fn event_time(event: &Value) -> u64 {
 }
 
 /// The attributes of an `execute_tool` span.
-fn tool_attributes(e: &ToolInvoked, call_id: &str, options: &MapOptions) -> Attributes {
+fn tool_attributes(e: &ToolInvoked, tool: Text, call_id: &str, options: &MapOptions) -> Attributes {
     let mut attributes = Attributes::with_capacity(10);
-    attributes.set(semconv::OPERATION_NAME, operation::EXECUTE_TOOL);
-    attributes.set(semconv::TOOL_NAME, e.name.as_str());
-    attributes.set(semconv::TOOL_TYPE, "function");
+    attributes.push(
+        semconv::OPERATION_NAME,
+        Text::from_static(operation::EXECUTE_TOOL),
+    );
+    attributes.push(semconv::TOOL_NAME, tool);
+    attributes.push(semconv::TOOL_TYPE, Text::from_static("function"));
     if !call_id.is_empty() {
-        attributes.set(semconv::TOOL_CALL_ID, call_id);
+        attributes.push(semconv::TOOL_CALL_ID, call_id);
     }
     if options.capture_content {
-        attributes.set(
+        attributes.push(
             semconv::TOOL_CALL_ARGUMENTS,
             options.redactor.json(&e.params),
         );
-        attributes.set(
+        attributes.push(
             semconv::TOOL_CALL_RESULT,
             options.redactor.clean(&e.rendered_output),
         );
@@ -643,8 +676,8 @@ fn tool_attributes(e: &ToolInvoked, call_id: &str, options: &MapOptions) -> Attr
         } else {
             "tool_error"
         };
-        attributes.set(semconv::ERROR_TYPE, error_type);
-        attributes.set(wink::ERROR_MESSAGE, e.message.as_str());
+        attributes.push(semconv::ERROR_TYPE, error_type);
+        attributes.push(wink::ERROR_MESSAGE, e.message.as_str());
     }
     attributes
 }
@@ -665,13 +698,13 @@ fn chat_content(
     redactor: &Redactor,
 ) {
     if let Some(system) = content::system_instructions(conversation) {
-        attributes.set(semconv::SYSTEM_INSTRUCTIONS, redactor.json(&system));
+        attributes.push(semconv::SYSTEM_INSTRUCTIONS, redactor.json(&system));
     }
     let input: Vec<Value> = conversation
         .iter()
         .filter_map(content::genai_message)
         .collect();
-    attributes.set(semconv::INPUT_MESSAGES, redactor.json(&Value::Array(input)));
+    attributes.push(semconv::INPUT_MESSAGES, redactor.json(&Value::Array(input)));
     let mut parts = Vec::new();
     if let Some(text) = e.text.as_ref().filter(|t| !t.is_empty()) {
         parts.push(serde_json::json!({"type": "text", "content": text}));
@@ -687,7 +720,7 @@ fn chat_content(
         "parts": parts,
         "finish_reason": e.finish_reason.clone().unwrap_or_else(|| "stop".to_owned()),
     }]);
-    attributes.set(semconv::OUTPUT_MESSAGES, redactor.json(&output));
+    attributes.push(semconv::OUTPUT_MESSAGES, redactor.json(&output));
 }
 
 /// The `retrieval` span of a `find_tool` call, child of its `execute_tool` span.
@@ -700,24 +733,27 @@ fn retrieval_span(
     options: &MapOptions,
 ) -> SpanRecord {
     let mut attributes = Attributes::default();
-    attributes.set(semconv::OPERATION_NAME, operation::RETRIEVAL);
-    attributes.set(semconv::DATA_SOURCE_ID, "tool_catalog");
+    attributes.push(
+        semconv::OPERATION_NAME,
+        Text::from_static(operation::RETRIEVAL),
+    );
+    attributes.push(semconv::DATA_SOURCE_ID, "tool_catalog");
     let top_k = e
         .params
         .get("limit")
         .and_then(Value::as_f64)
         .unwrap_or(FIND_TOOL_DEFAULT_LIMIT);
-    attributes.set(semconv::REQUEST_TOP_K, AttrValue::Double(top_k));
+    attributes.push(semconv::REQUEST_TOP_K, AttrValue::Double(top_k));
     let hits = e
         .rendered_output
         .lines()
         .filter(|line| line.trim_start().starts_with("- "))
         .count() as u64;
-    attributes.set(wink::RETRIEVAL_RESULTS, hits);
+    attributes.push(wink::RETRIEVAL_RESULTS, hits);
     if options.capture_content
         && let Some(query) = e.params.get("purpose").and_then(Value::as_str)
     {
-        attributes.set(semconv::RETRIEVAL_QUERY_TEXT, options.redactor.clean(query));
+        attributes.push(semconv::RETRIEVAL_QUERY_TEXT, options.redactor.clean(query));
     }
     let status = if e.success {
         SpanStatus::Unset
@@ -729,7 +765,7 @@ fn retrieval_span(
         span_id: span_id_of(&e.event_id, 4),
         parent_span_id: Some(parent),
         parent_is_remote: false,
-        name: format!("{} tool_catalog", operation::RETRIEVAL),
+        name: span_name(operation::RETRIEVAL, "tool_catalog"),
         kind: SpanKind::Internal,
         start_ns: start,
         end_ns: end,

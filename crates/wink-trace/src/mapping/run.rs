@@ -6,19 +6,23 @@ use serde_json::Value;
 use wink_session::{RenderedSectionTelemetry, SectionVisibility};
 
 use crate::semconv::{self, wink};
-use crate::span::{Attributes, SpanEvent, SpanId, SpanKind, SpanRecord, SpanStatus, TraceId};
+use crate::span::{Attributes, SpanEvent, SpanId, SpanKind, SpanRecord, SpanStatus, Text, TraceId};
 
 /// A section of the current evaluation's prompt and what happened to it.
 #[derive(Clone, Debug)]
 pub(crate) struct SectionState {
-    pub(crate) rendered: RenderedSectionTelemetry,
+    pub(crate) key: String,
+    /// Its object in `wink.prompt.sections` up to what the run changes (written once, when the
+    /// prompt is rendered): the object without its closing brace.
+    rendered: String,
     /// The run's model-call index before which it was opened, and when.
     pub(crate) opened: Option<(u32, u64)>,
     /// Tools injected from it.
     pub(crate) injected: Vec<String>,
 }
 
-/// One section of `wink.prompt.sections`.
+/// What a section of `wink.prompt.sections` says of itself as rendered; the run adds
+/// `opened_before_call` and `injected`.
 #[derive(Serialize)]
 struct SectionJson<'a> {
     key: &'a str,
@@ -30,10 +34,47 @@ struct SectionJson<'a> {
     tools: &'a [String],
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     hidden_tools: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    opened_before_call: Option<u32>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    injected: &'a [String],
+}
+
+impl SectionState {
+    fn new(rendered: &RenderedSectionTelemetry, opened: Option<(u32, u64)>) -> Self {
+        let json = SectionJson {
+            key: &rendered.key,
+            title: &rendered.title,
+            depth: rendered.depth,
+            visibility: match rendered.visibility {
+                SectionVisibility::Full => "full",
+                _ => "summary",
+            },
+            bytes: rendered.bytes,
+            tools: &rendered.tools,
+            hidden_tools: &rendered.hidden_tools,
+        };
+        let mut text = serde_json::to_string(&json).unwrap_or_else(|_| "{}".to_owned());
+        text.pop();
+        Self {
+            key: rendered.key.clone(),
+            rendered: text,
+            opened,
+            injected: Vec::new(),
+        }
+    }
+
+    /// Its object in `wink.prompt.sections`, now.
+    fn write_json(&self, out: &mut String) {
+        out.push_str(&self.rendered);
+        if let Some((call, _)) = self.opened {
+            out.push_str(",\"opened_before_call\":");
+            out.push_str(&call.to_string());
+        }
+        if !self.injected.is_empty() {
+            out.push_str(",\"injected\":");
+            out.push_str(
+                &serde_json::to_string(&self.injected).unwrap_or_else(|_| "[]".to_owned()),
+            );
+        }
+        out.push('}');
+    }
 }
 
 /// A run between its first event and its end.
@@ -45,7 +86,7 @@ pub(crate) struct RunState {
     pub(crate) parent_is_remote: bool,
     pub(crate) start_ns: u64,
     pub(crate) last_ns: u64,
-    pub(crate) session_id: String,
+    pub(crate) session_id: Text,
     pub(crate) prompt: String,
     pub(crate) prompt_key: String,
     pub(crate) adapter: Option<String>,
@@ -74,7 +115,7 @@ pub(crate) struct RunState {
     /// End of the last model call (a tool call without its own start time starts there).
     pub(crate) last_call_end_ns: u64,
     /// [`RunState::sections_json`] since the tree last changed.
-    sections_text: Option<String>,
+    sections_text: Option<Text>,
 }
 
 impl RunState {
@@ -86,7 +127,7 @@ impl RunState {
             parent_is_remote: false,
             start_ns,
             last_ns: start_ns,
-            session_id: String::new(),
+            session_id: Text::default(),
             prompt: String::new(),
             prompt_key: String::new(),
             adapter: None,
@@ -127,7 +168,9 @@ impl RunState {
 
     /// What a `PromptRendered` says of the run: its session, prompt, adapter and sections.
     pub(crate) fn rendered(&mut self, e: &wink_session::PromptRendered) {
-        self.session_id = e.session_id.map(|s| s.to_string()).unwrap_or_default();
+        self.session_id = e
+            .session_id
+            .map_or_else(Text::default, |s| Text::from(s.to_string()));
         self.prompt = e
             .prompt_name
             .clone()
@@ -145,14 +188,13 @@ impl RunState {
     pub(crate) fn render(&mut self, sections: &[RenderedSectionTelemetry]) {
         self.sections = sections
             .iter()
-            .map(|rendered| SectionState {
-                opened: self
+            .map(|rendered| {
+                let opened = self
                     .opened
                     .iter()
                     .find(|(key, _, _)| *key == rendered.key)
-                    .map(|(_, call, at)| (*call, *at)),
-                rendered: rendered.clone(),
-                injected: Vec::new(),
+                    .map(|(_, call, at)| (*call, *at));
+                SectionState::new(rendered, opened)
             })
             .collect();
         self.sections_text = None;
@@ -166,7 +208,7 @@ impl RunState {
             return false;
         }
         self.opened.push((key.to_owned(), self.model_calls, ns));
-        if let Some(section) = self.sections.iter_mut().find(|s| s.rendered.key == key) {
+        if let Some(section) = self.sections.iter_mut().find(|s| s.key == key) {
             section.opened = Some((self.model_calls, ns));
             self.sections_text = None;
         }
@@ -174,7 +216,7 @@ impl RunState {
     }
 
     pub(crate) fn inject(&mut self, key: &str, tools: &[String]) {
-        if let Some(section) = self.sections.iter_mut().find(|s| s.rendered.key == key) {
+        if let Some(section) = self.sections.iter_mut().find(|s| s.key == key) {
             section.injected.extend(tools.iter().cloned());
             self.sections_text = None;
         }
@@ -182,35 +224,27 @@ impl RunState {
 
     /// The section tree as a model call sees it now (`wink.prompt.sections`), built again only
     /// when it changed.
-    pub(crate) fn sections_json(&mut self) -> String {
+    pub(crate) fn sections_json(&mut self) -> Text {
         if let Some(text) = &self.sections_text {
             return text.clone();
         }
-        let text = self.build_sections_json();
+        let text = Text::from(self.build_sections_json());
         self.sections_text = Some(text.clone());
         text
     }
 
     fn build_sections_json(&self) -> String {
-        let items: Vec<SectionJson<'_>> = self
-            .sections
-            .iter()
-            .map(|s| SectionJson {
-                key: &s.rendered.key,
-                title: &s.rendered.title,
-                depth: s.rendered.depth,
-                visibility: match s.rendered.visibility {
-                    SectionVisibility::Full => "full",
-                    _ => "summary",
-                },
-                bytes: s.rendered.bytes,
-                tools: &s.rendered.tools,
-                hidden_tools: &s.rendered.hidden_tools,
-                opened_before_call: s.opened.map(|(call, _)| call),
-                injected: &s.injected,
-            })
-            .collect();
-        serde_json::to_string(&items).unwrap_or_default()
+        let size: usize = self.sections.iter().map(|s| s.rendered.len() + 48).sum();
+        let mut out = String::with_capacity(size + 2);
+        out.push('[');
+        for (i, section) in self.sections.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            section.write_json(&mut out);
+        }
+        out.push(']');
+        out
     }
 
     pub(crate) fn event(&mut self, name: &str, ns: u64, attributes: Attributes) {
@@ -226,49 +260,52 @@ impl RunState {
     /// before the run ended.
     pub(crate) fn into_span(self, incomplete: bool) -> SpanRecord {
         let mut attributes = Attributes::default();
-        attributes.set(semconv::OPERATION_NAME, semconv::operation::INVOKE_AGENT);
+        attributes.push(
+            semconv::OPERATION_NAME,
+            Text::from_static(semconv::operation::INVOKE_AGENT),
+        );
         if let Some(adapter) = &self.adapter {
-            attributes.set(semconv::PROVIDER_NAME, semconv::provider_name(adapter));
-            attributes.set(wink::ADAPTER, adapter.as_str());
+            attributes.push(semconv::PROVIDER_NAME, semconv::provider_name(adapter));
+            attributes.push(wink::ADAPTER, adapter.as_str());
         }
         if let Some(model) = &self.model {
-            attributes.set(semconv::REQUEST_MODEL, model.as_str());
+            attributes.push(semconv::REQUEST_MODEL, model.as_str());
         }
-        attributes.set(semconv::AGENT_NAME, self.prompt.as_str());
+        attributes.push(semconv::AGENT_NAME, self.prompt.as_str());
         if !self.prompt_key.is_empty() {
-            attributes.set(wink::PROMPT, self.prompt_key.as_str());
+            attributes.push(wink::PROMPT, self.prompt_key.as_str());
         }
         if !self.session_id.is_empty() {
-            attributes.set(semconv::CONVERSATION_ID, self.session_id.as_str());
-            attributes.set(semconv::AGENT_ID, self.session_id.as_str());
+            attributes.push(semconv::CONVERSATION_ID, self.session_id.clone());
+            attributes.push(semconv::AGENT_ID, self.session_id.clone());
         }
-        attributes.set(semconv::USAGE_INPUT_TOKENS, self.input_tokens);
-        attributes.set(semconv::USAGE_OUTPUT_TOKENS, self.output_tokens);
-        attributes.set(semconv::USAGE_CACHE_READ_INPUT_TOKENS, self.cached_tokens);
-        attributes.set(wink::RUN_MODEL_CALLS, self.model_calls);
-        attributes.set(wink::RUN_TOOL_CALLS, self.tool_calls);
-        attributes.set(wink::RUN_RESTARTS, self.evaluation);
+        attributes.push(semconv::USAGE_INPUT_TOKENS, self.input_tokens);
+        attributes.push(semconv::USAGE_OUTPUT_TOKENS, self.output_tokens);
+        attributes.push(semconv::USAGE_CACHE_READ_INPUT_TOKENS, self.cached_tokens);
+        attributes.push(wink::RUN_MODEL_CALLS, self.model_calls);
+        attributes.push(wink::RUN_TOOL_CALLS, self.tool_calls);
+        attributes.push(wink::RUN_RESTARTS, self.evaluation);
         let mut status = SpanStatus::Unset;
         match self.status.as_deref() {
             Some(run_status) => {
-                attributes.set(wink::RUN_STATUS, run_status);
+                attributes.push(wink::RUN_STATUS, run_status);
                 if matches!(
                     run_status,
                     "failed" | "budget_exceeded" | "expansion_required"
                 ) {
                     let message = self.error.clone().unwrap_or_else(|| run_status.to_owned());
-                    attributes.set(semconv::ERROR_TYPE, run_status);
-                    attributes.set(wink::ERROR_MESSAGE, message.as_str());
+                    attributes.push(semconv::ERROR_TYPE, run_status);
+                    attributes.push(wink::ERROR_MESSAGE, message.as_str());
                     status = SpanStatus::Error(message);
                 }
             }
-            None if incomplete => attributes.set(wink::RUN_INCOMPLETE, true),
+            None if incomplete => attributes.push(wink::RUN_INCOMPLETE, true),
             None => {}
         }
         let name = if self.prompt.is_empty() {
             semconv::operation::INVOKE_AGENT.to_owned()
         } else {
-            format!("{} {}", semconv::operation::INVOKE_AGENT, self.prompt)
+            super::span_name(semconv::operation::INVOKE_AGENT, &self.prompt)
         };
         SpanRecord {
             trace_id: self.trace_id,
@@ -283,5 +320,51 @@ impl RunState {
             events: self.events,
             status,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use wink_session::{RenderedSectionTelemetry, SectionVisibility};
+
+    use super::*;
+
+    fn section(
+        key: &str,
+        visibility: SectionVisibility,
+        hidden: &[&str],
+    ) -> RenderedSectionTelemetry {
+        RenderedSectionTelemetry {
+            key: key.to_owned(),
+            title: format!("1. \"{key}\""),
+            depth: 1,
+            visibility,
+            bytes: 42,
+            tools: Vec::new(),
+            hidden_tools: hidden.iter().map(|t| (*t).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_section_tree_says_what_was_opened_and_injected() {
+        let mut run = RunState::new([1; 16], [2; 8], 0);
+        run.render(&[
+            section("task", SectionVisibility::Full, &[]),
+            section("docs", SectionVisibility::Summary, &["search"]),
+        ]);
+        let first = run.sections_json();
+        assert_eq!(
+            first.as_str(),
+            r#"[{"key":"task","title":"1. \"task\"","depth":1,"visibility":"full","bytes":42},{"key":"docs","title":"1. \"docs\"","depth":1,"visibility":"summary","bytes":42,"hidden_tools":["search"]}]"#
+        );
+        assert!(std::ptr::eq(first.as_str(), run.sections_json().as_str()));
+        run.model_calls = 1;
+        assert!(run.open_section("docs", 5));
+        assert!(!run.open_section("docs", 6));
+        run.inject("docs", &["search".to_owned()]);
+        assert_eq!(
+            run.sections_json().as_str(),
+            r#"[{"key":"task","title":"1. \"task\"","depth":1,"visibility":"full","bytes":42},{"key":"docs","title":"1. \"docs\"","depth":1,"visibility":"summary","bytes":42,"hidden_tools":["search"],"opened_before_call":1,"injected":["search"]}]"#
+        );
     }
 }
