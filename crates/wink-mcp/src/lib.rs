@@ -80,7 +80,8 @@ pub use client::{
     killed_with_this_process, resolve_program, split_command_line,
 };
 pub use client::{
-    LOGIN_WAIT, LoginReport, OAuthGrant, OAuthSpec, log_in_to, login, logout, token_dir, token_path,
+    LOGIN_WAIT, LoginReport, OAuthGrant, OAuthSpec, PrivateKeySource, log_in_to, login, logout,
+    token_dir, token_path,
 };
 pub use content::{ToolResultForm, content_text, result_form};
 pub use error::McpServeError;

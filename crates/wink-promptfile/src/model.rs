@@ -313,10 +313,15 @@ pub struct OAuthEntry {
     /// A pre-registered client id.
     #[serde(default)]
     pub client_id: Option<String>,
-    /// The environment variable holding the client secret (for `private_key_jwt`: the PEM
-    /// private key).
+    /// The environment variable holding the client secret.
     #[serde(default)]
     pub client_secret_env: Option<String>,
+    /// For `private_key_jwt`: the environment variable holding the PEM private key.
+    #[serde(default)]
+    pub private_key_env: Option<String>,
+    /// For `private_key_jwt`: the PEM private key's file (relative to the prompt file's folder).
+    #[serde(default)]
+    pub private_key_file: Option<String>,
     /// The scopes to ask for.
     #[serde(default)]
     pub scopes: Option<Vec<String>>,
