@@ -93,4 +93,5 @@ pub use published::{
 pub use server::{
     PROMPT_URI, PromptServer, SECTION_URI_PREFIX, mcp_tool, new_tools_notice, section_uri,
 };
+pub use server_tasks::{TaskInput, TaskTool};
 pub use skills::{MAX_RESOURCE_BYTES, SKILL_URI_SCHEME, skill_entry, skill_uri};

@@ -69,8 +69,8 @@ struct ServerState {
     state_codec: Arc<rmcp::model::RequestStateCodec>,
     /// Resources, templates and prompts the prompt file publishes beside its sections.
     published: Arc<crate::published::Published>,
-    /// The tools whose calls run as MCP tasks (name, whether a task is required), and the tasks.
-    task_tools: Vec<(String, bool)>,
+    /// The tools whose calls run as MCP tasks, and the tasks.
+    task_tools: Vec<crate::server_tasks::TaskTool>,
     tasks: rmcp::task_manager::TaskManager,
 }
 
@@ -176,12 +176,11 @@ impl PromptServer {
         }
     }
 
-    /// Run the calls of the tools `tools` (name, whether a task is required) as MCP tasks (the
-    /// Tasks extension: a prompt file's tools declared with `task`, `LoadedPrompt::task_tools`).
-    /// Clients without the extension get a synchronous result, or `-32021` when a task is
-    /// required.
+    /// Run the calls of the tools `tools` as MCP tasks (the Tasks extension: a prompt file's
+    /// tools declared with `task`, `LoadedPrompt::task_tools`). Clients without the extension
+    /// get a synchronous result, or `-32021` when a task is required.
     #[must_use]
-    pub fn with_task_tools(self, tools: Vec<(String, bool)>) -> Self {
+    pub fn with_task_tools(self, tools: Vec<crate::server_tasks::TaskTool>) -> Self {
         let mut state = self.state.copy();
         state.task_tools = tools;
         Self {
@@ -189,13 +188,9 @@ impl PromptServer {
         }
     }
 
-    /// Whether `name` runs as a task: `Some(required)`.
-    pub(crate) fn task_tool(&self, name: &str) -> Option<bool> {
-        self.state
-            .task_tools
-            .iter()
-            .find(|(tool, _)| tool == name)
-            .map(|(_, required)| *required)
+    /// How `name` runs as a task, when it does.
+    pub(crate) fn task_tool(&self, name: &str) -> Option<&crate::server_tasks::TaskTool> {
+        self.state.task_tools.iter().find(|tool| tool.name == name)
     }
 
     pub(crate) fn tasks(&self) -> &rmcp::task_manager::TaskManager {

@@ -363,6 +363,11 @@ pub struct ToolDecl {
     /// and may cancel it.
     #[serde(default)]
     pub task: Option<String>,
+    /// Where a task tool asks for input: `during` (default) — in the task (`tasks/get` shows
+    /// the requests, `tasks/update` answers); `before` — on the call, before the task exists
+    /// (the call that brings the answers starts the task).
+    #[serde(default)]
+    pub task_input: Option<String>,
 }
 
 /// A tool example.
