@@ -16,8 +16,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::{Mutex, broadcast};
 use wink_core::{
-    CallOutcome, Prompt, RenderedPrompt, Resources, SectionPath, SectionVisibility, ToolArguments,
-    ToolCall, ToolExecutor, ToolRef,
+    CallOutcome, Prompt, RenderedPrompt, Resources, SectionPath, ToolArguments, ToolCall,
+    ToolExecutor, ToolRef,
 };
 use wink_session::Session;
 
@@ -27,9 +27,11 @@ use crate::error::McpServeError;
 
 mod opened;
 
-/// URI of the rendered prompt resource.
+/// An alias URI of the rendered prompt resource (its URI is `wink://NS/KEY`,
+/// [`crate::prompt_resource_uri`]).
 pub const PROMPT_URI: &str = "wink://prompt";
-/// Prefix of section resources: `wink://section/<dot.key>`.
+/// The prefix of the alias URIs of section resources, `wink://section/<dot.key>` (their URIs
+/// are `wink://NS/KEY/<dot.key>`, [`crate::section_resource_uri`]).
 pub const SECTION_URI_PREFIX: &str = "wink://section/";
 
 /// The text appended to a tool result when the call made new tools visible — the restart signal
@@ -49,7 +51,8 @@ pub fn new_tools_notice<S: AsRef<str>>(names: &[S]) -> String {
     )
 }
 
-/// The URI of a section's resource.
+/// The alias URI of a section's resource (`wink://section/<dot.key>`; its URI is
+/// [`crate::section_resource_uri`]).
 pub fn section_uri(path: &SectionPath) -> String {
     format!("{SECTION_URI_PREFIX}{}", path.dotted())
 }
@@ -97,8 +100,9 @@ impl ServerState {
 /// Serves one prompt over MCP: `tools/list` offers the tools the rendered prompt offers
 /// (`read_section` plus the tools of every visible section, canonical names, dots kept),
 /// `tools/call` runs them with WINK's semantics ([`ToolExecutor`]), `prompts/get` returns the
-/// rendered prompt and `resources/read` the prompt (`wink://prompt`) or one section's full
-/// content (`wink://section/<dot.key>`).
+/// rendered prompt (its arguments are the prompt's params) and `resources/read` the prompt
+/// (`wink://NS/KEY`) or one section's full content (`wink://NS/KEY/SECTION`, with a resource
+/// template for each section with params).
 ///
 /// When `read_section` discloses a tool-bearing section, the section is marked expanded in the
 /// session (`SetVisibilityOverride`), the tool list grows, `notifications/tools/list_changed` is
@@ -203,6 +207,11 @@ impl PromptServer {
 
     pub(crate) fn published(&self) -> &Arc<crate::published::Published> {
         &self.state.published
+    }
+
+    /// The prompt as served (its `--params` bound).
+    pub(crate) fn prompt(&self) -> &Prompt {
+        &self.state.prompt
     }
 
     /// The session holding the server's visibility state.
@@ -501,10 +510,11 @@ impl ServerHandler for PromptServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        let arguments = self.prompt_arguments();
         let prompt = McpPrompt::new(
             self.state.prompt_name.clone(),
             Some(self.prompt_description()),
-            None,
+            (!arguments.is_empty()).then_some(arguments),
         );
         let mut prompts = vec![prompt];
         prompts.extend(self.state.published.prompt_list()?);
@@ -528,7 +538,11 @@ impl ServerHandler for PromptServer {
                 None,
             ));
         }
-        let text = self.render().map_err(internal)?.text;
+        let text = self
+            .prompt_with_arguments(request.arguments.as_ref())?
+            .render_with(&self.state.session)
+            .map_err(|e| ErrorData::invalid_params(format!("{e}"), None))?
+            .text;
         Ok(GetPromptResponse::from(
             GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
                 .with_description(self.prompt_description()),
@@ -550,9 +564,9 @@ impl ServerHandler for PromptServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.state.published.template_list()?,
-        ))
+        let mut templates = self.section_templates();
+        templates.extend(self.state.published.template_list()?);
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(
