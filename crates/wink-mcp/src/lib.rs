@@ -55,6 +55,7 @@
 //! assert_eq!(result.is_error, Some(false));
 //! ```
 
+mod ask_user;
 mod bridge;
 mod call_input;
 mod claude;
@@ -73,6 +74,7 @@ mod server_tasks;
 mod skills;
 mod stdio;
 
+pub use ask_user::ASK_USER;
 pub use bridge::bridge_tool_name;
 pub use call_input::{CancelSignal, ClientInput, ProgressReporter, ProgressUpdate};
 pub use claude::{ClaudeCliAdapter, ClaudeCliConfig};

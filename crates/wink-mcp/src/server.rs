@@ -72,6 +72,8 @@ struct ServerState {
     state_codec: Arc<rmcp::model::RequestStateCodec>,
     /// Resources, templates and prompts the prompt file publishes beside its sections.
     published: Arc<crate::published::Published>,
+    /// The builtin `ask_user` tool, when the prompt file asks for it.
+    ask_user: Option<ToolRef>,
     /// The tools whose calls run as MCP tasks, and the tasks.
     task_tools: Vec<crate::server_tasks::TaskTool>,
     tasks: rmcp::task_manager::TaskManager,
@@ -91,6 +93,7 @@ impl ServerState {
             skills: self.skills.clone(),
             state_codec: self.state_codec.clone(),
             published: self.published.clone(),
+            ask_user: self.ask_user.clone(),
             task_tools: self.task_tools.clone(),
             tasks: self.tasks.clone(),
         }
@@ -141,6 +144,7 @@ impl PromptServer {
                 skills: Vec::new(),
                 state_codec: Arc::new(crate::server_call::state_codec()),
                 published: Arc::default(),
+                ask_user: None,
                 task_tools: Vec::new(),
                 tasks: rmcp::task_manager::TaskManager::new(),
             }),
@@ -170,10 +174,15 @@ impl PromptServer {
     }
 
     /// Serve the resources, resource templates and prompts a prompt file publishes (its `mcp`
-    /// block: `LoadedPrompt::published`) beside the prompt's own.
+    /// block: `LoadedPrompt::published`) beside the prompt's own, and the builtin `ask_user`
+    /// tool when it asks for it.
     #[must_use]
     pub fn with_published(self, published: crate::published::Published) -> Self {
         let mut state = self.state.copy();
+        state.ask_user = published
+            .ask_user
+            .then(crate::ask_user::ask_user_tool)
+            .and_then(Result::ok);
         state.published = Arc::new(published);
         Self {
             state: Arc::new(state),
@@ -235,9 +244,20 @@ impl PromptServer {
             })
     }
 
-    /// The MCP tools currently offered, in the rendered prompt's order.
+    /// The MCP tools currently offered, in the rendered prompt's order, then the builtin
+    /// `ask_user` when it is on.
     pub fn tools(&self) -> Result<Vec<rmcp::model::Tool>, McpServeError> {
-        Ok(self.render()?.tools.iter().map(mcp_tool).collect())
+        let rendered = self.render()?;
+        let builtin = self.builtin_tool(&rendered, crate::ASK_USER);
+        Ok(rendered.tools.iter().chain(builtin).map(mcp_tool).collect())
+    }
+
+    /// The server's own tool `name` (`ask_user`), unless the prompt has a tool of that name.
+    fn builtin_tool<'a>(&'a self, rendered: &RenderedPrompt, name: &str) -> Option<&'a ToolRef> {
+        self.state
+            .ask_user
+            .as_ref()
+            .filter(|tool| tool.name() == name && rendered.tool(name).is_none())
     }
 
     /// Run one tool call as an MCP client would: the text result, `is_error`, expansion handling
@@ -279,9 +299,11 @@ impl PromptServer {
             false => None,
         };
         let rendered = self.render().map_err(internal)?;
-        if rendered.tool(name).is_none() {
+        let builtin = self.builtin_tool(&rendered, name);
+        if rendered.tool(name).is_none() && builtin.is_none() {
             return opened::not_offered(&rendered, name);
         }
+        let tools: Vec<ToolRef> = rendered.tools.iter().chain(builtin).cloned().collect();
         let executor = ToolExecutor {
             adapter: "mcp".into(),
             resources,
@@ -300,10 +322,7 @@ impl PromptServer {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let outcome = match executor
-            .execute(&call, &rendered.tools, Some(&rendered))
-            .await
-        {
+        let outcome = match executor.execute(&call, &tools, Some(&rendered)).await {
             Ok(outcome) => outcome,
             Err(error) => {
                 return Ok(CallDone {
@@ -452,18 +471,30 @@ impl ServerHandler for PromptServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.tools().map_err(internal)?,
-        ))
+        let mut tools = self.tools().map_err(internal)?;
+        // `ask_user` is for clients that can show a form.
+        let elicits = context
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some());
+        if !elicits && self.state.ask_user.is_some() {
+            let rendered = self.render().map_err(internal)?;
+            if self.builtin_tool(&rendered, crate::ASK_USER).is_some() {
+                tools.retain(|tool| tool.name != crate::ASK_USER);
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     /// The offered tool `name`: the HTTP transport checks a `tools/call`'s `Mcp-Param-*` headers
     /// against its schema's `x-mcp-header` annotations (SEP-2243).
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
         let rendered = self.render().ok()?;
-        rendered.tool(name).map(mcp_tool)
+        rendered
+            .tool(name)
+            .or_else(|| self.builtin_tool(&rendered, name))
+            .map(mcp_tool)
     }
 
     async fn call_tool(

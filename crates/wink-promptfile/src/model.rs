@@ -87,6 +87,10 @@ pub struct McpSpec {
     /// Prompts.
     #[serde(default)]
     pub prompts: Vec<McpPromptSpec>,
+    /// Offer the builtin `ask_user` tool: the client's model asks the person at the client
+    /// (elicitation).
+    #[serde(default)]
+    pub ask_user: bool,
 }
 
 /// A published resource: exactly one of `text`, `file` (relative to the prompt file; its bytes)

@@ -58,7 +58,10 @@ impl Converter<'_> {
     /// The `mcp` block, checked: each resource gives exactly one of `text`, `file`, `handler`,
     /// each prompt one of `text`, `handler`; URIs and names are unique.
     pub(super) fn published(&self, spec: &McpSpec) -> Result<Published, PromptFileError> {
-        let mut published = Published::default();
+        let mut published = Published {
+            ask_user: spec.ask_user,
+            ..Published::default()
+        };
         for (index, resource) in spec.resources.iter().enumerate() {
             let at = format!("mcp.resources[{index}]");
             if published.resources.iter().any(|r| r.uri == resource.uri) {
@@ -157,6 +160,17 @@ mod tests {
         load_str(&text, FileFormat::Json, Path::new("."), "p.json")
             .map(|loaded| loaded.published)
             .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn ask_user_is_off_unless_asked_for() {
+        assert!(load(r#"{"ask_user": true}"#).unwrap().ask_user);
+        assert!(!load("{}").unwrap().ask_user);
+        assert!(
+            load(r#"{"ask_user": "yes"}"#)
+                .unwrap_err()
+                .contains("invalid type: string \"yes\", expected a boolean")
+        );
     }
 
     #[test]
