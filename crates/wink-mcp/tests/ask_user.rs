@@ -92,13 +92,7 @@ async fn ask(
         .unwrap();
     let negotiated = client.peer_info().map(|info| info.protocol_version.clone());
     assert_eq!(negotiated, Some(person.version.clone()));
-    let tools: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let tools = common::tool_names(&client).await;
     let arguments = json!({"question": "Which city?", "choices": ["Paris", "Rome"]});
     let result = client
         .call_tool(
