@@ -143,6 +143,8 @@ fn an_mcp_call_carries_its_span_and_the_server_joins_the_trace() {
             ],
             cwd: None,
         },
+        oauth: None,
+        login_command: None,
     };
     let server = wink_mcp::McpServer::connect(&spec).unwrap();
     let (result, _) = wink_core::block_on(server.call_answering(

@@ -23,7 +23,7 @@ pub struct McpArgs {
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
     /// Serve a prompt file's sections and tools to MCP clients (stdio by default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Log in to an MCP server of a prompt file (OAuth), ahead of a run: opens the authorization
     /// page with $BROWSER (else prints it) and stores the tokens; prints who is logged in.
     Login(ServerArgs),
