@@ -49,8 +49,8 @@ def oauth_block(context):
         os.environ["WINK_CONFORMANCE_SECRET"] = context["client_secret"]
         oauth["client_secret_env"] = "WINK_CONFORMANCE_SECRET"
     if context.get("private_key_pem"):
-        os.environ["WINK_CONFORMANCE_SECRET"] = context["private_key_pem"]
-        oauth["client_secret_env"] = "WINK_CONFORMANCE_SECRET"
+        os.environ["WINK_CONFORMANCE_KEY"] = context["private_key_pem"]
+        oauth["private_key_env"] = "WINK_CONFORMANCE_KEY"
         oauth["token_endpoint_auth"] = "private_key_jwt"
     if context.get("name", "").startswith("auth/client-credentials"):
         oauth["grant"] = "client_credentials"

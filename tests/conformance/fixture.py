@@ -120,7 +120,7 @@ def tool(name, args):
         return content(text("Received: " + json.dumps(args, sort_keys=True)))
     if name == "test_missing_capability":
         return ask({"capital": sample("What is the capital of France?")})
-    if name in ("test_input_required_result_elicitation", "test_streaming_elicitation"):
+    if name in ("test_input_required_result_elicitation", "test_streaming_elicitation", "test_tool_with_task"):
         if responses is None or answer("user_name") is None:
             return ask({"user_name": NAME})
         return content(text(f"Hello, {(answer('user_name') or {}).get('name', 'stranger')}!"))

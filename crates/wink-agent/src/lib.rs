@@ -33,6 +33,7 @@
 
 mod agent;
 mod budget;
+mod budgeted;
 mod driver;
 mod example;
 mod guard;
@@ -55,6 +56,7 @@ pub use budget::{
     Budget, BudgetLimit, BudgetTracker, DEFAULT_OUTPUT_RESERVE, MeasuredRequest, Spent,
     estimate_request_tokens, estimate_request_tokens_after,
 };
+pub use budgeted::BudgetedAdapter;
 pub use driver::{
     Driver, EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord,
     RunObserver, evaluate, resume,

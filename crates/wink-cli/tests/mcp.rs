@@ -87,13 +87,19 @@ fn check_transcript(seen: &Value, modern: bool) {
     assert_eq!(
         seen["resources"],
         serde_json::json!([
-            "wink://prompt",
-            "wink://section/task",
-            "wink://section/reference",
-            "wink://section/reference.details",
-            "wink://section/math"
+            "wink://demo/unified",
+            "wink://demo/unified/task",
+            "wink://demo/unified/reference",
+            "wink://demo/unified/reference.details",
+            "wink://demo/unified/math"
         ])
     );
+    // The section's resource, and its alias `wink://section/math`.
+    assert_eq!(
+        seen["section_resource"],
+        "## 3. Math (math)\n\nUse add for sums."
+    );
+    assert_eq!(seen["alias_resource"], seen["section_resource"]);
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! A server that asks for input during a tool call (SEP-2322 `input_required`), answered by
 //! wink's client. Elicitation: declined (`--elicitation decline`, which never reads stdin), or
 //! asked at the terminal (`--elicitation ask`: a form on stderr, the answers from stdin).
-//! Sampling: answered by the run's own model. The server is `wink mcp serve` with the
-//! conformance fixture, over HTTP.
+//! Sampling: answered by the run's own model, spending from the run's budget. The server is
+//! `wink mcp serve` with the conformance fixture, over HTTP.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -94,7 +94,8 @@ fn client_prompt(url: &str, name: &str, tools: &[&str]) -> std::path::PathBuf {
 
 #[test]
 fn elicitation_is_declined_without_reading_stdin_or_asked_at_the_terminal() {
-    let (mut server, url) = fixture_server();
+    let (server, url) = fixture_server();
+    let _server = Stops(server);
     let path = client_prompt(&url, "elicit", &["test_input_required_result_elicitation"]);
     let prompt = path.to_str().unwrap();
 
@@ -119,14 +120,13 @@ fn elicitation_is_declined_without_reading_stdin_or_asked_at_the_terminal() {
     let result: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(result["message"], "Hello, stranger!");
 
-    server.kill().unwrap();
-    server.wait().unwrap();
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
 
 #[test]
 fn sampling_is_answered_by_the_runs_own_model() {
-    let (mut server, url) = fixture_server();
+    let (server, url) = fixture_server();
+    let _server = Stops(server);
     let path = client_prompt(&url, "sample", &["test_input_required_result_sampling"]);
     let dir = path.parent().unwrap();
     // The scripted model's second turn answers the server's sampling request.
@@ -166,7 +166,92 @@ fn sampling_is_answered_by_the_runs_own_model() {
         event.contains(r#""server":"fixture","tool":"test_input_required_result_sampling","method":"sampling/createMessage","message":null,"action":"answered""#),
         "{event}"
     );
-    server.kill().unwrap();
-    server.wait().unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Kills the fixture server when the test ends, a failed one included.
+struct Stops(Child);
+
+impl Drop for Stops {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The lines of a run's progress on stderr without their times (`[   0.4s] `).
+fn progress(stderr: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .map(|line| match line.split_once("s] ") {
+            Some((time, rest)) if time.starts_with('[') => rest.to_owned(),
+            _ => line.to_owned(),
+        })
+        .collect()
+}
+
+#[test]
+fn sampling_spends_from_the_runs_budget() {
+    let (server, url) = fixture_server();
+    let _server = Stops(server);
+    let path = client_prompt(&url, "budget", &["test_input_required_result_sampling"]);
+    let dir = path.parent().unwrap();
+    let turns = serde_json::json!([
+        {"tool_calls": [{"id": "1", "name": "fixture.test_input_required_result_sampling", "arguments": {}}]},
+        {"text": "Paris."},
+        {"text": "Done."}
+    ]);
+    std::fs::write(dir.join("script.json"), turns.to_string()).unwrap();
+    let session = dir.join("s.jsonl");
+    let run = |max_model_calls: &str| {
+        let _ = std::fs::remove_file(&session);
+        common::wink(&[
+            "run",
+            path.to_str().unwrap(),
+            "--model",
+            &format!("scripted:{}", dir.join("script.json").display()),
+            "--max-model-calls",
+            max_model_calls,
+            "--session",
+            session.to_str().unwrap(),
+        ])
+    };
+    let tool = "tool fixture.test_input_required_result_sampling({})";
+    // Three calls: the run's two turns and the sampling between them.
+    let out = run("3");
+    assert_eq!(common::stdout(&out), "Done.\n");
+    let lines = progress(&out.stderr);
+    assert!(
+        lines.contains(&"done: 3 model calls, 1 tool calls, 0 input tokens (0 cached), 0 output tokens, 0 restarts".to_owned()),
+        "{lines:?}"
+    );
+    // Two: the run's first turn and the sampling; the run's second turn is over budget.
+    let out = run("2");
+    assert_eq!(out.status.code(), Some(3));
+    let lines = progress(&out.stderr);
+    assert_eq!(
+        lines[lines.len() - 3..],
+        [
+            format!(r#"  {tool} -> Sampling answered: {{"type": "text", "text": "Paris."}}"#),
+            "done: 2 model calls, 1 tool calls, 0 input tokens (0 cached), 0 output tokens, 0 restarts".to_owned(),
+            "error: budget exceeded: 2 model calls (raise it with --max-model-calls)".to_owned(),
+        ]
+    );
+    // One: the sampling itself is refused, and the tool call fails saying why.
+    let out = run("1");
+    assert_eq!(out.status.code(), Some(3));
+    let lines = progress(&out.stderr);
+    assert_eq!(
+        lines[lines.len() - 2..],
+        [
+            "done: 1 model calls, 1 tool calls, 0 input tokens (0 cached), 0 output tokens, 0 restarts",
+            "error: budget exceeded: 1 model call (raise it with --max-model-calls)",
+        ]
+    );
+    let log = std::fs::read_to_string(&session).unwrap();
+    assert!(
+        log.contains(r#""message":"Tool 'fixture.test_input_required_result_sampling' execution failed: MCP server `fixture`: sampling with script failed: scripted (script): the run's max model calls budget ran out""#),
+        "{log}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -8,9 +8,11 @@
 //! - `tools/list`: `read_section` plus the tools of every visible section, canonical names
 //!   (dots are legal in MCP);
 //! - `tools/call`: WINK's execution semantics ([`wink_core::ToolExecutor`]);
-//! - `prompts/get`: the rendered prompt (also the server's `instructions`); resources
-//!   `wink://prompt` and `wink://section/<dot.key>` (a summarized section's resource returns its
-//!   full content, like `read_section`, without expanding it).
+//! - `prompts/get`: the rendered prompt (also the server's `instructions`), its params as the
+//!   prompt's arguments; resources `wink://NS/KEY` (the prompt) and `wink://NS/KEY/<dot.key>` (a
+//!   summarized section's resource returns its full content, like `read_section`, without
+//!   expanding it), a resource template per section with params; `wink://prompt` and
+//!   `wink://section/<dot.key>` are aliases.
 //!
 //! When `read_section` discloses a tool-bearing section the server marks it expanded in its
 //! session, offers the new tools and sends `notifications/tools/list_changed` (capability
@@ -42,14 +44,16 @@
 //! assert_eq!(names, ["read_section"]);
 //!
 //! let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-//! let full = runtime.block_on(server.read_resource_text("wink://section/guide")).unwrap();
+//! let full = runtime.block_on(server.read_resource_text("wink://demo/docs/guide")).unwrap();
 //! assert_eq!(full, "## 1. Guide (guide)\n\nStep one. Step two.");
+//! assert_eq!(runtime.block_on(server.read_resource_text("wink://section/guide")).unwrap(), full);
 //! let result = runtime
 //!     .block_on(server.call_tool_text("read_section", serde_json::json!({"section_key": "guide"}).as_object().cloned()))
 //!     .unwrap();
 //! assert_eq!(result.is_error, Some(false));
 //! ```
 
+mod ask_user;
 mod bridge;
 mod call_input;
 mod client;
@@ -60,12 +64,14 @@ pub mod lines;
 mod published;
 mod server;
 mod server_call;
+mod server_params;
 mod server_published;
 mod server_resources;
 mod server_tasks;
 mod skills;
 mod stdio;
 
+pub use ask_user::ASK_USER;
 pub use bridge::{BridgeReply, BridgedCall, ToolBridge, bridge_tool_name};
 pub use call_input::{CancelSignal, ClientInput, ProgressReporter, ProgressUpdate};
 pub use client::{
@@ -76,7 +82,8 @@ pub use client::{
     killed_with_this_process, resolve_program, split_command_line,
 };
 pub use client::{
-    LOGIN_WAIT, LoginReport, OAuthGrant, OAuthSpec, log_in_to, login, logout, token_dir, token_path,
+    LOGIN_WAIT, LoginReport, OAuthGrant, OAuthSpec, PrivateKeySource, log_in_to, login, logout,
+    token_dir, token_path,
 };
 pub use content::{ToolResultForm, content_text, result_form};
 pub use error::McpServeError;
@@ -88,4 +95,6 @@ pub use published::{
 pub use server::{
     PROMPT_URI, PromptServer, SECTION_URI_PREFIX, mcp_tool, new_tools_notice, section_uri,
 };
+pub use server_resources::{prompt_resource_uri, section_resource_uri};
+pub use server_tasks::{TaskInput, TaskTool};
 pub use skills::{MAX_RESOURCE_BYTES, SKILL_URI_SCHEME, skill_entry, skill_uri};

@@ -93,6 +93,8 @@ pub struct Published {
     pub templates: Vec<PublishedTemplate>,
     /// Prompts.
     pub prompts: Vec<PublishedPrompt>,
+    /// Offer the builtin `ask_user` tool (elicitation through the client, [`crate::ASK_USER`]).
+    pub ask_user: bool,
 }
 
 /// What reading or getting something published gives.

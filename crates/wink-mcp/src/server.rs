@@ -27,9 +27,11 @@ use crate::error::McpServeError;
 
 mod opened;
 
-/// URI of the rendered prompt resource.
+/// An alias URI of the rendered prompt resource (its URI is `wink://NS/KEY`,
+/// [`crate::prompt_resource_uri`]).
 pub const PROMPT_URI: &str = "wink://prompt";
-/// Prefix of section resources: `wink://section/<dot.key>`.
+/// The prefix of the alias URIs of section resources, `wink://section/<dot.key>` (their URIs
+/// are `wink://NS/KEY/<dot.key>`, [`crate::section_resource_uri`]).
 pub const SECTION_URI_PREFIX: &str = "wink://section/";
 
 /// The text appended to a tool result when the call made new tools visible — the restart signal
@@ -49,7 +51,8 @@ pub fn new_tools_notice<S: AsRef<str>>(names: &[S]) -> String {
     )
 }
 
-/// The URI of a section's resource.
+/// The alias URI of a section's resource (`wink://section/<dot.key>`; its URI is
+/// [`crate::section_resource_uri`]).
 pub fn section_uri(path: &SectionPath) -> String {
     format!("{SECTION_URI_PREFIX}{}", path.dotted())
 }
@@ -69,8 +72,10 @@ struct ServerState {
     state_codec: Arc<rmcp::model::RequestStateCodec>,
     /// Resources, templates and prompts the prompt file publishes beside its sections.
     published: Arc<crate::published::Published>,
-    /// The tools whose calls run as MCP tasks (name, whether a task is required), and the tasks.
-    task_tools: Vec<(String, bool)>,
+    /// The builtin `ask_user` tool, when the prompt file asks for it.
+    ask_user: Option<ToolRef>,
+    /// The tools whose calls run as MCP tasks, and the tasks.
+    task_tools: Vec<crate::server_tasks::TaskTool>,
     tasks: rmcp::task_manager::TaskManager,
 }
 
@@ -88,6 +93,7 @@ impl ServerState {
             skills: self.skills.clone(),
             state_codec: self.state_codec.clone(),
             published: self.published.clone(),
+            ask_user: self.ask_user.clone(),
             task_tools: self.task_tools.clone(),
             tasks: self.tasks.clone(),
         }
@@ -97,8 +103,9 @@ impl ServerState {
 /// Serves one prompt over MCP: `tools/list` offers the tools the rendered prompt offers
 /// (`read_section` plus the tools of every visible section, canonical names, dots kept),
 /// `tools/call` runs them with WINK's semantics ([`ToolExecutor`]), `prompts/get` returns the
-/// rendered prompt and `resources/read` the prompt (`wink://prompt`) or one section's full
-/// content (`wink://section/<dot.key>`).
+/// rendered prompt (its arguments are the prompt's params) and `resources/read` the prompt
+/// (`wink://NS/KEY`) or one section's full content (`wink://NS/KEY/SECTION`, with a resource
+/// template for each section with params).
 ///
 /// When `read_section` discloses a tool-bearing section, the section is marked expanded in the
 /// session (`SetVisibilityOverride`), the tool list grows, `notifications/tools/list_changed` is
@@ -137,6 +144,7 @@ impl PromptServer {
                 skills: Vec::new(),
                 state_codec: Arc::new(crate::server_call::state_codec()),
                 published: Arc::default(),
+                ask_user: None,
                 task_tools: Vec::new(),
                 tasks: rmcp::task_manager::TaskManager::new(),
             }),
@@ -166,22 +174,26 @@ impl PromptServer {
     }
 
     /// Serve the resources, resource templates and prompts a prompt file publishes (its `mcp`
-    /// block: `LoadedPrompt::published`) beside the prompt's own.
+    /// block: `LoadedPrompt::published`) beside the prompt's own, and the builtin `ask_user`
+    /// tool when it asks for it.
     #[must_use]
     pub fn with_published(self, published: crate::published::Published) -> Self {
         let mut state = self.state.copy();
+        state.ask_user = published
+            .ask_user
+            .then(crate::ask_user::ask_user_tool)
+            .and_then(Result::ok);
         state.published = Arc::new(published);
         Self {
             state: Arc::new(state),
         }
     }
 
-    /// Run the calls of the tools `tools` (name, whether a task is required) as MCP tasks (the
-    /// Tasks extension: a prompt file's tools declared with `task`, `LoadedPrompt::task_tools`).
-    /// Clients without the extension get a synchronous result, or `-32021` when a task is
-    /// required.
+    /// Run the calls of the tools `tools` as MCP tasks (the Tasks extension: a prompt file's
+    /// tools declared with `task`, `LoadedPrompt::task_tools`). Clients without the extension
+    /// get a synchronous result, or `-32021` when a task is required.
     #[must_use]
-    pub fn with_task_tools(self, tools: Vec<(String, bool)>) -> Self {
+    pub fn with_task_tools(self, tools: Vec<crate::server_tasks::TaskTool>) -> Self {
         let mut state = self.state.copy();
         state.task_tools = tools;
         Self {
@@ -189,13 +201,9 @@ impl PromptServer {
         }
     }
 
-    /// Whether `name` runs as a task: `Some(required)`.
-    pub(crate) fn task_tool(&self, name: &str) -> Option<bool> {
-        self.state
-            .task_tools
-            .iter()
-            .find(|(tool, _)| tool == name)
-            .map(|(_, required)| *required)
+    /// How `name` runs as a task, when it does.
+    pub(crate) fn task_tool(&self, name: &str) -> Option<&crate::server_tasks::TaskTool> {
+        self.state.task_tools.iter().find(|tool| tool.name == name)
     }
 
     pub(crate) fn tasks(&self) -> &rmcp::task_manager::TaskManager {
@@ -208,6 +216,11 @@ impl PromptServer {
 
     pub(crate) fn published(&self) -> &Arc<crate::published::Published> {
         &self.state.published
+    }
+
+    /// The prompt as served (its `--params` bound).
+    pub(crate) fn prompt(&self) -> &Prompt {
+        &self.state.prompt
     }
 
     /// The session holding the server's visibility state.
@@ -231,9 +244,20 @@ impl PromptServer {
             })
     }
 
-    /// The MCP tools currently offered, in the rendered prompt's order.
+    /// The MCP tools currently offered, in the rendered prompt's order, then the builtin
+    /// `ask_user` when it is on.
     pub fn tools(&self) -> Result<Vec<rmcp::model::Tool>, McpServeError> {
-        Ok(self.render()?.tools.iter().map(mcp_tool).collect())
+        let rendered = self.render()?;
+        let builtin = self.builtin_tool(&rendered, crate::ASK_USER);
+        Ok(rendered.tools.iter().chain(builtin).map(mcp_tool).collect())
+    }
+
+    /// The server's own tool `name` (`ask_user`), unless the prompt has a tool of that name.
+    fn builtin_tool<'a>(&'a self, rendered: &RenderedPrompt, name: &str) -> Option<&'a ToolRef> {
+        self.state
+            .ask_user
+            .as_ref()
+            .filter(|tool| tool.name() == name && rendered.tool(name).is_none())
     }
 
     /// Run one tool call as an MCP client would: the text result, `is_error`, expansion handling
@@ -275,9 +299,11 @@ impl PromptServer {
             false => None,
         };
         let rendered = self.render().map_err(internal)?;
-        if rendered.tool(name).is_none() {
+        let builtin = self.builtin_tool(&rendered, name);
+        if rendered.tool(name).is_none() && builtin.is_none() {
             return opened::not_offered(&rendered, name);
         }
+        let tools: Vec<ToolRef> = rendered.tools.iter().chain(builtin).cloned().collect();
         let executor = ToolExecutor {
             adapter: "mcp".into(),
             resources,
@@ -296,10 +322,7 @@ impl PromptServer {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let outcome = match executor
-            .execute(&call, &rendered.tools, Some(&rendered))
-            .await
-        {
+        let outcome = match executor.execute(&call, &tools, Some(&rendered)).await {
             Ok(outcome) => outcome,
             Err(error) => {
                 return Ok(CallDone {
@@ -448,18 +471,30 @@ impl ServerHandler for PromptServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.tools().map_err(internal)?,
-        ))
+        let mut tools = self.tools().map_err(internal)?;
+        // `ask_user` is for clients that can show a form.
+        let elicits = context
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some());
+        if !elicits && self.state.ask_user.is_some() {
+            let rendered = self.render().map_err(internal)?;
+            if self.builtin_tool(&rendered, crate::ASK_USER).is_some() {
+                tools.retain(|tool| tool.name != crate::ASK_USER);
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     /// The offered tool `name`: the HTTP transport checks a `tools/call`'s `Mcp-Param-*` headers
     /// against its schema's `x-mcp-header` annotations (SEP-2243).
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
         let rendered = self.render().ok()?;
-        rendered.tool(name).map(mcp_tool)
+        rendered
+            .tool(name)
+            .or_else(|| self.builtin_tool(&rendered, name))
+            .map(mcp_tool)
     }
 
     async fn call_tool(
@@ -506,10 +541,11 @@ impl ServerHandler for PromptServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        let arguments = self.prompt_arguments();
         let prompt = McpPrompt::new(
             self.state.prompt_name.clone(),
             Some(self.prompt_description()),
-            None,
+            (!arguments.is_empty()).then_some(arguments),
         );
         let mut prompts = vec![prompt];
         prompts.extend(self.state.published.prompt_list()?);
@@ -533,7 +569,11 @@ impl ServerHandler for PromptServer {
                 None,
             ));
         }
-        let text = self.render().map_err(internal)?.text;
+        let text = self
+            .prompt_with_arguments(request.arguments.as_ref())?
+            .render_with(&self.state.session)
+            .map_err(|e| ErrorData::invalid_params(format!("{e}"), None))?
+            .text;
         Ok(GetPromptResponse::from(
             GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
                 .with_description(self.prompt_description()),
@@ -555,9 +595,9 @@ impl ServerHandler for PromptServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.state.published.template_list()?,
-        ))
+        let mut templates = self.section_templates();
+        templates.extend(self.state.published.template_list()?);
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(

@@ -10,7 +10,7 @@
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, InputRequest, InputRequiredResult,
-    JsonObject, ProgressNotificationParam, RequestStateCodec, SealOptions,
+    JsonObject, ProgressNotificationParam, RequestStateCodec, SealOptions, ServerRequest,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -35,11 +35,43 @@ pub(crate) fn binding(method: &str, name: &str, arguments: Option<&JsonObject>) 
     format!("{method}\u{0}{name}\u{0}{arguments}").into_bytes()
 }
 
+/// The most rounds of input a handshake-era client answers on its connection for one call.
+const MAX_CONNECTION_ROUNDS: usize = 10;
+
 impl PromptServer {
-    /// Runs a `tools/call` as the MCP server answers it (see the module docs).
+    /// Runs a `tools/call` as the MCP server answers it (see the module docs). A handshake-era
+    /// client (protocol before 2026-07-28) cannot take an `input_required` result: the server
+    /// sends it the requests on its connection instead and runs the tool again with the answers.
     pub(crate) async fn call_tool_response(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+        for _ in 0..MAX_CONNECTION_ROUNDS {
+            match self.call_tool_once(&request, context).await? {
+                CallToolResponse::InputRequired(asked) if !modern => {
+                    request.input_responses = Some(ask_on_connection(&asked, context).await?);
+                    request.request_state = asked.request_state;
+                }
+                response => return Ok(response),
+            }
+        }
+        Err(ErrorData::internal_error(
+            format!(
+                "tool '{}' asked for input more than {MAX_CONNECTION_ROUNDS} times",
+                request.name
+            ),
+            None,
+        ))
+    }
+
+    /// Runs the call once: its result, or the input it asks for.
+    async fn call_tool_once(
+        &self,
+        request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let bound = binding("tools/call", &request.name, request.arguments.as_ref());
@@ -198,4 +230,40 @@ impl PromptServer {
         }
         Ok(asked)
     }
+}
+
+/// Sends `asked`'s requests to a handshake-era client on its connection (`elicitation/create`,
+/// `sampling/createMessage`, `roots/list`) and collects its answers, keyed as asked.
+async fn ask_on_connection(
+    asked: &InputRequiredResult,
+    context: &RequestContext<RoleServer>,
+) -> Result<rmcp::model::InputResponses, ErrorData> {
+    let mut answers = rmcp::model::InputResponses::new();
+    for (key, request) in asked.input_requests.iter().flatten() {
+        let request: ServerRequest = match request.clone() {
+            InputRequest::Elicitation(request) => request.into(),
+            InputRequest::CreateMessage(request) => request.into(),
+            InputRequest::ListRoots(request) => request.into(),
+            other => {
+                let method = serde_json::to_value(&other).unwrap_or_default()["method"].clone();
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "input '{key}' asks the client for {method}, which wink cannot send on a connection"
+                    ),
+                    None,
+                ));
+            }
+        };
+        let answer = context.peer.send_request(request).await.map_err(|e| {
+            ErrorData::internal_error(
+                format!("the client did not answer input '{key}': {e}"),
+                None,
+            )
+        })?;
+        let answer = serde_json::to_value(answer).map_err(|e| {
+            ErrorData::internal_error(format!("the client's answer to '{key}': {e}"), None)
+        })?;
+        answers.insert(key.clone(), answer);
+    }
+    Ok(answers)
 }

@@ -7,6 +7,11 @@
 //! `completed` with `isError`), or `failed` when the call could not run at all. `tasks/cancel`
 //! kills a running command and settles the task as `cancelled`. Clients without the extension
 //! get the ordinary synchronous result.
+//!
+//! A tool whose input comes [`TaskInput::Before`] its task gathers it on the call itself
+//! (SEP-2322 rounds, then SEP-2663's composition): a call without answers runs the tool in the
+//! request, and a tool that asks for input answers the call with `input_required` while no task
+//! exists; the call that brings the answers starts the task, and the tool runs in it with them.
 
 use std::collections::BTreeMap;
 
@@ -29,6 +34,51 @@ const MAX_ROUNDS: usize = 10;
 /// How often a client is told to poll, in milliseconds.
 const POLL_INTERVAL_MS: u64 = 500;
 
+/// Where a task tool's requests for input go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskInput {
+    /// Into the task: the call returns a task at once; `tasks/get` shows the requests and
+    /// `tasks/update` answers them.
+    #[default]
+    During,
+    /// On the call, before any task exists: a call without answers runs the tool in the request
+    /// (its `input_required` goes back as the call's result, and a tool that asks for nothing
+    /// answers the call directly); the call that brings answers starts the task.
+    Before,
+}
+
+/// A tool whose MCP calls run as tasks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskTool {
+    /// The tool's name.
+    pub name: String,
+    /// Whether clients without the Tasks extension are refused (`-32021`) rather than answered
+    /// synchronously.
+    pub required: bool,
+    /// Where its requests for input go.
+    pub input: TaskInput,
+}
+
+impl TaskTool {
+    /// The tool `name`, a task required or not, its input asked for in the task.
+    pub fn new(name: impl Into<String>, required: bool) -> Self {
+        Self {
+            name: name.into(),
+            required,
+            input: TaskInput::During,
+        }
+    }
+
+    /// The same tool, its input asked for as `input` says.
+    #[must_use]
+    pub fn with_input(mut self, input: TaskInput) -> Self {
+        self.input = input;
+        self
+    }
+}
+
 impl PromptServer {
     /// The call as a task, when its tool runs as one and the client negotiated the extension
     /// (`-32021` when the tool requires a task and the client did not).
@@ -37,12 +87,12 @@ impl PromptServer {
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Option<Result<CallToolResponse, ErrorData>> {
-        let required = self.task_tool(&request.name)?;
+        let tool = self.task_tool(&request.name)?;
         let negotiated = context
             .client_capabilities()
             .is_some_and(|c| c.supports_tasks());
         if !negotiated {
-            if !required {
+            if !tool.required {
                 return None;
             }
             let mut missing = rmcp::model::ClientCapabilities::default();
@@ -55,6 +105,28 @@ impl PromptServer {
                 );
             return Some(Err(ErrorData::missing_required_client_capability(missing)));
         }
+        let answered = request.input_responses.is_some() || request.request_state.is_some();
+        // The client's answers from the rounds before the task: checked (a changed state is
+        // refused) before any task exists.
+        let input = match tool.input {
+            TaskInput::Before if !answered => return None,
+            TaskInput::Before => {
+                let bound = crate::server_call::binding(
+                    "tools/call",
+                    &request.name,
+                    request.arguments.as_ref(),
+                );
+                match self.client_input(
+                    request.input_responses.as_ref(),
+                    request.request_state.as_deref(),
+                    &bound,
+                ) {
+                    Ok(input) => input,
+                    Err(refused) => return Some(Err(refused)),
+                }
+            }
+            TaskInput::During => None,
+        };
         let server = self.clone();
         let name = request.name.to_string();
         let arguments = request.arguments.clone();
@@ -62,7 +134,7 @@ impl PromptServer {
         let task = self.tasks().spawn(options, move |context| {
             Box::pin(async move {
                 let cancel = CancelSignal::default();
-                let work = server.run_task(name, arguments, &context, cancel.clone());
+                let work = server.run_task(name, arguments, input, &context, cancel.clone());
                 tokio::select! {
                     outcome = work => outcome,
                     () = context.cancelled() => {
@@ -75,15 +147,16 @@ impl PromptServer {
         Some(Ok(CallToolResponse::Task(CreateTaskResult::new(task))))
     }
 
-    /// Runs the tool, round after round while it asks for input.
+    /// Runs the tool, round after round while it asks for input (the first round with `input`,
+    /// the answers the call brought).
     async fn run_task(
         self,
         name: String,
         arguments: Option<JsonObject>,
+        mut input: Option<ClientInput>,
         context: &TaskContext,
         cancel: CancelSignal,
     ) -> Result<CallToolResult, TaskExit> {
-        let mut input: Option<ClientInput> = None;
         for round in 0..MAX_ROUNDS {
             let mut resources = self.tool_resources().with(cancel.clone());
             if let Some(input) = input.take() {

@@ -135,11 +135,11 @@ async fn resources_prompts_and_errors() {
     assert_eq!(
         uris,
         [
-            "wink://prompt",
-            "wink://section/task",
-            "wink://section/reference",
-            "wink://section/reference.details",
-            "wink://section/math"
+            "wink://demo/mcp",
+            "wink://demo/mcp/task",
+            "wink://demo/mcp/reference",
+            "wink://demo/mcp/reference.details",
+            "wink://demo/mcp/math"
         ]
     );
     let read = |uri: &str| {
@@ -160,23 +160,52 @@ async fn resources_prompts_and_errors() {
     };
     // An expanded section reads as rendered, children included; a summarized one in full.
     assert_eq!(
-        read("wink://section/reference").await,
+        read("wink://demo/mcp/reference").await,
         "## 2. Reference (reference)\n\nFull reference.\n\n### 2.1. Details (reference.details)\n\nDeep details."
     );
+    assert_eq!(
+        read("wink://demo/mcp/math").await,
+        "## 3. Math (math)\n\nUse add for sums."
+    );
+    let prompt_text = read("wink://demo/mcp").await;
+    assert!(prompt_text.ends_with("Arithmetic tools.\n\n---\n[This section is summarized. To view full content, call `read_section` with key \"math\".]"));
+    // The URIs of earlier versions read the same.
+    assert_eq!(read("wink://prompt").await, prompt_text);
     assert_eq!(
         read("wink://section/math").await,
         "## 3. Math (math)\n\nUse add for sums."
     );
-    assert!(read("wink://prompt").await.ends_with("Arithmetic tools.\n\n---\n[This section is summarized. To view full content, call `read_section` with key \"math\".]"));
-    let missing = client
-        .read_resource(ReadResourceRequestParams::new("wink://section/nope"))
-        .await
-        .unwrap_err();
+    for (uri, message) in [
+        (
+            "wink://demo/mcp/nope",
+            "Unknown section key: 'nope' (resource 'wink://demo/mcp/nope').",
+        ),
+        (
+            "wink://section/nope",
+            "Unknown section key: 'nope' (resource 'wink://section/nope').",
+        ),
+        (
+            "wink://other/mcp/math",
+            "Unknown resource 'wink://other/mcp/math': expected wink://demo/mcp or wink://demo/mcp/<dot.key>.",
+        ),
+        (
+            "wink://demo/mcp/math?a=1",
+            "Section 'math' has no params to set (resource 'wink://demo/mcp/math?a=1').",
+        ),
+    ] {
+        let error = client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains(message), "{error}");
+    }
+    // No section has params: no resource templates.
     assert!(
-        missing
-            .to_string()
-            .contains("Unknown section key: 'nope' (resource 'wink://section/nope')."),
-        "{missing}"
+        client
+            .list_all_resource_templates()
+            .await
+            .unwrap()
+            .is_empty()
     );
 
     let prompt = client

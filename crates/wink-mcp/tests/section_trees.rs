@@ -3,6 +3,8 @@
 //! lists a group's sections and gives a leaf's text.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
 use serde_json::json;
@@ -65,13 +67,7 @@ async fn groups_search_and_reads_work_over_mcp() {
     let serving =
         tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
     let client = ().serve(client_io).await.unwrap();
-    let tools: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let tools = common::tool_names(&client).await;
     assert_eq!(tools, ["read_section", "search_sections"]);
     let call = |name: &'static str, arguments: serde_json::Value| {
         let client = &client;

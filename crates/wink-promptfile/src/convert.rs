@@ -592,6 +592,7 @@ impl Converter<'_> {
             handler,
             terminal,
             task: _,
+            task_input: _,
         } = spec;
         let parameters = parameters.unwrap_or_else(wink_core::empty_params_schema);
         if !parameters.is_object() {

@@ -172,9 +172,10 @@ pub struct LoadedPrompt {
     /// The file's `mcp` block: the resources, resource templates and prompts `wink mcp serve`
     /// publishes beside the prompt (empty without one).
     pub published: wink_mcp::Published,
-    /// The tools declared with `task` (name, whether a task is required): `wink mcp serve` runs
-    /// their calls as MCP tasks for clients that negotiate the Tasks extension.
-    pub task_tools: Vec<(String, bool)>,
+    /// The tools declared with `task` (whether a task is required, where input is asked for):
+    /// `wink mcp serve` runs their calls as MCP tasks for clients that negotiate the Tasks
+    /// extension.
+    pub task_tools: Vec<wink_mcp::TaskTool>,
 }
 
 /// A prompt file's text, its format (by extension), its folder and its path as shown.

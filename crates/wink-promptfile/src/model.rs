@@ -87,6 +87,10 @@ pub struct McpSpec {
     /// Prompts.
     #[serde(default)]
     pub prompts: Vec<McpPromptSpec>,
+    /// Offer the builtin `ask_user` tool: the client's model asks the person at the client
+    /// (elicitation).
+    #[serde(default)]
+    pub ask_user: bool,
 }
 
 /// A published resource: exactly one of `text`, `file` (relative to the prompt file; its bytes)
@@ -313,10 +317,15 @@ pub struct OAuthEntry {
     /// A pre-registered client id.
     #[serde(default)]
     pub client_id: Option<String>,
-    /// The environment variable holding the client secret (for `private_key_jwt`: the PEM
-    /// private key).
+    /// The environment variable holding the client secret.
     #[serde(default)]
     pub client_secret_env: Option<String>,
+    /// For `private_key_jwt`: the environment variable holding the PEM private key.
+    #[serde(default)]
+    pub private_key_env: Option<String>,
+    /// For `private_key_jwt`: the PEM private key's file (relative to the prompt file's folder).
+    #[serde(default)]
+    pub private_key_file: Option<String>,
     /// The scopes to ask for.
     #[serde(default)]
     pub scopes: Option<Vec<String>>,
@@ -358,6 +367,11 @@ pub struct ToolDecl {
     /// and may cancel it.
     #[serde(default)]
     pub task: Option<String>,
+    /// Where a task tool asks for input: `during` (default) — in the task (`tasks/get` shows
+    /// the requests, `tasks/update` answers); `before` — on the call, before the task exists
+    /// (the call that brings the answers starts the task).
+    #[serde(default)]
+    pub task_input: Option<String>,
 }
 
 /// A tool example.

@@ -4,34 +4,52 @@
 use std::sync::Arc;
 
 use wink_mcp::{
-    Published, PublishedContent, PublishedPrompt, PublishedResource, PublishedTemplate,
+    Published, PublishedContent, PublishedPrompt, PublishedResource, PublishedTemplate, TaskInput,
+    TaskTool,
 };
 
 use crate::model::{McpSpec, SectionSpec};
 use crate::{Converter, PromptFileError};
 
 impl Converter<'_> {
-    /// The tools declared with `task` (name, whether a task is required), in file order.
+    /// The tools declared with `task`, in file order.
     pub(super) fn task_tools(
         &self,
         sections: &[SectionSpec<'_>],
         at: &str,
-        found: &mut Vec<(String, bool)>,
+        found: &mut Vec<TaskTool>,
     ) -> Result<(), PromptFileError> {
         for (index, section) in sections.iter().enumerate() {
             for (tool_index, tool) in section.tools.iter().enumerate() {
+                let at_tool = format!("{at}[{index}].tools[{tool_index}]");
                 let required = match tool.task.as_deref() {
+                    None if tool.task_input.is_some() => {
+                        return Err(self.invalid(
+                            format!("{at_tool}.task_input"),
+                            "task_input is for tools declared with `task`",
+                        ));
+                    }
                     None => continue,
                     Some("optional") => false,
                     Some("required") => true,
                     Some(other) => {
                         return Err(self.invalid(
-                            format!("{at}[{index}].tools[{tool_index}].task"),
+                            format!("{at_tool}.task"),
                             format!("task is `optional` or `required`, not `{other}`"),
                         ));
                     }
                 };
-                found.push((tool.name.clone(), required));
+                let input = match tool.task_input.as_deref() {
+                    None | Some("during") => TaskInput::During,
+                    Some("before") => TaskInput::Before,
+                    Some(other) => {
+                        return Err(self.invalid(
+                            format!("{at_tool}.task_input"),
+                            format!("task_input is `during` or `before`, not `{other}`"),
+                        ));
+                    }
+                };
+                found.push(TaskTool::new(tool.name.clone(), required).with_input(input));
             }
             self.task_tools(&section.children, &format!("{at}[{index}].children"), found)?;
         }
@@ -40,7 +58,10 @@ impl Converter<'_> {
     /// The `mcp` block, checked: each resource gives exactly one of `text`, `file`, `handler`,
     /// each prompt one of `text`, `handler`; URIs and names are unique.
     pub(super) fn published(&self, spec: &McpSpec) -> Result<Published, PromptFileError> {
-        let mut published = Published::default();
+        let mut published = Published {
+            ask_user: spec.ask_user,
+            ..Published::default()
+        };
         for (index, resource) in spec.resources.iter().enumerate() {
             let at = format!("mcp.resources[{index}]");
             if published.resources.iter().any(|r| r.uri == resource.uri) {
@@ -131,6 +152,7 @@ impl Converter<'_> {
 mod tests {
     use std::path::Path;
 
+    use super::{TaskInput, TaskTool};
     use crate::{FileFormat, load_str};
 
     fn load(mcp: &str) -> Result<wink_mcp::Published, String> {
@@ -138,6 +160,17 @@ mod tests {
         load_str(&text, FileFormat::Json, Path::new("."), "p.json")
             .map(|loaded| loaded.published)
             .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn ask_user_is_off_unless_asked_for() {
+        assert!(load(r#"{"ask_user": true}"#).unwrap().ask_user);
+        assert!(!load("{}").unwrap().ask_user);
+        assert!(
+            load(r#"{"ask_user": "yes"}"#)
+                .unwrap_err()
+                .contains("invalid type: string \"yes\", expected a boolean")
+        );
     }
 
     #[test]
@@ -201,7 +234,7 @@ mod tests {
             "p.json",
         )
         .unwrap();
-        assert_eq!(loaded.task_tools, [("slow".to_owned(), true)]);
+        assert_eq!(loaded.task_tools, [TaskTool::new("slow", true)]);
         let error = load_str(
             &file(r#""sometimes""#),
             FileFormat::Json,
@@ -212,6 +245,27 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "p.json: sections[0].children[0].tools[0].task: task is `optional` or `required`, not `sometimes`"
+        );
+        let load = |task: &str| {
+            load_str(&file(task), FileFormat::Json, Path::new("."), "p.json")
+                .map(|loaded| loaded.task_tools)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            load(r#""optional", "task_input": "before""#).unwrap(),
+            [TaskTool::new("slow", false).with_input(TaskInput::Before)]
+        );
+        assert_eq!(
+            load(r#""optional", "task_input": "during""#).unwrap(),
+            [TaskTool::new("slow", false)]
+        );
+        assert_eq!(
+            load(r#""optional", "task_input": "first""#).unwrap_err(),
+            "p.json: sections[0].children[0].tools[0].task_input: task_input is `during` or `before`, not `first`"
+        );
+        assert_eq!(
+            load(r#"null, "task_input": "before""#).unwrap_err(),
+            "p.json: sections[0].children[0].tools[0].task_input: task_input is for tools declared with `task`"
         );
     }
 }

@@ -142,12 +142,38 @@ impl Converter<'_> {
                 ),
             ));
         }
+        let private_key = match (&entry.private_key_env, &entry.private_key_file) {
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    key,
+                    "give the private key in one of private_key_env or private_key_file",
+                ));
+            }
+            (Some(var), None) => Some(wink_mcp::PrivateKeySource::Env(var.clone())),
+            (None, Some(file)) => Some(wink_mcp::PrivateKeySource::File(self.base_dir.join(file))),
+            (None, None) => None,
+        };
+        let jwt = entry.token_endpoint_auth.as_deref() == Some("private_key_jwt");
+        if jwt != private_key.is_some() {
+            let why = if jwt {
+                "token_endpoint_auth private_key_jwt needs private_key_env or private_key_file"
+            } else {
+                "private_key_env and private_key_file are for token_endpoint_auth private_key_jwt"
+            };
+            return Err(self.invalid(key, why));
+        }
+        if jwt && grant != wink_mcp::OAuthGrant::ClientCredentials {
+            return Err(self.invalid(
+                format!("{key}.token_endpoint_auth"),
+                "token_endpoint_auth private_key_jwt goes with grant client_credentials",
+            ));
+        }
         if grant == wink_mcp::OAuthGrant::ClientCredentials
-            && (entry.client_id.is_none() || entry.client_secret_env.is_none())
+            && (entry.client_id.is_none() || (entry.client_secret_env.is_none() && !jwt))
         {
             return Err(self.invalid(
                 key,
-                "the client_credentials grant needs client_id and client_secret_env",
+                "the client_credentials grant needs client_id and client_secret_env (or, with private_key_jwt, a private key)",
             ));
         }
         if let Some(url) = &entry.client_metadata_url
@@ -161,6 +187,7 @@ impl Converter<'_> {
         Ok(wink_mcp::OAuthSpec {
             client_id: entry.client_id.clone(),
             client_secret_env: entry.client_secret_env.clone(),
+            private_key,
             scopes: entry.scopes.clone().unwrap_or_default(),
             grant,
             token_endpoint_auth: entry.token_endpoint_auth.clone(),
@@ -198,5 +225,68 @@ impl Converter<'_> {
                 format!("timeout_s must be between 0 and 86400 seconds, not {seconds}"),
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::{FileFormat, load_str};
+
+    /// Loads a prompt whose catalog names one `url` server with `oauth`: the error, or `Ok`
+    /// when the block was accepted (loading then fails on the closed port it names).
+    fn load(oauth: &str) -> Result<(), String> {
+        let file = format!(
+            r#"{{"ns": "t", "key": "p", "sections": [{{"key": "tools", "title": "Tools",
+                "builtin": "catalog", "defer": "never",
+                "servers": {{"s": {{"url": "http://127.0.0.1:9/mcp", "oauth": {oauth}}}}}}}]}}"#
+        );
+        match load_str(&file, FileFormat::Json, Path::new("."), "p.json") {
+            Ok(_) => Ok(()),
+            Err(e) if e.to_string().contains(": MCP initialisation failed: ") => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn a_private_key_jwt_client_names_its_key_once() {
+        let jwt = r#""client_id": "c", "grant": "client_credentials", "token_endpoint_auth": "private_key_jwt""#;
+        load(&format!(r#"{{{jwt}, "private_key_env": "KEY"}}"#)).unwrap();
+        load(&format!(r#"{{{jwt}, "private_key_file": "key.pem"}}"#)).unwrap();
+        let at = "p.json: sections[0].servers.s.oauth";
+        assert_eq!(
+            load(&format!("{{{jwt}}}")).unwrap_err(),
+            format!(
+                "{at}: token_endpoint_auth private_key_jwt needs private_key_env or private_key_file"
+            )
+        );
+        assert_eq!(
+            load(&format!(
+                r#"{{{jwt}, "private_key_env": "KEY", "private_key_file": "key.pem"}}"#
+            ))
+            .unwrap_err(),
+            format!("{at}: give the private key in one of private_key_env or private_key_file")
+        );
+        assert_eq!(
+            load(r#"{"client_id": "c", "client_secret_env": "S", "private_key_env": "KEY"}"#)
+                .unwrap_err(),
+            format!(
+                "{at}: private_key_env and private_key_file are for token_endpoint_auth private_key_jwt"
+            )
+        );
+        assert_eq!(
+            load(r#"{"client_id": "c", "token_endpoint_auth": "private_key_jwt", "private_key_env": "KEY"}"#)
+                .unwrap_err(),
+            format!(
+                "{at}.token_endpoint_auth: token_endpoint_auth private_key_jwt goes with grant client_credentials"
+            )
+        );
+        assert_eq!(
+            load(r#"{"grant": "client_credentials", "client_id": "c"}"#).unwrap_err(),
+            format!(
+                "{at}: the client_credentials grant needs client_id and client_secret_env (or, with private_key_jwt, a private key)"
+            )
+        );
     }
 }

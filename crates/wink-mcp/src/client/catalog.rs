@@ -78,10 +78,18 @@ fn invoke_on<'a, S: Forwards>(
     args: Value,
     context: &'a mut ToolContext,
 ) -> ToolFuture<'a> {
-    let answers = context
+    let mut answers = context
         .resource::<ClientAnswers>()
         .cloned()
         .unwrap_or_default();
+    // Sampling answered for the server is a model call of the run: it spends from the run's
+    // budget (the loop puts its tracker in every tool's resources).
+    if let Some(budget) = context.resource::<wink_agent::BudgetTracker>() {
+        answers.sampler = answers.sampler.map(|sampler| {
+            Arc::new(wink_agent::BudgetedAdapter::new(sampler, budget.clone()))
+                as Arc<dyn wink_model::ProviderAdapter>
+        });
+    }
     let deadline = context.deadline;
     let traceparent = traceparent_of(context);
     let session = context.session.clone();

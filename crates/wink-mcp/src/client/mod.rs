@@ -11,6 +11,7 @@ mod answers;
 mod cache;
 mod call;
 mod catalog;
+mod client_assertion;
 mod connection;
 mod http_auth;
 mod oauth;
@@ -21,6 +22,7 @@ pub use answers::{ClientAnswers, ElicitationPolicy, McpInputAnswered};
 pub use cache::{CachedTools, DEFAULT_TTL, MAX_TTL, ToolCache};
 pub use call::Answered;
 pub use catalog::CatalogBuilderMcp;
+pub use client_assertion::PrivateKeySource;
 pub use connection::{McpServer, ToolList, split_command_line};
 pub use oauth::{
     LOGIN_WAIT, LoginReport, OAuthGrant, OAuthSpec, log_in_to, login, logout, token_dir, token_path,

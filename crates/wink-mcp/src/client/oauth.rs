@@ -6,19 +6,22 @@
 //!
 //! [`login`] runs the flow ahead of a run (`wink mcp login`): the authorization code grant opens
 //! the authorization URL with `$BROWSER` (else prints it) and waits on a loopback redirect; the
-//! client credentials grant needs no person. Tokens are stored per server URL in
-//! [`token_dir`], one file each, mode 0600, and are never printed.
+//! client credentials grant needs no person; its client authenticates with a secret, or with a
+//! JWT signed by its private key (`private_key_jwt`, [`super::client_assertion`]). Tokens are
+//! stored per server URL in [`token_dir`], one file each, mode 0600, and are never printed.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    ClientCredentialsConfig, CredentialStore, StoredCredentials,
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, ClientCredentialsConfig, CredentialStore, OAuthTokenResponse,
+    StoredCredentials,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::client_assertion::{self, JWT_BEARER, PrivateKeySource, SigningKey};
 use super::servers::{ServerSpec, ServerTransport};
 
 /// How long [`login`] waits for the browser to come back to the loopback redirect.
@@ -41,9 +44,11 @@ pub enum OAuthGrant {
 pub struct OAuthSpec {
     /// A pre-registered client id.
     pub client_id: Option<String>,
-    /// The environment variable holding the client secret (or, for `private_key_jwt`, the PEM
-    /// private key); read only when a token is requested.
+    /// The environment variable holding the client secret; read only when a token is requested.
     pub client_secret_env: Option<String>,
+    /// The private key of a `private_key_jwt` client (PEM, in a variable or a file); read only
+    /// when a token is requested.
+    pub private_key: Option<PrivateKeySource>,
     /// The scopes to ask for (default: those the server's challenge or metadata names).
     pub scopes: Vec<String>,
     /// The grant.
@@ -212,15 +217,15 @@ pub async fn login(
     spec: &OAuthSpec,
     challenge: Option<String>,
 ) -> Result<LoginReport, String> {
-    if spec.token_endpoint_auth.as_deref() == Some("private_key_jwt") {
-        return Err("token_endpoint_auth private_key_jwt is not supported: wink's MCP client signs no JWT assertions (use client_secret_basic or client_secret_post)".to_owned());
-    }
     let mut manager = manager(url).await?;
     let resolution = manager
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
         .map_err(|e| format!("OAuth discovery failed: {e}"))?;
     let issuer = resolution.metadata.issuer.clone();
+    if spec.token_endpoint_auth.as_deref() == Some("private_key_jwt") {
+        return client_credentials_jwt(url, spec, &resolution.metadata).await;
+    }
     manager.set_metadata(resolution.metadata);
     let secret = match &spec.client_secret_env {
         Some(var) => Some(
@@ -275,6 +280,132 @@ async fn client_credentials(
         .await
         .map_err(|e| format!("OAuth: {e}"))?;
     Ok(manager)
+}
+
+/// The client credentials grant with `private_key_jwt` (RFC 7523): a signed assertion instead
+/// of a secret, sent with the token request `rmcp` would send (grant, assertion, scopes, the
+/// `resource`); no `client_id` in the body, the assertion names the client.
+async fn client_credentials_jwt(
+    url: &str,
+    spec: &OAuthSpec,
+    metadata: &AuthorizationMetadata,
+) -> Result<LoginReport, String> {
+    if spec.grant != OAuthGrant::ClientCredentials {
+        return Err(
+            "token_endpoint_auth private_key_jwt goes with grant client_credentials".to_owned(),
+        );
+    }
+    let client_id = spec
+        .client_id
+        .clone()
+        .ok_or("private_key_jwt needs oauth.client_id")?;
+    let source = spec
+        .private_key
+        .as_ref()
+        .ok_or("private_key_jwt needs oauth.private_key_env or oauth.private_key_file")?;
+    let advertised = |field: &str| -> Option<Vec<String>> {
+        metadata.additional_fields.get(field)?.as_array().map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+    };
+    if let Some(methods) = advertised("token_endpoint_auth_methods_supported")
+        && !methods.iter().any(|m| m == "private_key_jwt")
+    {
+        return Err(format!(
+            "the authorization server does not accept private_key_jwt (it accepts {})",
+            methods.join(", ")
+        ));
+    }
+    let audience = metadata
+        .issuer
+        .clone()
+        .ok_or("the authorization server's metadata names no issuer to address the assertion to")?;
+    let endpoint = reqwest::Url::parse(&metadata.token_endpoint).map_err(|e| {
+        format!(
+            "the token endpoint `{}` is no URL: {e}",
+            metadata.token_endpoint
+        )
+    })?;
+    let loopback = matches!(
+        endpoint.host_str(),
+        Some("localhost" | "127.0.0.1" | "[::1]")
+    );
+    if endpoint.scheme() != "https" && !(endpoint.scheme() == "http" && loopback) {
+        return Err(format!(
+            "the token endpoint {endpoint} is not https: wink sends no client assertion over plain HTTP"
+        ));
+    }
+    let key = SigningKey::from_pem(&source.read()?)?;
+    let algorithm =
+        key.algorithm(advertised("token_endpoint_auth_signing_alg_values_supported").as_deref())?;
+    let assertion = client_assertion::assertion(&key, algorithm, &client_id, &audience)?;
+    let body = {
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        form.append_pair("grant_type", "client_credentials")
+            .append_pair("client_assertion_type", JWT_BEARER)
+            .append_pair("client_assertion", &assertion);
+        if !spec.scopes.is_empty() {
+            form.append_pair("scope", &spec.scopes.join(" "));
+        }
+        form.append_pair("resource", url).finish()
+    };
+    let response = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("OAuth: {e}"))?
+        .post(endpoint.clone())
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("accept", "application/json")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach the token endpoint {endpoint}: {e}"))?;
+    let status = response.status();
+    let bytes = response
+        .bytes()
+        .await
+        .map_err(|e| format!("the token endpoint's answer ({status}) broke off: {e}"))?;
+    let body: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("the token endpoint answered {status} without JSON: {e}"))?;
+    if !status.is_success() {
+        let field = |name: &str| body.get(name).and_then(|v| v.as_str()).unwrap_or("");
+        return Err(format!(
+            "the token endpoint refused the assertion ({status}): {} {}",
+            field("error"),
+            field("error_description")
+        )
+        .trim_end()
+        .to_owned());
+    }
+    let scopes: Vec<String> = match body.get("scope").and_then(|s| s.as_str()) {
+        Some(granted) => granted.split_whitespace().map(str::to_owned).collect(),
+        None => spec.scopes.clone(),
+    };
+    let token: OAuthTokenResponse = serde_json::from_value(body)
+        .map_err(|e| format!("the token endpoint's answer is no token response: {e}"))?;
+    let received = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let path = token_path(url).ok_or("no directory for tokens: set HOME or WINK_HOME")?;
+    let stored = StoredCredentials::new(
+        client_id.clone(),
+        Some(token),
+        scopes.clone(),
+        Some(received),
+    )
+    .with_issuer(Some(audience.clone()));
+    TokenFile::at(path.clone())
+        .save(stored)
+        .await
+        .map_err(|e| format!("OAuth: {e}"))?;
+    Ok(LoginReport {
+        client_id,
+        scopes,
+        issuer: Some(audience),
+        token_file: path,
+    })
 }
 
 async fn authorization_code(

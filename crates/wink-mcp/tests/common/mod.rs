@@ -69,3 +69,13 @@ pub fn python_mcp_sdk() -> bool {
     }
     available
 }
+
+/// The names of the tools a client is offered, in order.
+pub async fn tool_names(peer: &rmcp::Peer<rmcp::RoleClient>) -> Vec<String> {
+    peer.list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}

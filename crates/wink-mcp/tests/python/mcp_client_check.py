@@ -43,8 +43,11 @@ async def run(args):
         out["tools_before"] = [t.name for t in (await client.list_tools()).tools]
         resources = await client.list_resources()
         out["resources"] = [r.uri for r in resources.resources]
-        section = await client.read_resource(f"wink://section/{args.section}")
+        listed = [r for r in out["resources"] if str(r).endswith("/" + args.section)]
+        section = await client.read_resource(listed[0])
         out["section_resource"] = section.contents[0].text
+        alias = await client.read_resource(f"wink://section/{args.section}")
+        out["alias_resource"] = alias.contents[0].text
         prompts = await client.list_prompts()
         out["prompts"] = [p.name for p in prompts.prompts]
         prompt = await client.get_prompt(prompts.prompts[0].name)
