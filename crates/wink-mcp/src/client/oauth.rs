@@ -322,6 +322,53 @@ async fn client_credentials_jwt(
         .issuer
         .clone()
         .ok_or("the authorization server's metadata names no issuer to address the assertion to")?;
+    let endpoint = assertion_endpoint(metadata)?;
+    let key = SigningKey::from_pem(&source.read()?)?;
+    let algorithm =
+        key.algorithm(advertised("token_endpoint_auth_signing_alg_values_supported").as_deref())?;
+    let assertion = client_assertion::assertion(&key, algorithm, &client_id, &audience)?;
+    let body = {
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        form.append_pair("grant_type", "client_credentials")
+            .append_pair("client_assertion_type", JWT_BEARER)
+            .append_pair("client_assertion", &assertion);
+        if !spec.scopes.is_empty() {
+            form.append_pair("scope", &spec.scopes.join(" "));
+        }
+        form.append_pair("resource", url).finish()
+    };
+    let body = request_token(&endpoint, body).await?;
+    let scopes: Vec<String> = match body.get("scope").and_then(|s| s.as_str()) {
+        Some(granted) => granted.split_whitespace().map(str::to_owned).collect(),
+        None => spec.scopes.clone(),
+    };
+    let token: OAuthTokenResponse = serde_json::from_value(body)
+        .map_err(|e| format!("the token endpoint's answer is no token response: {e}"))?;
+    let received = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let path = token_path(url).ok_or("no directory for tokens: set HOME or WINK_HOME")?;
+    let stored = StoredCredentials::new(
+        client_id.clone(),
+        Some(token),
+        scopes.clone(),
+        Some(received),
+    )
+    .with_issuer(Some(audience.clone()));
+    TokenFile::at(path.clone())
+        .save(stored)
+        .await
+        .map_err(|e| format!("OAuth: {e}"))?;
+    Ok(LoginReport {
+        client_id,
+        scopes,
+        issuer: Some(audience),
+        token_file: path,
+    })
+}
+
+/// The token endpoint a client assertion may go to: https, or http on loopback.
+fn assertion_endpoint(metadata: &AuthorizationMetadata) -> Result<reqwest::Url, String> {
     let endpoint = reqwest::Url::parse(&metadata.token_endpoint).map_err(|e| {
         format!(
             "the token endpoint `{}` is no URL: {e}",
@@ -337,20 +384,12 @@ async fn client_credentials_jwt(
             "the token endpoint {endpoint} is not https: wink sends no client assertion over plain HTTP"
         ));
     }
-    let key = SigningKey::from_pem(&source.read()?)?;
-    let algorithm =
-        key.algorithm(advertised("token_endpoint_auth_signing_alg_values_supported").as_deref())?;
-    let assertion = client_assertion::assertion(&key, algorithm, &client_id, &audience)?;
-    let body = {
-        let mut form = url::form_urlencoded::Serializer::new(String::new());
-        form.append_pair("grant_type", "client_credentials")
-            .append_pair("client_assertion_type", JWT_BEARER)
-            .append_pair("client_assertion", &assertion);
-        if !spec.scopes.is_empty() {
-            form.append_pair("scope", &spec.scopes.join(" "));
-        }
-        form.append_pair("resource", url).finish()
-    };
+    Ok(endpoint)
+}
+
+/// Posts the form `body` to the token endpoint (no redirects) and returns its JSON answer; a
+/// refusal is an error naming the endpoint's `error` and `error_description`.
+async fn request_token(endpoint: &reqwest::Url, body: String) -> Result<serde_json::Value, String> {
     let response = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -379,33 +418,7 @@ async fn client_credentials_jwt(
         .trim_end()
         .to_owned());
     }
-    let scopes: Vec<String> = match body.get("scope").and_then(|s| s.as_str()) {
-        Some(granted) => granted.split_whitespace().map(str::to_owned).collect(),
-        None => spec.scopes.clone(),
-    };
-    let token: OAuthTokenResponse = serde_json::from_value(body)
-        .map_err(|e| format!("the token endpoint's answer is no token response: {e}"))?;
-    let received = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let path = token_path(url).ok_or("no directory for tokens: set HOME or WINK_HOME")?;
-    let stored = StoredCredentials::new(
-        client_id.clone(),
-        Some(token),
-        scopes.clone(),
-        Some(received),
-    )
-    .with_issuer(Some(audience.clone()));
-    TokenFile::at(path.clone())
-        .save(stored)
-        .await
-        .map_err(|e| format!("OAuth: {e}"))?;
-    Ok(LoginReport {
-        client_id,
-        scopes,
-        issuer: Some(audience),
-        token_file: path,
-    })
+    Ok(body)
 }
 
 async fn authorization_code(
