@@ -229,6 +229,12 @@ impl PromptServer {
                     None,
                 )
             })?;
+            if fields.iter().any(|(taken, _)| *taken == field.name) {
+                return Err(ErrorData::invalid_params(
+                    format!("Param '{name}' is given twice (resource '{uri}')."),
+                    None,
+                ));
+            }
             let value = field_value(field, &text).map_err(|why| {
                 ErrorData::invalid_params(format!("{why} (resource '{uri}')."), None)
             })?;

@@ -173,6 +173,10 @@ async fn params_are_prompt_arguments_and_section_templates() {
             "'x' is not an integer (field 'count') (resource 'wink://demo/params/task?count=x').",
         ),
         (
+            "wink://demo/params/task?count=1&count=2",
+            "Param 'count' is given twice (resource 'wink://demo/params/task?count=1&count=2').",
+        ),
+        (
             "wink://demo/params/about?count=1",
             "Section 'about' has no params to set (resource 'wink://demo/params/about?count=1').",
         ),
