@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use wink_model::ToolSpec;
 
-use crate::server::mcp_tool_from_parts;
+use crate::server::{mcp_tool_from_parts, tool_result};
 
 /// One call the client made, waiting for the loop's result.
 #[derive(Debug)]
@@ -39,13 +39,7 @@ impl BridgeReply {
     /// Answers the call with `text`, as an error result when `is_error` (a client that went away
     /// is not an error here).
     pub fn answer(self, text: String, is_error: bool) {
-        let blocks = vec![ContentBlock::text(text)];
-        let result = if is_error {
-            CallToolResult::error(blocks)
-        } else {
-            CallToolResult::success(blocks)
-        };
-        let _ = self.0.send(result);
+        let _ = self.0.send(tool_result(text, !is_error));
     }
 }
 

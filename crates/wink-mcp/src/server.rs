@@ -393,7 +393,8 @@ impl CallDone {
     }
 }
 
-fn tool_result(text: String, success: bool) -> CallToolResult {
+/// A tool result of one text block, an error result unless `success`.
+pub(crate) fn tool_result(text: String, success: bool) -> CallToolResult {
     let content = vec![ContentBlock::text(text)];
     if success {
         CallToolResult::success(content)
