@@ -264,8 +264,10 @@ BENCHMARKS = [
               needs=["wink"], quick=[["python3", "bench/faststart/measure.py", "1", "exec", "{wink}", "--version"]]),
     Benchmark("local_speed", "prefill and decode speed of the embedded model against a plain llama.cpp loop", "10",
               "release", [Step(["bash", "bench/local_speed/run.sh", "{model}"])], needs=["model"]),
-    Benchmark("eval", "the `wink eval` suites (base and domains, both halves) on the embedded 1.5B model", "60",
-              "release", [Step(["bash", "bench/eval/run.sh", "--half", "both", "local:{model}"])], needs=["wink", "model"]),
+    Benchmark("eval", "the `wink eval` suites (base and domains, both halves), each with its disclosure and fully "
+              "expanded, on the embedded 1.5B model", "100",
+              "release", [Step(["bash", "bench/eval/run.sh", "--half", "both", "--expanded", "local:{model}"])],
+              needs=["wink", "model"]),
     Benchmark("disclosure", "disclosure against every section expanded, on the embedded 1.5B model", "45", "release",
               [Step(["bash", "bench/disclosure/run.sh", "local:{model}"])], needs=["wink", "model"]),
     Benchmark("queue", "requests per second through Redis workers, checkpoint cost, memory per run, a fault run", "3",
