@@ -46,10 +46,16 @@ class BenchError(Exception):
 
 
 def markdown(text: str) -> list[str]:
-    """Tables and lines as printed, minus blank runs and the scripts' own load-average lines."""
-    lines = [line.rstrip() for line in text.splitlines() if not line.startswith("load average:")]
+    """Tables and lines as printed, minus blank runs and the scripts' own load-average lines;
+    headings nested two levels down (the block sits under its benchmark's `##` heading) and the
+    home directory written `~`."""
+    home = str(Path.home())
+    lines = [line.rstrip().replace(home + "/", "~/") for line in text.splitlines()
+             if not line.startswith("load average:")]
     out: list[str] = []
     for line in lines:
+        if re.match(r"#{1,4} ", line):
+            line = "##" + line
         if line.startswith("|") and out and out[-1] and not out[-1].startswith("|"):
             out.append("")  # a table starts a block of its own
         if line or (out and out[-1]):
