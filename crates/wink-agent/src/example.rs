@@ -133,6 +133,7 @@ mod tests {
             name: name.into(),
             content: content.into(),
             is_error: false,
+            images: Vec::new(),
         }
     }
 

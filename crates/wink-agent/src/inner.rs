@@ -20,7 +20,7 @@ use crate::budget::BudgetLimit;
 use crate::guard::{Intervention, InterventionKind, RepetitionGuard};
 use screen::owner_ranges;
 use wink_model::{
-    DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolSpec,
+    DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolImage, ToolSpec,
 };
 
 mod outcomes;
@@ -255,6 +255,9 @@ pub enum ToolOutcome {
         /// The section the call read, when it disclosed tools.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         disclosed_section: Option<SectionPath>,
+        /// The images of the result, for adapters that send images in tool results.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ToolImage>,
     },
     /// A terminal request to re-render with sections expanded.
     Expansion(VisibilityExpansionRequiredData),

@@ -92,7 +92,7 @@ pub use subagent::{
 };
 pub use wink_model::{
     DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,
-    ToolChoice, ToolSpec,
+    ToolChoice, ToolImage, ToolSpec, tool_images,
 };
 pub use wink_model::{
     ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink,

@@ -1481,6 +1481,7 @@ fn a_disclosed_tool_whose_name_is_taken_is_skipped_with_a_warning() {
                 disclosed_by: String::new(),
             }],
             disclosed_section: Some(SectionPath::root("reference")),
+            images: Vec::new(),
         }]);
     });
     assert_eq!(injections, []);
@@ -1642,5 +1643,55 @@ fn a_tool_that_never_finishes_ends_at_the_deadline_and_its_changes_are_undone() 
     assert!(
         session.slice::<JobStarted>().is_empty(),
         "and its session change"
+    );
+}
+
+#[test]
+fn images_a_tool_returns_reach_the_model_beside_its_text() {
+    let screenshot = ToolBuilder::dynamic(
+        "screenshot",
+        "Take a screenshot.",
+        json!({"type": "object", "properties": {}}),
+        |_arguments, _context| {
+            let value = json!({"content": [
+                {"type": "text", "text": "The page:"},
+                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+            ]});
+            Ok(ToolResult::ok("The page: (one image)", value).excluding_value())
+        },
+    )
+    .build()
+    .unwrap();
+    let template = PromptTemplate::builder("demo", "images")
+        .section(MarkdownSection::new("Look", "look", "Look at the page.").tool(screenshot))
+        .build()
+        .unwrap();
+    let provider = script(json!([
+        {"tool_calls": [{"id": "c1", "name": "screenshot", "arguments": "{}"}]},
+        {"text": "A login form."}
+    ]));
+    let result = run(
+        &provider,
+        &Prompt::new(Arc::new(template)),
+        &Session::new(),
+        MainLoopConfig::default(),
+    );
+    assert_eq!(
+        result.outcome,
+        LoopOutcome::Finished {
+            text: Some("A login form.".into()),
+            output: None
+        }
+    );
+    let last = provider.requests().last().unwrap().messages.clone();
+    assert_eq!(
+        last.last(),
+        Some(&Message::Tool {
+            tool_call_id: "c1".into(),
+            name: "screenshot".into(),
+            content: "The page: (one image)".into(),
+            is_error: false,
+            images: vec![ToolImage::new("image/png", "iVBORw0KGgo=")],
+        })
     );
 }

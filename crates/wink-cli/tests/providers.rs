@@ -814,3 +814,46 @@ fn native_tool_search_over_an_mcp_server() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn images_a_command_tool_prints_reach_anthropic_beside_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = dir.path().join("look.json");
+    let print = r#"import json; print(json.dumps({"content": [{"type": "text", "text": "The page:"}, {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}))"#;
+    let file = json!({"ns": "tests", "key": "look", "sections": [
+        {"key": "task", "title": "Task", "template": "Say what the page shows.",
+         "tools": [{"name": "screenshot", "description": "Take a screenshot of the page.",
+                    "parameters": {"type": "object", "properties": {}},
+                    "handler": {"command": ["python3", "-c", print]}}]}
+    ]});
+    std::fs::write(&prompt, file.to_string()).unwrap();
+    let (base, recorded) = serve(vec![
+        anthropic_tool_use("toolu_1", "screenshot", json!({})),
+        anthropic_text("A login form."),
+    ]);
+    let (code, stdout, stderr) = run_with(
+        prompt.to_str().unwrap(),
+        &[
+            "--model",
+            "anthropic:claude-sonnet-4-5",
+            "--base-url",
+            &base,
+        ],
+        &[("ANTHROPIC_API_KEY", "sk-ant-test")],
+    );
+    assert_eq!((code, stdout.as_str()), (0, "A login form.\n"), "{stderr}");
+    let requests = recorded.lock().unwrap().clone();
+    let last = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        last["content"][0]["content"],
+        json!([
+            {"type": "text", "text": "The page:\n\n{\"type\":\"image\",\"data\":\"<12 base64 characters>\",\"mimeType\":\"image/png\"}"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+        ])
+    );
+}

@@ -492,6 +492,7 @@ mod tests {
                     name: "add".into(),
                     content: "2".into(),
                     is_error: false,
+                    images: Vec::new(),
                 },
             ],
             tools: vec![ToolSpec {

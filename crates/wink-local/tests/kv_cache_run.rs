@@ -76,6 +76,7 @@ fn answer_call(request: &mut ModelRequest, turn: &ModelTurn, result: &str) {
         name: call.name,
         content: result.into(),
         is_error: false,
+        images: Vec::new(),
     });
 }
 

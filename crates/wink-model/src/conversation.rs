@@ -5,6 +5,8 @@ use serde_json::Value;
 use wink_core::{OutputSpec, ToolCall, ToolRef};
 use wink_session::TokenUsage;
 
+use crate::ToolImage;
+
 /// One message of the conversation.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,6 +42,10 @@ pub enum Message {
         /// Whether the call failed.
         #[serde(default)]
         is_error: bool,
+        /// The images of the result ([`crate::tool_images`]), sent by the adapters whose API
+        /// takes images in tool results; `content` notes each one either way.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ToolImage>,
     },
 }
 
@@ -82,6 +88,7 @@ impl Message {
             name: call.name.clone(),
             content: content.into(),
             is_error: false,
+            images: Vec::new(),
         }
     }
 
@@ -92,7 +99,29 @@ impl Message {
             name: call.name.clone(),
             content: error.into(),
             is_error: true,
+            images: Vec::new(),
         }
+    }
+
+    /// This message with `images`, when it is a tool result (other messages carry none).
+    ///
+    /// ```
+    /// use wink_model::{Message, ToolImage};
+    /// let call = wink_core::ToolCall {
+    ///     id: "c1".into(),
+    ///     name: "screenshot".into(),
+    ///     arguments: wink_core::ToolArguments::Json(serde_json::json!({})),
+    /// };
+    /// let message = Message::tool_result(&call, "A screenshot.")
+    ///     .with_images(vec![ToolImage::new("image/png", "AAAA")]);
+    /// assert!(matches!(message, Message::Tool { ref images, .. } if images.len() == 1));
+    /// ```
+    #[must_use]
+    pub fn with_images(mut self, new: Vec<ToolImage>) -> Self {
+        if let Self::Tool { images, .. } = &mut self {
+            *images = new;
+        }
+        self
     }
 }
 

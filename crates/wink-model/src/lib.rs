@@ -7,6 +7,8 @@
 //!   bundled into one [`ModelRequest`];
 //! - what comes back: a [`ModelTurn`] (text, [`wink_core::ToolCall`]s, usage, [`FinishReason`]),
 //!   optionally streamed as [`StreamDelta`]s to a [`StreamSink`];
+//! - [`ToolImage`]s: the images of a tool's result ([`tool_images`]), for the providers that show
+//!   a model images in tool results;
 //! - [`profile`]: what a model family needs from a run, as one table;
 //! - [`text_calls`]: the one parser for tool calls a model wrote as text;
 //! - the [`ProviderAdapter`] trait that HTTP providers, the embedded model and the claude CLI
@@ -33,6 +35,7 @@
 //! ```
 
 mod conversation;
+mod image;
 pub mod profile;
 mod provider;
 pub mod text_calls;
@@ -42,4 +45,5 @@ pub use conversation::{
     DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,
     ToolChoice, ToolSpec,
 };
+pub use image::{ToolImage, tool_images};
 pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};

@@ -3,7 +3,8 @@
 //!
 //! * System messages go in the top-level `system` string (joined by a blank line).
 //! * Assistant turns are `text` and `tool_use` blocks (`input` is a JSON object); tool results are
-//!   `tool_result` blocks (`is_error: true` on failure) in a `user` message; consecutive results
+//!   `tool_result` blocks (`is_error: true` on failure; a result's PNG, JPEG, GIF and WebP images
+//!   as base64 `image` blocks after its text) in a `user` message; consecutive results
 //!   (and a user text that follows them) are merged into one user message, as the API requires
 //!   alternating roles.
 //! * Tools: `{name, description, input_schema}` under their aliases in the Anthropic dialect.
@@ -24,6 +25,7 @@ use serde_json::{Map, Value, json};
 use wink_core::ToolCall;
 use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderError, StreamSink, ToolChoice,
+    ToolImage,
 };
 use wink_schema::output::response_schema;
 use wink_session::TokenUsage;
@@ -117,6 +119,7 @@ fn encode_conversation<'r>(
                 name,
                 content,
                 is_error,
+                images,
             } => {
                 let result = ToolResult {
                     index,
@@ -124,6 +127,7 @@ fn encode_conversation<'r>(
                     name,
                     content,
                     is_error: *is_error,
+                    images,
                 };
                 ("user", vec![tool_result_block(&result, mapping)])
             }
@@ -178,10 +182,12 @@ struct ToolResult<'m> {
     name: &'m str,
     content: &'m str,
     is_error: bool,
+    images: &'m [ToolImage],
 }
 
-/// The `tool_result` block of a tool message: its text, followed by `tool_reference` blocks for
-/// the deferred tools a search result mentions and the tools loaded after this message.
+/// The `tool_result` block of a tool message: its text, followed by its images (PNG, JPEG, GIF
+/// and WebP, as base64 `image` blocks), then `tool_reference` blocks for the deferred tools a
+/// search result mentions and the tools loaded after this message.
 fn tool_result_block(result: &ToolResult<'_>, mapping: &RequestMapping) -> Value {
     let mut block = Map::new();
     block.insert("type".into(), json!("tool_result"));
@@ -194,10 +200,14 @@ fn tool_result_block(result: &ToolResult<'_>, mapping: &RequestMapping) -> Value
     if let Some((_, loaded)) = mapping.loaded_by(result.index) {
         references.extend(loaded.iter().cloned());
     }
-    if references.is_empty() {
+    let images = result.images.iter().filter(|image| image.is_web_format());
+    if references.is_empty() && images.clone().next().is_none() {
         block.insert("content".into(), json!(result.content));
     } else {
         let mut parts = vec![json!({"type": "text", "text": result.content})];
+        parts.extend(images.map(|image| {
+            json!({"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": image.data}})
+        }));
         parts.extend(
             references.iter().map(
                 |tool| json!({"type": "tool_reference", "tool_name": mapping.wire_name(tool)}),

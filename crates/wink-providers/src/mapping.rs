@@ -402,6 +402,7 @@ mod tests {
                     name: "open_sections".into(),
                     content: "ok".into(),
                     is_error: false,
+                    images: Vec::new(),
                 },
             ],
             tools: vec![

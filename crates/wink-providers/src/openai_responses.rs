@@ -3,8 +3,9 @@
 //!
 //! * The conversation goes in `input` as items: `message` items for system, user and assistant
 //!   text, a `function_call` item per tool call (JSON-string `arguments`), a
-//!   `function_call_output` item per result. `store: false`: nothing is kept server-side, every
-//!   call sends the whole conversation.
+//!   `function_call_output` item per result (with the result's PNG, JPEG, GIF and WebP images,
+//!   its `output` is `input_text` then `input_image` parts). `store: false`: nothing is kept
+//!   server-side, every call sends the whole conversation.
 //! * Tools: `{"type": "function", name, description, parameters, strict}`; `strict` is always
 //!   sent because the Responses API defaults it to `true`.
 //! * Structured output: `text.format` = `{"type": "json_schema", name, schema, strict}`.
@@ -25,7 +26,7 @@ use serde_json::{Map, Value, json};
 use wink_core::{ToolArguments, ToolCall};
 use wink_model::{
     FinishReason, Message, ModelRequest, ModelTurn, ProviderError, ProviderErrorKind, StreamSink,
-    ToolChoice, ToolSpec,
+    ToolChoice, ToolImage, ToolSpec,
 };
 use wink_schema::output::response_schema;
 use wink_schema::schema_name;
@@ -216,6 +217,7 @@ fn encode_message(
             tool_call_id,
             name,
             content,
+            images,
             ..
         } => {
             if mapping.is_search_tool(name) {
@@ -229,12 +231,27 @@ fn encode_message(
                     .collect();
                 input.push(json!({"type": "tool_search_output", "call_id": tool_call_id, "execution": "client", "tools": tools}));
             } else {
-                input.push(json!({"type": "function_call_output", "call_id": tool_call_id, "output": content}));
+                input.push(json!({"type": "function_call_output", "call_id": tool_call_id, "output": call_output(content, images)}));
             }
         }
         other => return Err(unsupported_message(config, other)),
     }
     Ok(())
+}
+
+/// A `function_call_output`'s `output`: the text, or with the result's PNG, JPEG, GIF and WebP
+/// images, the text as `input_text` followed by each image as an `input_image` `data:` URL.
+fn call_output(content: &str, images: &[ToolImage]) -> Value {
+    let mut images = images
+        .iter()
+        .filter(|image| image.is_web_format())
+        .peekable();
+    if images.peek().is_none() {
+        return json!(content);
+    }
+    let mut parts = vec![json!({"type": "input_text", "text": content})];
+    parts.extend(images.map(|image| json!({"type": "input_image", "image_url": image.data_url()})));
+    Value::Array(parts)
 }
 
 /// The turn in a (non-streamed) response body.

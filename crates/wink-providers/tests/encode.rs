@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use common::{sample_request, sample_tools};
 use serde_json::json;
 use wink_core::{ToolArguments, ToolCall};
-use wink_model::{Message, ModelRequest, ProviderErrorKind, ToolChoice, ToolSpec};
+use wink_model::{Message, ModelRequest, ProviderErrorKind, ToolChoice, ToolImage, ToolSpec};
 use wink_providers::{
     AdapterConfig, DeferredTools, Namespace, WireFormat, anthropic, openai_chat, openai_responses,
 };
@@ -187,6 +187,7 @@ fn catalog_request() -> ModelRequest {
                 name: "find_tool".into(),
                 content: "- weather.now: Current weather.\n".into(),
                 is_error: false,
+                images: Vec::new(),
             },
             Message::Assistant {
                 content: None,
@@ -201,6 +202,7 @@ fn catalog_request() -> ModelRequest {
                 name: "weather.now".into(),
                 content: "Sunny".into(),
                 is_error: false,
+                images: Vec::new(),
             },
         ],
         tools: vec![
@@ -315,4 +317,87 @@ fn unsendable_schema_is_a_config_error_naming_the_tool() {
         "{}",
         error.message
     );
+}
+
+/// A conversation whose one tool result carries a PNG and an SVG image.
+fn request_with_images() -> ModelRequest {
+    let call = ToolCall {
+        id: "call_1".into(),
+        name: "screenshot".into(),
+        arguments: ToolArguments::Text("{}".into()),
+    };
+    ModelRequest {
+        messages: vec![
+            Message::user("What does the page show?"),
+            Message::assistant_tool_calls("", vec![call.clone()]),
+            Message::tool_result(&call, "The page:").with_images(vec![
+                ToolImage::new("image/png", "iVBORw0KGgo="),
+                ToolImage::new("image/svg+xml", "PHN2Zz4="),
+            ]),
+        ],
+        tools: vec![ToolSpec::new(
+            "screenshot",
+            "Take a screenshot.",
+            json!({"type": "object", "properties": {}}),
+        )],
+        ..ModelRequest::default()
+    }
+}
+
+#[test]
+fn images_in_tool_results_go_to_the_apis_that_take_them() {
+    let request = request_with_images();
+    let anthropic =
+        anthropic::encode_request(&request, &AdapterConfig::anthropic("claude-sonnet-4-5"))
+            .unwrap();
+    assert_eq!(
+        anthropic["messages"][2],
+        json!({"role": "user", "content": [{
+            "type": "tool_result",
+            "tool_use_id": "call_1",
+            "content": [
+                {"type": "text", "text": "The page:"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+            ]
+        }]})
+    );
+    let responses =
+        openai_responses::encode_request(&request, &AdapterConfig::openai_responses("gpt-5"))
+            .unwrap();
+    assert_eq!(
+        responses["input"][2],
+        json!({"type": "function_call_output", "call_id": "call_1", "output": [
+            {"type": "input_text", "text": "The page:"},
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}
+        ]})
+    );
+    // Chat Completions takes text alone in a tool message.
+    let chat = openai_chat::encode_request(&request, &AdapterConfig::openai("gpt-4.1")).unwrap();
+    assert_eq!(
+        chat["messages"][2],
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "The page:"})
+    );
+}
+
+#[test]
+fn a_tool_result_without_images_keeps_its_plain_text() {
+    let mut request = request_with_images();
+    let call = ToolCall {
+        id: "call_1".into(),
+        name: "screenshot".into(),
+        arguments: ToolArguments::Text("{}".into()),
+    };
+    request.messages[2] = Message::tool_result(&call, "The page:")
+        .with_images(vec![ToolImage::new("image/tiff", "AAAA")]);
+    let anthropic =
+        anthropic::encode_request(&request, &AdapterConfig::anthropic("claude-sonnet-4-5"))
+            .unwrap();
+    assert_eq!(
+        anthropic["messages"][2]["content"][0]["content"],
+        json!("The page:")
+    );
+    let responses =
+        openai_responses::encode_request(&request, &AdapterConfig::openai_responses("gpt-5"))
+            .unwrap();
+    assert_eq!(responses["input"][2]["output"], json!("The page:"));
 }

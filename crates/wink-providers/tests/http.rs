@@ -941,12 +941,14 @@ async fn responses_tool_search_round_trip() {
         content: "Tools for \"current weather\", best first:\n- search: Search the workspace."
             .into(),
         is_error: false,
+        images: Vec::new(),
     });
     request.messages.push(wink_model::Message::Tool {
         tool_call_id: "call_T".into(),
         name: "file.read".into(),
         content: "hello".into(),
         is_error: false,
+        images: Vec::new(),
     });
     let turn = provider.complete(&request, None).await.unwrap();
     assert_eq!(turn, expected_text());

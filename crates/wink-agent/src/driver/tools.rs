@@ -12,7 +12,7 @@ use wink_core::{
 
 use super::{EvaluateOptions, ExpansionDecision};
 use crate::inner::{InjectedTool, ToolOutcome, VisibilityExpansionRequiredData};
-use wink_model::ToolSpec;
+use wink_model::{ToolSpec, tool_images};
 
 pub(super) enum RunCallsError {
     Budget(crate::budget::BudgetLimit),
@@ -123,6 +123,12 @@ fn completed_outcome(
 ) -> ToolOutcome {
     let content = r.model_text();
     let is_error = !r.result.success;
+    let images = r
+        .result
+        .value
+        .as_ref()
+        .map(|value| tool_images(&value.json))
+        .unwrap_or_default();
     if terminal && !is_error && !is_disclosure_tool(&r.name) {
         return ToolOutcome::Terminal {
             call_id: r.call_id,
@@ -139,6 +145,7 @@ fn completed_outcome(
             is_error,
             disclosed: Vec::new(),
             disclosed_section: None,
+            images,
         };
     };
     if !dynamic_tools {
@@ -170,6 +177,7 @@ fn completed_outcome(
                 is_error,
                 disclosed: Vec::new(),
                 disclosed_section: None,
+                images: Vec::new(),
             },
         };
     }
@@ -189,6 +197,7 @@ fn completed_outcome(
         name: r.name,
         content,
         is_error,
+        images,
     }
 }
 
@@ -206,6 +215,7 @@ fn expansion_outcome(
             is_error: false,
             disclosed: Vec::new(),
             disclosed_section: None,
+            images: Vec::new(),
         },
         ExpansionDecision::Restart(overrides) => {
             let mut data = VisibilityExpansionRequiredData::from_error(call.id.clone(), request);

@@ -27,8 +27,16 @@ impl InnerLoop {
                     is_error,
                     disclosed,
                     disclosed_section,
+                    images,
                 } => {
-                    self.push_tool_message(call_id, name, content, is_error);
+                    let message = Message::Tool {
+                        tool_call_id: call_id,
+                        name,
+                        content,
+                        is_error,
+                        images,
+                    };
+                    self.messages.push(message);
                     let after_message = self.messages.len() - 1;
                     if disclosed.is_empty() || restart.is_some() {
                         continue;
@@ -92,6 +100,7 @@ impl InnerLoop {
             name,
             content,
             is_error,
+            images: Vec::new(),
         });
     }
 

@@ -43,6 +43,7 @@ pub(super) fn answer(call: &ToolCall, content: String, is_error: bool) -> ToolOu
         is_error,
         disclosed: Vec::new(),
         disclosed_section: None,
+        images: Vec::new(),
     }
 }
 

@@ -41,6 +41,7 @@ pub(crate) fn tool_result(message: &Message) -> Option<ToolResult<'_>> {
             name,
             content,
             is_error,
+            ..
         } => Some(ToolResult {
             call_id: tool_call_id,
             name,
