@@ -120,15 +120,7 @@ fn wink_render_shows_the_subagents_section() {
 }
 
 #[test]
-fn mcp_serve_needs_a_model_for_subagents() {
-    let err = usage_error(&["mcp", "serve", &fixture("subagents/lead.json")]);
-    assert_eq!(
-        err,
-        format!(
-            "error: {} declares subagents: pass --model SPEC for the model that runs them (e.g. --model local)\n",
-            fixture("subagents/lead.json")
-        )
-    );
+fn mcp_serve_takes_a_model_only_for_subagents() {
     let err = usage_error(&["mcp", "serve", &fixture("unified.json"), "--model", "local"]);
     assert!(
         err.starts_with("error: --model: ") && err.contains("declares no subagents"),
@@ -213,6 +205,123 @@ fn mcp_serve_runs_a_dispatched_subagent_on_the_given_model() {
             "arguments": {"mode": "ad_hoc", "prompt_ns": "demo", "prompt_key": "reviewer",
                           "instructions": "Review the greeting 'hello'."}}}),
     );
+    drop(stdin);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(result["result"]["isError"], false, "{result}");
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "The greeting is fine.\n\nTools used: echo"
+    );
+}
+
+/// The server's next request of `method` on its stdout (other lines are skipped).
+fn next_request(lines: &mut impl Iterator<Item = std::io::Result<String>>, method: &str) -> Value {
+    loop {
+        let line = lines.next().unwrap().unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["method"] == method {
+            return message;
+        }
+    }
+}
+
+#[test]
+fn mcp_serve_without_a_model_runs_a_subagent_on_the_clients_model() {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_wink"))
+        .args(["mcp", "serve", &fixture("subagents/lead.json")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let init = call(
+        &mut stdin,
+        &mut lines,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"sampling": {"tools": {}}},
+            "clientInfo": {"name": "test", "version": "0"}}}),
+    );
+    assert!(init["result"].is_object(), "{init}");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "dispatch_subagent",
+            "arguments": {"mode": "ad_hoc", "prompt_ns": "demo", "prompt_key": "reviewer",
+                          "instructions": "Review the greeting 'hello'."}}})
+    )
+    .unwrap();
+
+    // The child's first model call: its prompt, its task and the tools it may call.
+    let first = next_request(&mut lines, "sampling/createMessage");
+    let params = &first["params"];
+    assert!(
+        params["systemPrompt"]
+            .as_str()
+            .unwrap()
+            .contains("You review one text and report its problems in one sentence."),
+        "{first}"
+    );
+    assert!(
+        params["messages"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Review the greeting 'hello'."),
+        "{first}"
+    );
+    let tools: Vec<&str> = params["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"echo"), "{tools:?}");
+    assert_eq!(params["toolChoice"], json!({"mode": "auto"}));
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": first["id"], "result": {
+            "role": "assistant", "model": "client-llm", "stopReason": "toolUse",
+            "content": [{"type": "tool_use", "id": "u1", "name": "echo", "input": {"text": "hello"}}]}})
+    )
+    .unwrap();
+
+    // The second: the echo's result goes back as a tool_result block.
+    let second = next_request(&mut lines, "sampling/createMessage");
+    let messages = second["params"]["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[messages.len() - 2..],
+        [
+            json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": "u1", "name": "echo", "input": {"text": "hello"}}]}),
+            json!({"role": "user", "content": [{"type": "tool_result", "toolUseId": "u1",
+                "content": [{"type": "text", "text": "{\"text\":\"hello\"}"}], "isError": false}]})
+        ]
+    );
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": second["id"], "result": {
+            "role": "assistant", "model": "client-llm", "stopReason": "endTurn",
+            "content": {"type": "text", "text": "The greeting is fine."}}})
+    )
+    .unwrap();
+    let result = loop {
+        let line = lines.next().unwrap().unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            break message;
+        }
+    };
     drop(stdin);
     let _ = server.kill();
     let _ = server.wait();

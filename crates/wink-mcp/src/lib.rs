@@ -67,6 +67,7 @@ mod server_call;
 mod server_params;
 mod server_published;
 mod server_resources;
+mod server_sampling;
 mod server_tasks;
 mod skills;
 mod stdio;

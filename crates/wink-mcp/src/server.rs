@@ -77,6 +77,8 @@ struct ServerState {
     /// The tools whose calls run as MCP tasks, and the tasks.
     task_tools: Vec<crate::server_tasks::TaskTool>,
     tasks: rmcp::task_manager::TaskManager,
+    /// Whether sub-agents run on the calling client's model (`crate::server_sampling`).
+    client_model_subagents: bool,
 }
 
 impl ServerState {
@@ -96,6 +98,7 @@ impl ServerState {
             ask_user: self.ask_user.clone(),
             task_tools: self.task_tools.clone(),
             tasks: self.tasks.clone(),
+            client_model_subagents: self.client_model_subagents,
         }
     }
 }
@@ -147,6 +150,7 @@ impl PromptServer {
                 ask_user: None,
                 task_tools: Vec::new(),
                 tasks: rmcp::task_manager::TaskManager::new(),
+                client_model_subagents: false,
             }),
         }
     }
@@ -196,9 +200,31 @@ impl PromptServer {
     pub fn with_task_tools(self, tools: Vec<crate::server_tasks::TaskTool>) -> Self {
         let mut state = self.state.copy();
         state.task_tools = tools;
+        if state.client_model_subagents {
+            crate::server_sampling::add_dispatch_task(&mut state.task_tools);
+        }
         Self {
             state: Arc::new(state),
         }
+    }
+
+    /// Runs the sub-agents `dispatch_subagent` starts on the calling client's model, through
+    /// sampling (`sampling/createMessage`), for a server with no model of its own. A
+    /// handshake-era client gets the requests on its connection; a 2026-07-28 client gets
+    /// `dispatch_subagent` as a task (it needs the Tasks extension) and the requests through it.
+    #[must_use]
+    pub fn with_client_model_subagents(self) -> Self {
+        let mut state = self.state.copy();
+        state.client_model_subagents = true;
+        crate::server_sampling::add_dispatch_task(&mut state.task_tools);
+        Self {
+            state: Arc::new(state),
+        }
+    }
+
+    /// Whether sub-agents run on the calling client's model.
+    pub(crate) fn client_model_subagents(&self) -> bool {
+        self.state.client_model_subagents
     }
 
     /// How `name` runs as a task, when it does.

@@ -12,13 +12,14 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, InputRequest, InputRequiredResult,
     JsonObject, ProgressNotificationParam, RequestStateCodec, SealOptions, ServerRequest,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
 use crate::call_input::{ClientInput, ProgressReporter, ProgressUpdate};
 use crate::content::{ToolResultForm, result_form};
 use crate::server::PromptServer;
+use crate::server_sampling::{ClientChannel, NEEDS_TASKS};
 
 /// A fresh key for sealing request states: 32 random bytes.
 pub(crate) fn state_codec() -> RequestStateCodec {
@@ -35,6 +36,13 @@ pub(crate) fn binding(method: &str, name: &str, arguments: Option<&JsonObject>) 
     format!("{method}\u{0}{name}\u{0}{arguments}").into_bytes()
 }
 
+/// Whether the client speaks 2026-07-28 or later, which takes no requests on its connection.
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str())
+}
+
 /// The most rounds of input a handshake-era client answers on its connection for one call.
 const MAX_CONNECTION_ROUNDS: usize = 10;
 
@@ -47,9 +55,7 @@ impl PromptServer {
         mut request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+        let modern = is_modern(context);
         for _ in 0..MAX_CONNECTION_ROUNDS {
             match self.call_tool_once(&request, context).await? {
                 CallToolResponse::InputRequired(asked) if !modern => {
@@ -76,6 +82,14 @@ impl PromptServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let bound = binding("tools/call", &request.name, request.arguments.as_ref());
         let mut resources = self.tool_resources();
+        let declared = context.client_capabilities().unwrap_or_default();
+        let channel = || match is_modern(context) {
+            true => ClientChannel::Unavailable(NEEDS_TASKS.to_owned()),
+            false => ClientChannel::Connection(context.peer.clone()),
+        };
+        if let Some(model) = self.client_model(channel, &declared) {
+            resources = resources.with(model);
+        }
         if let Some(input) = self.client_input(
             request.input_responses.as_ref(),
             request.request_state.as_deref(),
@@ -140,11 +154,9 @@ impl PromptServer {
         let (result, value) = (done.result, done.value);
         match value.as_ref().and_then(result_form) {
             Some(ToolResultForm::Complete(complete)) => Ok(complete.into()),
-            Some(ToolResultForm::InputRequired(asked)) => {
-                let declared = context.client_capabilities().unwrap_or_default();
-                self.ask_client(asked, &declared, &bound)
-                    .map(CallToolResponse::InputRequired)
-            }
+            Some(ToolResultForm::InputRequired(asked)) => self
+                .ask_client(asked, &declared, &bound)
+                .map(CallToolResponse::InputRequired),
             _ => Ok(result.into()),
         }
     }
@@ -240,30 +252,40 @@ async fn ask_on_connection(
 ) -> Result<rmcp::model::InputResponses, ErrorData> {
     let mut answers = rmcp::model::InputResponses::new();
     for (key, request) in asked.input_requests.iter().flatten() {
-        let request: ServerRequest = match request.clone() {
-            InputRequest::Elicitation(request) => request.into(),
-            InputRequest::CreateMessage(request) => request.into(),
-            InputRequest::ListRoots(request) => request.into(),
-            other => {
-                let method = serde_json::to_value(&other).unwrap_or_default()["method"].clone();
-                return Err(ErrorData::internal_error(
-                    format!(
-                        "input '{key}' asks the client for {method}, which wink cannot send on a connection"
-                    ),
-                    None,
-                ));
-            }
-        };
-        let answer = context.peer.send_request(request).await.map_err(|e| {
-            ErrorData::internal_error(
-                format!("the client did not answer input '{key}': {e}"),
-                None,
-            )
-        })?;
-        let answer = serde_json::to_value(answer).map_err(|e| {
-            ErrorData::internal_error(format!("the client's answer to '{key}': {e}"), None)
-        })?;
+        let answer = ask_peer(&context.peer, key, request.clone()).await?;
         answers.insert(key.clone(), answer);
     }
     Ok(answers)
+}
+
+/// Sends one input request (`key` names it in errors) to a handshake-era client on its
+/// connection; its answer.
+pub(crate) async fn ask_peer(
+    peer: &Peer<RoleServer>,
+    key: &str,
+    request: InputRequest,
+) -> Result<Value, ErrorData> {
+    let request: ServerRequest = match request {
+        InputRequest::Elicitation(request) => request.into(),
+        InputRequest::CreateMessage(request) => request.into(),
+        InputRequest::ListRoots(request) => request.into(),
+        other => {
+            let method = serde_json::to_value(&other).unwrap_or_default()["method"].clone();
+            return Err(ErrorData::internal_error(
+                format!(
+                    "input '{key}' asks the client for {method}, which wink cannot send on a connection"
+                ),
+                None,
+            ));
+        }
+    };
+    let answer = peer.send_request(request).await.map_err(|e| {
+        ErrorData::internal_error(
+            format!("the client did not answer input '{key}': {e}"),
+            None,
+        )
+    })?;
+    serde_json::to_value(answer).map_err(|e| {
+        ErrorData::internal_error(format!("the client's answer to '{key}': {e}"), None)
+    })
 }

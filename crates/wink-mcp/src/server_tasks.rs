@@ -16,8 +16,8 @@
 use std::collections::BTreeMap;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, InputRequiredResult,
-    JsonObject,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, CreateTaskResult,
+    InputRequiredResult, JsonObject,
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskOptions};
@@ -27,6 +27,7 @@ use serde_json::Value;
 use crate::call_input::{CancelSignal, ClientInput};
 use crate::content::{ToolResultForm, result_form};
 use crate::server::PromptServer;
+use crate::server_sampling::ClientChannel;
 
 /// The most `input_required` rounds one task goes through.
 const MAX_ROUNDS: usize = 10;
@@ -130,11 +131,17 @@ impl PromptServer {
         let server = self.clone();
         let name = request.name.to_string();
         let arguments = request.arguments.clone();
+        let declared = context.client_capabilities().unwrap_or_default();
         let options = TaskOptions::new().with_poll_interval_ms(POLL_INTERVAL_MS);
         let task = self.tasks().spawn(options, move |context| {
             Box::pin(async move {
                 let cancel = CancelSignal::default();
-                let work = server.run_task(name, arguments, input, &context, cancel.clone());
+                let call = TaskCall {
+                    name,
+                    arguments,
+                    declared,
+                };
+                let work = server.run_task(call, input, &context, cancel.clone());
                 tokio::select! {
                     outcome = work => outcome,
                     () = context.cancelled() => {
@@ -151,8 +158,7 @@ impl PromptServer {
     /// the answers the call brought).
     async fn run_task(
         self,
-        name: String,
-        arguments: Option<JsonObject>,
+        call: TaskCall,
         mut input: Option<ClientInput>,
         context: &TaskContext,
         cancel: CancelSignal,
@@ -162,8 +168,12 @@ impl PromptServer {
             if let Some(input) = input.take() {
                 resources = resources.with(input);
             }
+            let channel = || ClientChannel::Task(context.clone());
+            if let Some(model) = self.client_model(channel, &call.declared) {
+                resources = resources.with(model);
+            }
             let server = self.clone();
-            let (call_name, call_arguments) = (name.clone(), arguments.clone());
+            let (call_name, call_arguments) = (call.name.clone(), call.arguments.clone());
             let runtime = tokio::runtime::Handle::current();
             // A command tool runs synchronously: on a blocking thread, so that polling and
             // cancelling go on meanwhile.
@@ -196,6 +206,13 @@ impl PromptServer {
             None,
         )))
     }
+}
+
+/// The call a task runs: the tool, its arguments, and what the client declared.
+struct TaskCall {
+    name: String,
+    arguments: Option<JsonObject>,
+    declared: ClientCapabilities,
 }
 
 /// Puts the tool's input requests to the client through the task (`input_required` in

@@ -48,9 +48,10 @@ pub struct ServeArgs {
     /// Serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
-    /// The model that runs sub-agents, for a prompt file that declares `subagents` (required
-    /// then; the MCP client stays the parent's model): local, local:0.5b, local:PATH,
-    /// scripted:PATH, or an HTTP provider as in `wink run --model`.
+    /// The model that runs sub-agents, for a prompt file that declares `subagents` (the MCP
+    /// client stays the parent's model; without it, sub-agents run on the client's model
+    /// through sampling): local, local:0.5b, local:PATH, scripted:PATH, or an HTTP provider as
+    /// in `wink run --model`.
     #[arg(long, value_name = "SPEC")]
     pub model: Option<String>,
     /// Fetch the local sub-agent model without asking when it is missing.
@@ -150,11 +151,15 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             .map_err(super::common::run_error)?;
     }
     let resources = subagent_resources(args, &prepared)?;
-    let server = PromptServer::new(prepared.prompt, prepared.session)
+    let client_model = prepared.loaded.subagents.is_some() && args.model.is_none();
+    let mut server = PromptServer::new(prepared.prompt, prepared.session)
         .with_resources(resources)
         .with_skills(prepared.loaded.skills.clone())
         .with_published(prepared.loaded.published.clone())
         .with_task_tools(prepared.loaded.task_tools.clone());
+    if client_model {
+        server = server.with_client_model_subagents();
+    }
     // Fail before serving when the prompt does not render (bad params, missing fields, ...).
     server
         .render()
@@ -183,19 +188,15 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The tool resources: the prompt's, plus the `--model` adapter that runs the sub-agents of a
-/// prompt file declaring `subagents`.
+/// prompt file declaring `subagents` (without `--model`, they run on the client's model).
 fn subagent_resources(
     args: &ServeArgs,
     prepared: &PreparedPrompt,
 ) -> anyhow::Result<wink_core::Resources> {
     match (&prepared.loaded.subagents, &args.model) {
-        (None, None) => Ok(prepared.resources.clone()),
+        (_, None) => Ok(prepared.resources.clone()),
         (None, Some(_)) => Err(usage(format!(
             "--model: {} declares no subagents (the MCP client is the model; --model only runs sub-agents)",
-            args.prompt.file.display()
-        ))),
-        (Some(_), None) => Err(usage(format!(
-            "{} declares subagents: pass --model SPEC for the model that runs them (e.g. --model local)",
             args.prompt.file.display()
         ))),
         (Some(_), Some(spec)) => {
