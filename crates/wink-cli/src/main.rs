@@ -11,6 +11,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc: see the dependency's note in Cargo.toml, and docs/tracing.md for what it saves.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Build, inspect and run LLM agents whose prompts disclose themselves progressively.
 #[derive(Debug, Parser)]
 #[command(name = "wink", version, about, long_about = None)]

@@ -4,8 +4,8 @@
 //! loopback that accepts them (the whole path: mapping, the SDK's batch processor, the export
 //! thread); and exported to a collector that is down (a closed loopback port): every run must
 //! finish, and the exit flush must not wait for it. One more row, for reference: spans off in a
-//! process with a second (idle) thread, as an exporting process has — glibc's allocator takes
-//! its locks once a process has two threads, which the scripted loop, mostly allocation, feels.
+//! process with a second (idle) thread, as an exporting process has (glibc's allocator takes its
+//! locks once a process has two threads; the bench runs on mimalloc, as the `wink` binary does).
 //!
 //! `cargo bench -p wink-trace --bench overhead` (each mode runs in a child process of its own,
 //! seven times, the modes interleaved; medians are printed). The percentages compare with spans
@@ -14,6 +14,10 @@
 //! wall time mostly measures the wait.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+/// The allocator the `wink` binary uses, so that the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
