@@ -4,9 +4,10 @@
 //! as a reader would: `[optional]` parts are left out, `a|b` means either (each alternative of a
 //! subcommand is checked, the first of anything else), `DIR…` is one `DIR`, and a line that
 //! elides arguments (`...`, `…`) only checks that its subcommand exists. Pipes, `&&` lists and
-//! redirections are the shell's. The commands that run
-//! without a model or a service are also executed by `tests/tutorial.rs` and the other tests of
-//! their features; this test keeps every other line honest.
+//! redirections are the shell's. `sh runnable` blocks are left to
+//! `tests/doc_pages.rs`, which executes them; the commands of the other blocks that run without a
+//! model or a service are executed by the tests of their features, and this test keeps every line
+//! honest.
 
 use std::path::{Path, PathBuf};
 
@@ -78,7 +79,10 @@ fn shown_commands(file: &str, markdown: &str) -> Vec<Shown> {
             continue;
         }
         let Some(info) = &block else { continue };
-        let text = match info.split_whitespace().next() {
+        let mut info_words = info.split_whitespace();
+        let text = match info_words.next() {
+            // `sh runnable` blocks are executed by `tests/doc_pages.rs`.
+            Some("sh" | "bash") if info_words.any(|w| w == "runnable") => continue,
             Some("sh" | "bash") => line,
             Some("text") => match line.strip_prefix("$ ") {
                 Some(rest) => rest,
@@ -266,7 +270,7 @@ fn every_wink_command_in_the_readme_and_docs_parses() {
         }
     }
     assert!(refused.is_empty(), "{}", refused.join("\n"));
-    assert!(count >= 50, "only {count} wink commands found in the docs");
+    assert!(count >= 40, "only {count} wink commands found in the docs");
 }
 
 #[test]

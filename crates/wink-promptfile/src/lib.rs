@@ -30,7 +30,7 @@ mod subagents;
 pub struct LlmsDoc;
 
 /// `docs/tutorial.md`: its Rust step runs as a doctest of this crate; its shell steps are run by
-/// `crates/wink-cli/tests/tutorial.rs`.
+/// `crates/wink-cli/tests/doc_pages.rs`.
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/tutorial.md")]
 pub struct TutorialDoc;

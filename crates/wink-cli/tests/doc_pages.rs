@@ -1,6 +1,10 @@
-//! `docs/tutorial.md` runs: every `sh runnable` block is executed in order, in one empty folder,
-//! with the built `wink` first on `PATH`; a `text output` block right after one must equal what
-//! it printed. (The tutorial's Rust code is a doctest of `wink-promptfile`.)
+//! The pages of `docs/` run: every `sh runnable` block of a page is executed in order, in one
+//! empty folder per page (holding a link `examples` to the repository's examples, so a block runs
+//! as it would from the repository's root), with the built `wink` first on `PATH`; a
+//! `text output` block right after one must equal what it printed. Each page's count of blocks
+//! is pinned, so a block that loses its `runnable` tag fails here. (The tutorial's Rust code is a
+//! doctest of `wink-promptfile`; the other command lines of the pages are parsed by
+//! `wink`'s `doc_commands` test.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -37,7 +41,7 @@ fn blocks(markdown: &str) -> Vec<Block> {
     out
 }
 
-fn run_block(dir: &Path, block: &Block) -> String {
+fn run_block(page: &str, dir: &Path, block: &Block) -> String {
     let bin = Path::new(env!("CARGO_BIN_EXE_wink")).parent().unwrap();
     let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
@@ -53,7 +57,7 @@ fn run_block(dir: &Path, block: &Block) -> String {
         .unwrap();
     assert!(
         out.status.success(),
-        "docs/tutorial.md:{}: exit {:?}\nstdout: {}\nstderr: {}",
+        "{page}:{}: exit {:?}\nstdout: {}\nstderr: {}",
         block.line,
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
@@ -62,29 +66,52 @@ fn run_block(dir: &Path, block: &Block) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn the_tutorial_commands_run_and_print_what_it_shows() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/tutorial.md");
-    let blocks = blocks(&std::fs::read_to_string(path).unwrap());
-    let dir = std::env::temp_dir().join(format!("wink-tutorial-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// Runs `page`'s runnable blocks and returns how many ran and how many had their output checked.
+fn run_page(page: &str) -> (usize, usize) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let blocks = blocks(&std::fs::read_to_string(root.join(page)).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root.join("examples"), dir.path().join("examples")).unwrap();
     let (mut ran, mut checked) = (0, 0);
     for (index, block) in blocks.iter().enumerate() {
         if block.info != "sh runnable" {
             continue;
         }
-        let stdout = run_block(&dir, block);
+        let stdout = run_block(page, dir.path(), block);
         ran += 1;
         if let Some(expected) = blocks.get(index + 1).filter(|b| b.info == "text output") {
             assert_eq!(
                 stdout, expected.text,
-                "docs/tutorial.md:{}: output differs from the block at line {}",
+                "{page}:{}: output differs from the block at line {}",
                 block.line, expected.line
             );
             checked += 1;
         }
     }
-    assert_eq!((ran, checked), (6, 6));
-    let _ = std::fs::remove_dir_all(&dir);
+    (ran, checked)
+}
+
+#[test]
+fn the_tutorial_runs_and_prints_what_it_shows() {
+    assert_eq!(run_page("docs/tutorial.md"), (6, 6));
+}
+
+#[test]
+fn the_prompt_file_errors_are_what_the_page_shows() {
+    assert_eq!(run_page("docs/prompt-files.md"), (1, 1));
+}
+
+#[test]
+fn the_disclosure_modes_render_what_the_page_shows() {
+    assert_eq!(run_page("docs/disclosure.md"), (1, 1));
+}
+
+#[test]
+fn the_mcp_page_talks_to_wink_mcp_serve_by_hand() {
+    assert_eq!(run_page("docs/mcp.md"), (1, 1));
+}
+
+#[test]
+fn the_skills_page_validates_and_lists_the_example_skill() {
+    assert_eq!(run_page("docs/skills.md"), (1, 1));
 }
