@@ -145,6 +145,61 @@ fn call(
     }
 }
 
+/// `wink mcp serve ARGS` on stdio, initialized (at `protocol`, with these client capabilities).
+struct Served {
+    server: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl Served {
+    fn start(args: &[&str], protocol: &str, capabilities: Value) -> Self {
+        let mut server = Command::new(env!("CARGO_BIN_EXE_wink"))
+            .args(["mcp", "serve"])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = server.stdin.take().unwrap();
+        let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+        let init = call(
+            &mut stdin,
+            &mut lines,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": protocol, "capabilities": capabilities,
+                "clientInfo": {"name": "test", "version": "0"}}}),
+        );
+        assert!(init["result"].is_object(), "{init}");
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        )
+        .unwrap();
+        Self {
+            server,
+            stdin,
+            lines,
+        }
+    }
+
+    fn call(&mut self, request: &Value) -> Value {
+        call(&mut self.stdin, &mut self.lines, request)
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+    }
+
+    fn stop(mut self) {
+        drop(self.stdin);
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
 #[test]
 fn mcp_serve_runs_a_dispatched_subagent_on_the_given_model() {
     // The MCP client is the parent's model; the script serves the child only.
@@ -156,40 +211,14 @@ fn mcp_serve_runs_a_dispatched_subagent_on_the_given_model() {
             {"text": "The greeting is fine."}]"#,
     )
     .unwrap();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_wink"))
-        .args([
-            "mcp",
-            "serve",
-            &fixture("subagents/lead.json"),
-            "--model",
-            &format!("scripted:{}", script.display()),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = server.stdin.take().unwrap();
-    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
-    let init = call(
-        &mut stdin,
-        &mut lines,
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"}}}),
+    let model = format!("scripted:{}", script.display());
+    let mut served = Served::start(
+        &[&fixture("subagents/lead.json"), "--model", &model],
+        "2025-06-18",
+        json!({}),
     );
-    assert!(init["result"].is_object(), "{init}");
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    )
-    .unwrap();
-    let tools = call(
-        &mut stdin,
-        &mut lines,
-        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
-    );
+    let tools =
+        served.call(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}));
     let names: Vec<&str> = tools["result"]["tools"]
         .as_array()
         .unwrap()
@@ -197,17 +226,13 @@ fn mcp_serve_runs_a_dispatched_subagent_on_the_given_model() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert!(names.contains(&"dispatch_subagent"), "{names:?}");
-    let result = call(
-        &mut stdin,
-        &mut lines,
+    let result = served.call(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
             "name": "dispatch_subagent",
             "arguments": {"mode": "ad_hoc", "prompt_ns": "demo", "prompt_key": "reviewer",
                           "instructions": "Review the greeting 'hello'."}}}),
     );
-    drop(stdin);
-    let _ = server.kill();
-    let _ = server.wait();
+    served.stop();
     assert_eq!(result["result"]["isError"], false, "{result}");
     assert_eq!(
         result["result"]["content"][0]["text"],
@@ -228,41 +253,20 @@ fn next_request(lines: &mut impl Iterator<Item = std::io::Result<String>>, metho
 
 #[test]
 fn mcp_serve_without_a_model_runs_a_subagent_on_the_clients_model() {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_wink"))
-        .args(["mcp", "serve", &fixture("subagents/lead.json")])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = server.stdin.take().unwrap();
-    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
-    let init = call(
-        &mut stdin,
-        &mut lines,
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {"sampling": {"tools": {}}},
-            "clientInfo": {"name": "test", "version": "0"}}}),
+    let mut served = Served::start(
+        &[&fixture("subagents/lead.json")],
+        "2025-11-25",
+        json!({"sampling": {"tools": {}}}),
     );
-    assert!(init["result"].is_object(), "{init}");
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    )
-    .unwrap();
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "dispatch_subagent",
-            "arguments": {"mode": "ad_hoc", "prompt_ns": "demo", "prompt_key": "reviewer",
-                          "instructions": "Review the greeting 'hello'."}}})
-    )
-    .unwrap();
+    served.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "dispatch_subagent",
+        "arguments": {"mode": "ad_hoc", "prompt_ns": "demo", "prompt_key": "reviewer",
+                      "instructions": "Review the greeting 'hello'."}}}),
+    );
 
     // The child's first model call: its prompt, its task and the tools it may call.
-    let first = next_request(&mut lines, "sampling/createMessage");
+    let first = next_request(&mut served.lines, "sampling/createMessage");
     let params = &first["params"];
     assert!(
         params["systemPrompt"]
@@ -286,17 +290,12 @@ fn mcp_serve_without_a_model_runs_a_subagent_on_the_clients_model() {
         .collect();
     assert!(tools.contains(&"echo"), "{tools:?}");
     assert_eq!(params["toolChoice"], json!({"mode": "auto"}));
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": first["id"], "result": {
-            "role": "assistant", "model": "client-llm", "stopReason": "toolUse",
-            "content": [{"type": "tool_use", "id": "u1", "name": "echo", "input": {"text": "hello"}}]}})
-    )
-    .unwrap();
+    served.send(&json!({"jsonrpc": "2.0", "id": first["id"], "result": {
+        "role": "assistant", "model": "client-llm", "stopReason": "toolUse",
+        "content": [{"type": "tool_use", "id": "u1", "name": "echo", "input": {"text": "hello"}}]}}));
 
     // The second: the echo's result goes back as a tool_result block.
-    let second = next_request(&mut lines, "sampling/createMessage");
+    let second = next_request(&mut served.lines, "sampling/createMessage");
     let messages = second["params"]["messages"].as_array().unwrap();
     assert_eq!(
         messages[messages.len() - 2..],
@@ -307,24 +306,17 @@ fn mcp_serve_without_a_model_runs_a_subagent_on_the_clients_model() {
                 "content": [{"type": "text", "text": "{\"text\":\"hello\"}"}], "isError": false}]})
         ]
     );
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": second["id"], "result": {
-            "role": "assistant", "model": "client-llm", "stopReason": "endTurn",
-            "content": {"type": "text", "text": "The greeting is fine."}}})
-    )
-    .unwrap();
+    served.send(&json!({"jsonrpc": "2.0", "id": second["id"], "result": {
+        "role": "assistant", "model": "client-llm", "stopReason": "endTurn",
+        "content": {"type": "text", "text": "The greeting is fine."}}}));
     let result = loop {
-        let line = lines.next().unwrap().unwrap();
+        let line = served.lines.next().unwrap().unwrap();
         let message: Value = serde_json::from_str(&line).unwrap();
         if message["id"] == 2 {
             break message;
         }
     };
-    drop(stdin);
-    let _ = server.kill();
-    let _ = server.wait();
+    served.stop();
     assert_eq!(result["result"]["isError"], false, "{result}");
     assert_eq!(
         result["result"]["content"][0]["text"],

@@ -108,6 +108,17 @@ impl ToolArguments {
             }
         }
     }
+
+    /// The arguments as a JSON object, as the wire forms that carry them as one (Anthropic's
+    /// `input`, a Responses `function_call`, an MCP `tool_use` block) need: anything that is not
+    /// an object, unparsable text included, is `{}`.
+    #[must_use]
+    pub fn to_object(&self) -> Value {
+        match self.to_value() {
+            object @ Value::Object(_) => object,
+            _ => Value::Object(serde_json::Map::new()),
+        }
+    }
 }
 
 /// One tool call requested by the model.
@@ -681,4 +692,27 @@ fn validated_params(
         return Err(text);
     }
     Ok(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::ToolArguments;
+
+    #[test]
+    fn arguments_as_an_object_are_empty_unless_they_are_one() {
+        let object = |arguments: ToolArguments| arguments.to_object();
+        assert_eq!(
+            object(ToolArguments::Text("{\"a\":1}".into())),
+            json!({"a": 1})
+        );
+        assert_eq!(object(ToolArguments::Text("{oops".into())), json!({}));
+        assert_eq!(object(ToolArguments::Text("  ".into())), json!({}));
+        assert_eq!(object(ToolArguments::Json(json!([1, 2]))), json!({}));
+        assert_eq!(
+            object(ToolArguments::Json(json!({"b": [2]}))),
+            json!({"b": [2]})
+        );
+    }
 }

@@ -202,7 +202,7 @@ pub(crate) fn sampling_params(request: &ModelRequest, tools: bool) -> Value {
                 let mut blocks: Vec<Value> = content.iter().map(|c| text(c)).collect();
                 blocks.extend(tool_calls.iter().map(|call| {
                     json!({"type": "tool_use", "id": call.id, "name": call.name,
-                           "input": arguments_object(&call.arguments)})
+                           "input": call.arguments.to_object()})
                 }));
                 messages.push(json!({"role": "assistant", "content": blocks}));
             }
@@ -276,13 +276,6 @@ fn ends_with_tool_results(message: &Value) -> bool {
 }
 
 /// A call's arguments as the object `tool_use` carries (`{}` when they are not an object).
-fn arguments_object(arguments: &ToolArguments) -> Value {
-    match arguments.to_value() {
-        object @ Value::Object(_) => object,
-        _ => Value::Object(Map::new()),
-    }
-}
-
 /// The turn in a client's `CreateMessageResult`: its text blocks joined, its `tool_use` blocks
 /// as calls. `Err` names what is not a result.
 pub(crate) fn turn_of(answer: &Value) -> Result<ModelTurn, String> {

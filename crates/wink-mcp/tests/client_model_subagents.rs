@@ -5,13 +5,12 @@
 //! the client lacks.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, GetTaskParams,
-    Implementation, InputResponses, ProtocolVersion, UpdateTaskParams,
-};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
-use rmcp::{RoleClient, ServiceExt};
-use serde_json::{Value, json};
+mod common;
+
+use common::{client_2026, settled};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, InputResponses, UpdateTaskParams};
+use serde_json::json;
 use wink_agent::{PromptRegistry, PromptSubagentToolsSection};
 use wink_core::{MarkdownSection, Prompt, PromptTemplate};
 use wink_mcp::PromptServer;
@@ -46,40 +45,6 @@ fn server() -> PromptServer {
     PromptServer::new(Prompt::new(template), Session::new()).with_client_model_subagents()
 }
 
-async fn client(
-    io: tokio::io::DuplexStream,
-    capabilities: Value,
-) -> RunningService<RoleClient, ClientConfig> {
-    let capabilities: ClientCapabilities = serde_json::from_value(capabilities).unwrap();
-    ClientConfig::new(capabilities, Implementation::new("tester", "1"))
-        .with_protocol_version(ProtocolVersion::V_2026_07_28)
-        .serve_with_lifecycle(
-            io,
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
-        .await
-        .unwrap()
-}
-
-/// `tasks/get` until the task's status is none of `passing`: its JSON.
-async fn settled(
-    client: &RunningService<RoleClient, ClientConfig>,
-    task_id: &str,
-    passing: &[&str],
-) -> Value {
-    for _ in 0..500 {
-        let got = client.get_task(GetTaskParams::new(task_id)).await.unwrap();
-        let got = serde_json::to_value(got).unwrap();
-        if !passing.contains(&got["status"].as_str().unwrap_or_default()) {
-            return got;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    panic!("task {task_id} did not settle");
-}
-
 fn dispatch() -> CallToolRequestParams {
     let arguments = json!({"mode": "ad_hoc", "prompt_ns": "demo", "prompt_key": "reviewer",
                            "instructions": "Review the greeting 'hello'."});
@@ -93,7 +58,7 @@ async fn a_subagent_asks_the_clients_model_through_its_task() {
     let server = server();
     let serving =
         tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
-    let client = client(
+    let client = client_2026(
         client_io,
         json!({"sampling": {"tools": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
     )
@@ -149,7 +114,7 @@ async fn without_tasks_a_2026_client_is_told_what_it_lacks() {
     let server = server();
     let serving =
         tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
-    let client = client(client_io, json!({"sampling": {}})).await;
+    let client = client_2026(client_io, json!({"sampling": {}})).await;
 
     let response = client.call_tool_once(dispatch()).await.unwrap();
     let CallToolResponse::Complete(result) = response else {

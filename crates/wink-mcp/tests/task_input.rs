@@ -5,13 +5,12 @@
 //! it (`tasks/get` shows `input_required`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, GetTaskParams,
-    Implementation, InputResponses, ProtocolVersion,
-};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
-use rmcp::{RoleClient, ServiceExt};
-use serde_json::{Value, json};
+mod common;
+
+use common::{client_2026, settled};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, InputResponses};
+use serde_json::json;
 use wink_core::{
     MarkdownSection, Prompt, PromptTemplate, ToolBuilder, ToolContext, ToolRef, ToolResult,
 };
@@ -60,43 +59,17 @@ fn server() -> PromptServer {
     ])
 }
 
-async fn client(io: tokio::io::DuplexStream) -> RunningService<RoleClient, ClientConfig> {
-    let capabilities: ClientCapabilities = serde_json::from_value(
-        json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
-    )
-    .unwrap();
-    ClientConfig::new(capabilities, Implementation::new("tester", "1"))
-        .with_protocol_version(ProtocolVersion::V_2026_07_28)
-        .serve_with_lifecycle(
-            io,
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
-        .await
-        .unwrap()
-}
-
-/// `tasks/get` until the task leaves `working`: its JSON.
-async fn settled(client: &RunningService<RoleClient, ClientConfig>, task_id: &str) -> Value {
-    for _ in 0..200 {
-        let got = client.get_task(GetTaskParams::new(task_id)).await.unwrap();
-        let got = serde_json::to_value(got).unwrap();
-        if got["status"] != "working" {
-            return got;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    panic!("task {task_id} is still working");
-}
-
 #[tokio::test]
 async fn input_before_the_task_is_asked_on_the_call_and_input_during_it_through_the_task() {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let server = server();
     let serving =
         tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
-    let client = client(client_io).await;
+    let client = client_2026(
+        client_io,
+        json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
+    )
+    .await;
 
     // Before: the first call asks, and no task exists yet.
     let first = client
@@ -133,7 +106,7 @@ async fn input_before_the_task_is_asked_on_the_call_and_input_during_it_through_
     let created = serde_json::to_value(&created).unwrap();
     assert_eq!(created["resultType"], "task");
     assert!(created.get("requestState").is_none(), "{created}");
-    let done = settled(&client, created["taskId"].as_str().unwrap()).await;
+    let done = settled(&client, created["taskId"].as_str().unwrap(), &["working"]).await;
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(
         done["result"]["content"][0]["text"],
@@ -160,7 +133,7 @@ async fn input_before_the_task_is_asked_on_the_call_and_input_during_it_through_
     let CallToolResponse::Task(created) = third else {
         panic!("{third:?}");
     };
-    let waiting = settled(&client, &created.task.task_id).await;
+    let waiting = settled(&client, &created.task.task_id, &["working"]).await;
     assert_eq!(waiting["status"], "input_required", "{waiting}");
     assert_eq!(
         waiting["inputRequests"]["name"]["params"]["message"],

@@ -34,7 +34,7 @@ use crate::assemble::{ArgumentStyle, StreamDecoder, TurnAssembler, structured_ou
 use crate::codec::{WireCodec, unsupported_message};
 use crate::config::AdapterConfig;
 use crate::failure::{decode_failure, parse_body, reported_failure};
-use crate::mapping::{RequestMapping, arguments_object, json_f32};
+use crate::mapping::{RequestMapping, json_f32};
 use crate::sse::SseEvent;
 
 /// The request body for `request`.
@@ -169,7 +169,7 @@ fn assistant_blocks(
     for call in tool_calls {
         blocks.push(
             json!({"type": "tool_use", "id": call.id, "name": mapping.wire_name(&call.name),
-            "input": arguments_object(&call.arguments)}),
+            "input": call.arguments.to_object()}),
         );
     }
     blocks

@@ -301,20 +301,6 @@ pub(crate) fn arguments_text(arguments: &ToolArguments) -> String {
     }
 }
 
-/// Arguments as a JSON object for the wire (Anthropic): text that does not parse to an object
-/// becomes `{}` (such a call already failed in the loop).
-pub(crate) fn arguments_object(arguments: &ToolArguments) -> Value {
-    let value = match arguments {
-        ToolArguments::Json(value) => value.clone(),
-        ToolArguments::Text(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-    };
-    if value.is_object() {
-        value
-    } else {
-        Value::Object(serde_json::Map::new())
-    }
-}
-
 fn is_name_char(character: char) -> bool {
     character.is_alphanumeric() || character == '_' || character == '-'
 }
@@ -476,17 +462,5 @@ mod tests {
     fn temperature_is_written_as_typed() {
         assert_eq!(json_f32(0.2), json!(0.2));
         assert_eq!(json_f32(1.0), json!(1.0));
-    }
-
-    #[test]
-    fn unparsable_arguments_become_an_empty_object() {
-        assert_eq!(
-            arguments_object(&ToolArguments::Text("{oops".into())),
-            json!({})
-        );
-        assert_eq!(
-            arguments_object(&ToolArguments::Text("{\"a\":1}".into())),
-            json!({"a": 1})
-        );
     }
 }

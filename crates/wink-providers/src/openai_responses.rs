@@ -36,7 +36,7 @@ use crate::assemble::{ArgumentStyle, StreamDecoder, TurnAssembler, structured_ou
 use crate::codec::{WireCodec, is_strict_form, unsupported_message};
 use crate::config::AdapterConfig;
 use crate::failure::{decode_failure, failure, parse_body, reported_failure};
-use crate::mapping::{RequestMapping, arguments_object, arguments_text, json_f32};
+use crate::mapping::{RequestMapping, arguments_text, json_f32};
 use crate::sse::SseEvent;
 
 /// The request body for `request`.
@@ -197,7 +197,7 @@ fn encode_message(
             for call in tool_calls {
                 if mapping.is_search_tool(&call.name) {
                     input.push(json!({"type": "tool_search_call", "call_id": call.id, "execution": "client",
-                        "arguments": arguments_object(&call.arguments), "status": "completed"}));
+                        "arguments": call.arguments.to_object(), "status": "completed"}));
                     continue;
                 }
                 let mut item = Map::new();

@@ -5,7 +5,12 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use serde_json::json;
+use rmcp::RoleClient;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, GetTaskParams, Implementation, ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use serde_json::{Value, json};
 use wink_core::{MarkdownSection, Prompt, PromptTemplate, ToolBuilder, ToolError, ToolResult};
 
 pub fn demo_prompt() -> Prompt {
@@ -78,4 +83,39 @@ pub async fn tool_names(peer: &rmcp::Peer<rmcp::RoleClient>) -> Vec<String> {
         .into_iter()
         .map(|t| t.name.to_string())
         .collect()
+}
+
+/// An rmcp client at protocol 2026-07-28 with these capabilities, on `io`.
+pub async fn client_2026(
+    io: tokio::io::DuplexStream,
+    capabilities: Value,
+) -> RunningService<RoleClient, ClientConfig> {
+    let capabilities: ClientCapabilities = serde_json::from_value(capabilities).unwrap();
+    ClientConfig::new(capabilities, Implementation::new("tester", "1"))
+        .with_protocol_version(ProtocolVersion::V_2026_07_28)
+        .serve_with_lifecycle(
+            io,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap()
+}
+
+/// `tasks/get` until the task's status is none of `passing` (e.g. `["working"]`): its JSON.
+pub async fn settled(
+    client: &RunningService<RoleClient, ClientConfig>,
+    task_id: &str,
+    passing: &[&str],
+) -> Value {
+    for _ in 0..500 {
+        let got = client.get_task(GetTaskParams::new(task_id)).await.unwrap();
+        let got = serde_json::to_value(got).unwrap();
+        if !passing.contains(&got["status"].as_str().unwrap_or_default()) {
+            return got;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("task {task_id} did not settle");
 }
