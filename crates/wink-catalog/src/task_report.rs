@@ -2,7 +2,7 @@
 //! (its text, split into steps), judged on the first [`TASK_EVAL_LIMIT`] tools.
 
 use serde::Serialize;
-use wink_search::task_eval::{TaskJudgement, TaskMetrics};
+use wink_search::task_eval::{Task, TaskJudgement, TaskMetrics};
 use wink_search::{TaskInput, TaskSet};
 
 use crate::catalog::Catalog;
@@ -63,10 +63,31 @@ pub struct TaskReport {
 impl TaskReport {
     /// Searches every task of `set` in `catalog` and judges the lists.
     pub fn evaluate(catalog: &Catalog, set: &TaskSet) -> Self {
+        Self::evaluate_with(catalog, set, |_| None)
+    }
+
+    /// [`TaskReport::evaluate`] where `queries` may give a task's steps as capability queries
+    /// (written by a model, see [`wink_search::model_queries`]): a task with some is searched
+    /// with them in place of the splitter's steps ([`TaskInput::Steps`]: the text still ranks
+    /// as a whole and as each step's context), one without (`None` or an empty list) with its
+    /// text alone.
+    pub fn evaluate_with(
+        catalog: &Catalog,
+        set: &TaskSet,
+        mut queries: impl FnMut(&Task) -> Option<Vec<String>>,
+    ) -> Self {
         let mut judgements = Vec::with_capacity(set.tasks.len());
         let mut tasks = Vec::with_capacity(set.tasks.len());
         for task in &set.tasks {
-            let found = catalog.find_task(TaskInput::Text(&task.task), TASK_EVAL_LIMIT);
+            let written = queries(task).filter(|queries| !queries.is_empty());
+            let input = match &written {
+                Some(queries) => TaskInput::Steps {
+                    text: &task.task,
+                    steps: queries,
+                },
+                None => TaskInput::Text(&task.task),
+            };
+            let found = catalog.find_task(input, TASK_EVAL_LIMIT);
             let names: Vec<String> = found
                 .hits
                 .iter()
@@ -120,7 +141,7 @@ impl TaskReport {
 mod tests {
     use super::*;
     use crate::ToolRecord;
-    use wink_search::task_eval::{Needed, Task};
+    use wink_search::task_eval::Needed;
 
     #[test]
     fn tasks_are_judged_on_the_catalog_search() {
@@ -175,5 +196,43 @@ mod tests {
         assert_eq!(json["splits"][1]["split"], "held-out");
         assert_eq!(json["splits"][1]["recall@10"], 0.5);
         assert_eq!(json["tasks"][1]["all_needed@10"], false);
+    }
+
+    #[test]
+    fn a_task_with_written_queries_is_searched_with_them_and_one_without_with_its_text() {
+        let catalog = Catalog::builder()
+            .records([
+                ToolRecord::new("weather.now", "Current weather for a city."),
+                ToolRecord::new("files.write", "Write text to a file."),
+            ])
+            .build()
+            .unwrap();
+        let task = |id: &str| Task {
+            id: id.into(),
+            task: "Write it down.".into(),
+            tools: vec![
+                Needed::One("files.write".into()),
+                Needed::One("weather.now".into()),
+            ],
+            split: None,
+        };
+        let set = TaskSet {
+            path: "tasks.jsonl".into(),
+            tasks: vec![task("written"), task("empty"), task("none")],
+            lines: vec![1, 2, 3],
+        };
+        let report = TaskReport::evaluate_with(&catalog, &set, |task| match task.id.as_str() {
+            "written" => Some(vec!["weather in a city".into(), "write a file".into()]),
+            "empty" => Some(Vec::new()),
+            _ => None,
+        });
+        assert_eq!(report.tasks[0].steps, ["weather in a city", "write a file"]);
+        // The text's own list first ("Write it down."), then each written step's.
+        assert_eq!(report.tasks[0].found, ["files.write", "weather.now"]);
+        assert!(report.tasks[0].all_needed_at_10);
+        for row in &report.tasks[1..] {
+            assert_eq!(row.steps, ["Write it down"]);
+            assert_eq!(row.found, ["files.write"]);
+        }
     }
 }

@@ -526,6 +526,66 @@ fn eval_judges_whole_tasks() {
 }
 
 #[test]
+fn a_model_writes_the_queries_of_each_task() {
+    let tasks = fixture("tasks.jsonl");
+    let tools = fixture("tools.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("queries.json");
+    // Task a: two queries in a numbered list; task b: an answer with no query at all.
+    std::fs::write(
+        &script,
+        r#"[{"text": "Here are the queries:\n1. Read a file.\n2. Write a file", "usage": {"input_tokens": 120, "output_tokens": 14, "cached_tokens": 0}},
+            {"text": "```\n```", "usage": {"input_tokens": 110, "output_tokens": 3, "cached_tokens": 0}}]"#,
+    )
+    .unwrap();
+    let model = format!("scripted:{}", script.display());
+    let value = eval_json(&[
+        "--dataset",
+        "tasks",
+        &tasks,
+        "--catalog",
+        &tools,
+        "--model",
+        &model,
+    ]);
+    assert_eq!(
+        value["per_task"][0]["steps"],
+        serde_json::json!(["read a file", "write a file"])
+    );
+    assert_eq!(
+        value["per_task"][0]["found"],
+        serde_json::json!(["file.read", "file.write"])
+    );
+    // No query in the answer: the task's own text, split as without a model.
+    assert_eq!(
+        value["per_task"][1]["steps"],
+        serde_json::json!([
+            "Is it raining in Paris? If it is",
+            "put a reminder in my calendar"
+        ])
+    );
+    let cost = &value["query_model"];
+    assert_eq!(cost["model"], model.as_str());
+    assert_eq!(cost["model_calls"], 2);
+    assert_eq!(cost["input_tokens"], 230);
+    assert_eq!(cost["output_tokens"], 17);
+    assert_eq!(cost["fallbacks"], 1);
+    assert!(cost["seconds"].as_f64().unwrap() >= 0.0, "{cost}");
+
+    // The model is for task sets only.
+    let err = usage_error(&[
+        "catalog",
+        "eval",
+        "--dataset",
+        "bfcl",
+        "x",
+        "--model",
+        "local",
+    ]);
+    assert_eq!(err, "error: `--model` goes with `--dataset tasks`\n");
+}
+
+#[test]
 fn tools_search_covers_the_steps_of_a_task() {
     let tools = fixture("tools.jsonl");
     assert_eq!(

@@ -37,6 +37,7 @@ pub mod eval;
 #[cfg(feature = "embeddings")]
 pub mod hybrid;
 mod index;
+pub mod model_queries;
 mod multi;
 mod rank;
 mod route;

@@ -26,6 +26,16 @@ pub enum TaskInput<'a> {
     /// Capabilities named one by one (a model's `find_tool(queries)`): each is a step, ranked on
     /// its own words.
     Queries(&'a [String]),
+    /// A request with its steps written by someone else (a model asked to split it, see
+    /// [`crate::model_queries`]): ranked as a split [`TaskInput::Text`] is — the text as a whole
+    /// and each step with the text's words as context — with these steps instead of the
+    /// splitter's. Without a non-empty step it is the text alone.
+    Steps {
+        /// The request as the user wrote it.
+        text: &'a str,
+        /// Its steps.
+        steps: &'a [String],
+    },
 }
 
 /// How steps are ranked and merged.
@@ -98,14 +108,14 @@ pub fn search_task(
             }
             (steps, Some(text))
         }
-        TaskInput::Queries(queries) => (
-            queries
-                .iter()
-                .map(|query| query.trim().to_owned())
-                .filter(|query| !query.is_empty())
-                .collect(),
-            None,
-        ),
+        TaskInput::Queries(queries) => (non_empty(queries), None),
+        TaskInput::Steps { text, steps } => {
+            let steps = non_empty(steps);
+            if steps.is_empty() {
+                return search_task(TaskInput::Text(text), limit, config, rank);
+            }
+            (steps, Some(text))
+        }
     };
     let mut lists: Vec<Vec<SearchHit>> = Vec::with_capacity(steps.len() + 1);
     if let Some(text) = context {
@@ -134,6 +144,15 @@ pub fn search_task(
         hit.step = owner(hit.hit.index);
     }
     TaskResult { hits, steps }
+}
+
+/// The trimmed, non-empty ones of `texts`.
+fn non_empty(texts: &[String]) -> Vec<String> {
+    texts
+        .iter()
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+        .collect()
 }
 
 /// The step whose query scores document `index` highest (ties and unlisted documents: the
@@ -279,5 +298,60 @@ mod tests {
                 "time@1"
             ]
         );
+    }
+
+    #[test]
+    fn steps_written_elsewhere_are_ranked_as_a_split_text_is() {
+        let seen = std::cell::RefCell::new(Vec::new());
+        let rank = |query: &WeightedQuery<'_>, _limit: usize| {
+            seen.borrow_mut().push(
+                query
+                    .parts
+                    .iter()
+                    .map(|(text, weight)| format!("{text}@{weight}"))
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            );
+            vec![hit(seen.borrow().len(), 1.0)]
+        };
+        let config = TaskConfig::default();
+        let text = "Find the file, then open it.";
+        let written = [
+            "locate a file".to_owned(),
+            " ".to_owned(),
+            "open a file".to_owned(),
+        ];
+        let result = search_task(
+            TaskInput::Steps {
+                text,
+                steps: &written,
+            },
+            5,
+            &config,
+            rank,
+        );
+        assert_eq!(result.steps, ["locate a file", "open a file"]);
+        assert_eq!(result.names(), ["t1", "t2", "t3"]);
+        assert_eq!(
+            *seen.borrow(),
+            [
+                "Find the file, then open it.@1",
+                "locate a file@1|Find the file, then open it.@0.5",
+                "open a file@1|Find the file, then open it.@0.5"
+            ]
+        );
+        // No step: the text alone, as `TaskInput::Text` ranks it.
+        let blank = [" ".to_owned()];
+        let alone = search_task(
+            TaskInput::Steps {
+                text: "What's the weather?",
+                steps: &blank,
+            },
+            5,
+            &config,
+            rank,
+        );
+        assert_eq!(alone.steps, ["What's the weather"]);
+        assert_eq!(alone.names(), ["t4"]);
     }
 }

@@ -319,7 +319,11 @@ impl Catalog {
 pub fn step_count(input: TaskInput<'_>) -> usize {
     match input {
         TaskInput::Text(text) => wink_search::split_task(text).len(),
-        TaskInput::Queries(queries) => queries.iter().filter(|q| !q.trim().is_empty()).count(),
+        TaskInput::Queries(queries) | TaskInput::Steps { steps: queries, .. } => queries
+            .iter()
+            .filter(|q| !q.trim().is_empty())
+            .count()
+            .max(1),
         _ => 1,
     }
 }

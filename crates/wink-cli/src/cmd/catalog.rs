@@ -104,6 +104,12 @@ pub struct EvalArgs {
     /// `$WINK_HOME/models/wordllama-l2-256`, else the cache directory).
     #[arg(long)]
     pub embedding_model: Option<PathBuf>,
+    /// With `--dataset tasks`: a model first writes each task's capability queries, one per
+    /// step, and those are searched instead of the task's text; the report adds the model's
+    /// calls, tokens and seconds. SPEC is a `wink run --model` spec (`local`, `local:0.5b`,
+    /// `openai:gpt-4.1-mini`, ...); `--model` alone is the embedded model.
+    #[arg(long, value_name = "SPEC", num_args = 0..=1, default_missing_value = "local")]
+    pub model: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -135,6 +141,9 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
     }
     if args.catalog.is_some() {
         return Err(usage("`--catalog` goes with `--dataset tasks`"));
+    }
+    if args.model.is_some() {
+        return Err(usage("`--model` goes with `--dataset tasks`"));
     }
     let (documents, queries) = match (&args.dataset, &args.dir, &args.tools, &args.queries) {
         (Some(Dataset::Bfcl), Some(dir), _, _) => {
