@@ -172,6 +172,24 @@ def retrieval_tasks(text: str) -> list[str]:
 TASKS_HEADER = ["| ranker | tasks (dev / held-out) | recall@5 | recall@10 | all-needed@10 |", "|---|---:|---:|---:|---:|"]
 
 
+def retrieval_tasks_model(text: str) -> list[str]:
+    """A task-set row whose queries a model wrote, with what the model cost per task."""
+    r = json.loads(text)
+    halves = {s["split"]: s for s in r["splits"]}
+    dev, held = halves["dev"], halves["held-out"]
+    cost = r["query_model"]
+    calls = max(cost["model_calls"], 1)
+    return [f"| `{r['ranker']}` | {dev['tasks']} / {held['tasks']} | {dev['recall@5']:.3f} / {held['recall@5']:.3f} | "
+            f"{dev['recall@10']:.3f} / {held['recall@10']:.3f} | {dev['all_needed@10']:.3f} / {held['all_needed@10']:.3f} | "
+            f"{cost['input_tokens'] / calls:.0f} / {cost['output_tokens'] / calls:.0f} | {cost['seconds'] / calls:.2f} | "
+            f"{cost['fallbacks']} |"]
+
+
+TASKS_MODEL_HEADER = ["| ranker | tasks (dev / held-out) | recall@5 | recall@10 | all-needed@10 | "
+                      "model tokens in / out per task | model s per task | tasks without a query |",
+                      "|---|---:|---:|---:|---:|---:|---:|---:|"]
+
+
 def queue(text: str) -> list[str]:
     out = ["| `wink worker` processes (1 slot each) | requests/s | wall s | checkpoints | mean ms per checkpoint |",
            "|---:|---:|---:|---:|---:|"]
@@ -246,6 +264,13 @@ BENCHMARKS = [
                   cargo_example("wink-search", "latency"),
               ], needs=["wink"],
               quick=[["{wink}", "catalog", "eval", "--dataset", "tasks", "data/livemcp/tasks.jsonl", "--format", "json"]]),
+    Benchmark("task_queries", "find_tool on the task set with each task's queries written by the embedded 1.5B "
+              "model: recall, and what the model costs", "15", "release", [
+                  Step(["{wink}", "catalog", "eval", "--dataset", "tasks", "data/livemcp/tasks.jsonl", "--model", "local:{model}",
+                        "--format", "json"], retrieval_tasks_model, TASKS_MODEL_HEADER),
+                  Step(["{wink}", "catalog", "eval", "--dataset", "tasks", "data/livemcp/tasks.jsonl", "--model", "local:{model}",
+                        "--rerank", "hybrid", "--format", "json"], retrieval_tasks_model, rows=True),
+              ], needs=["wink", "model"]),
     Benchmark("catalog", "token footprint of a 527-tool MCP catalog, of Agent Skills, of summarized sections (deterministic)", "1",
               "any (token counts)", [
                   Step(["{wink}", "catalog", "tokens", "data/livemcp/tools.json", "--format", "json"], catalog_tokens),
