@@ -15,7 +15,9 @@
 //!   most relevant to the input and configures the loop; [`PreparedRun::execute`] runs it.
 //! - [`RunSpec`] is all of it at once, with the session log and the transcript, as `wink run`
 //!   takes it; [`FileAgent`] is the same for Rust code.
-//! - [`eval`] runs a prompt over a cases file and reports pass rates, tokens and time;
+//! - [`eval`] runs a prompt over a cases file and reports pass rates, tokens and time
+//!   ([`eval::task_queries`]: a model writes a task set's search queries, for
+//!   `wink catalog eval --dataset tasks --model`);
 //!   [`worker::WorkerRuns`] prepares the runs of a Redis queue's requests.
 //!
 //! Nothing here prints: what a front end reports (catalog decisions, pre-opened sections) is

@@ -1,86 +1,17 @@
 //! `wink catalog eval --dataset tasks FILE`: whole tasks searched as `find_tool` does.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Instant;
 
-use serde::Serialize;
 use serde_json::json;
-use wink_agent::{Message, ModelRequest, ProviderAdapter};
 use wink_catalog::{Catalog, TASK_EVAL_LIMIT, TaskReport, load_catalog_file};
+use wink_run::eval::task_queries::{WrittenQueries, write_task_queries};
 use wink_run::model::{self, ModelOptions};
-use wink_search::model_queries::{INSTRUCTIONS, MAX_OUTPUT_TOKENS, parse_queries, user_message};
+use wink_search::load_tasks_jsonl;
 use wink_search::task_eval::{Task, TaskMetrics};
-use wink_search::{TaskSet, load_tasks_jsonl};
 
 use super::catalog::{EvalArgs, Format, Ranker, load_embedding_model};
 use crate::exit::usage;
-
-/// What the model that wrote the queries cost, over the whole set.
-#[derive(Debug, Default, Serialize)]
-struct QueryCost {
-    model: String,
-    model_calls: usize,
-    input_tokens: u64,
-    output_tokens: u64,
-    seconds: f64,
-    /// Tasks whose answer held no query: searched with their text.
-    fallbacks: usize,
-}
-
-/// Each task's capability queries, written by the model `spec` (one call per task, greedy).
-fn written_queries(
-    spec: &str,
-    set: &TaskSet,
-) -> anyhow::Result<(HashMap<String, Vec<String>>, QueryCost)> {
-    let adapter: Arc<dyn ProviderAdapter> =
-        model::adapter(spec, &ModelOptions::default()).map_err(super::common::run_error)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
-    let mut cost = QueryCost {
-        model: spec.to_owned(),
-        ..QueryCost::default()
-    };
-    let mut written = HashMap::new();
-    for task in &set.tasks {
-        let request = ModelRequest {
-            messages: vec![
-                Message::system(INSTRUCTIONS),
-                Message::user(user_message(&task.task)),
-            ],
-            max_output_tokens: Some(MAX_OUTPUT_TOKENS),
-            temperature: Some(0.0),
-            ..ModelRequest::default()
-        };
-        let started = Instant::now();
-        let turn = runtime
-            .block_on(adapter.complete(&request, None))
-            .map_err(|e| anyhow::anyhow!("task {}: the model failed: {e}", task.id))?;
-        cost.seconds += started.elapsed().as_secs_f64();
-        cost.model_calls += 1;
-        if let Some(usage) = &turn.usage {
-            cost.input_tokens += usage.input_tokens;
-            cost.output_tokens += usage.output_tokens;
-        }
-        let queries = parse_queries(turn.text.as_deref().unwrap_or_default());
-        if queries.is_empty() {
-            cost.fallbacks += 1;
-        }
-        written.insert(task.id.clone(), queries);
-        if cost.model_calls.is_multiple_of(10) {
-            note!(
-                "wink catalog eval: queries written for {} of {} tasks",
-                cost.model_calls,
-                set.tasks.len()
-            );
-        }
-    }
-    Ok((written, cost))
-}
 
 pub fn run(file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let set = load_tasks_jsonl(file).map_err(|e| usage(e.to_string()))?;
@@ -106,15 +37,26 @@ pub fn run(file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| usage(format!("{}: {e}", catalog_path.display())))?;
     set.check_names(|name| catalog.get(name).is_some())
         .map_err(|e| usage(e.to_string()))?;
-    let (written, cost) = match &args.model {
+    let written = match &args.model {
         Some(spec) => {
-            let (written, cost) = written_queries(spec, &set)?;
-            (written, Some(cost))
+            let adapter =
+                model::adapter(spec, &ModelOptions::default()).map_err(super::common::run_error)?;
+            let mut progress = |done: usize, total: usize| {
+                if done.is_multiple_of(10) {
+                    note!("wink catalog eval: queries written for {done} of {total} tasks");
+                }
+            };
+            Some(
+                write_task_queries(adapter.as_ref(), spec, &set, &mut progress)
+                    .map_err(super::common::run_error)?,
+            )
         }
-        None => (HashMap::new(), None),
+        None => None,
     };
-    let report =
-        TaskReport::evaluate_with(&catalog, &set, |task: &Task| written.get(&task.id).cloned());
+    let report = TaskReport::evaluate_with(&catalog, &set, |task: &Task| {
+        written.as_ref()?.queries.get(&task.id).cloned()
+    });
+    let cost = written.map(|WrittenQueries { cost, .. }| cost);
     match args.format {
         Format::Json => {
             let mut out =

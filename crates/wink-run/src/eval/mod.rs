@@ -19,6 +19,7 @@
 mod cases;
 mod harness;
 mod report;
+pub mod task_queries;
 
 pub use cases::{Case, Expect, case_type, parse_case, parse_cases, read_cases};
 pub use harness::{EvalProgress, EvalSpec, Evaluation, check};
