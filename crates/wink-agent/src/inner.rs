@@ -102,6 +102,23 @@ impl Default for LoopConfig {
 }
 
 impl LoopConfig {
+    /// The run's profile (the one named by `profile`, else the adapter's `profile`) fills in
+    /// what the run leaves unset: the cap on a turn's output and, for a greedy profile,
+    /// temperature 0.
+    pub fn apply_profile_defaults(&mut self, profile: &'static wink_model::profile::ModelProfile) {
+        let profile = self
+            .profile
+            .as_deref()
+            .and_then(|name| wink_model::profile::profile_named(name).ok())
+            .unwrap_or(profile);
+        if self.max_output_tokens.is_none() {
+            self.max_output_tokens = profile.turn_output_cap;
+        }
+        if self.temperature.is_none() && profile.greedy {
+            self.temperature = Some(0.0);
+        }
+    }
+
     /// The turn settings for a model whose adapter chose `profile`, with this config's
     /// overrides.
     #[must_use]

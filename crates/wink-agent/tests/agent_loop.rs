@@ -1695,3 +1695,35 @@ fn images_a_tool_returns_reach_the_model_beside_its_text() {
         })
     );
 }
+
+#[test]
+fn a_greedy_profile_caps_each_turn_and_decodes_greedily_unless_the_run_says_otherwise() {
+    let first_request = |loop_config: LoopConfig| {
+        let provider = script(json!([{"text": "Done."}, {"text": "Done."}, {"text": "Done."}]));
+        let config = MainLoopConfig {
+            loop_config,
+            ..MainLoopConfig::default()
+        };
+        let p = prompt(template(
+            DisclosureMode::Wink,
+            SectionVisibility::Full,
+            false,
+        ));
+        run(&provider, &p, &Session::new(), config);
+        let request = provider.requests()[0].clone();
+        (request.max_output_tokens, request.temperature)
+    };
+    // The scripted adapter's profile is the default one: nothing is filled in.
+    assert_eq!(first_request(LoopConfig::default()), (None, None));
+    let small = LoopConfig {
+        profile: Some("small-local".into()),
+        ..LoopConfig::default()
+    };
+    assert_eq!(first_request(small.clone()), (Some(512), Some(0.0)));
+    let own = LoopConfig {
+        max_output_tokens: Some(2048),
+        temperature: Some(0.7),
+        ..small
+    };
+    assert_eq!(first_request(own), (Some(2048), Some(0.7)));
+}

@@ -33,6 +33,13 @@ pub struct ModelProfile {
     pub preopen: Option<usize>,
     /// Repeated calls after which the repetition guard asks for an answer.
     pub answer_only_after: u32,
+    /// The most tokens one model turn may write when the run sets no cap, for every provider
+    /// (the embedded decoder stops at the same number): a small model that never ends its turn
+    /// would otherwise run to the server's context size.
+    pub turn_output_cap: Option<u32>,
+    /// Decode greedily (temperature 0) when the run sets no temperature, for every provider: the
+    /// embedded decoder does, and a server left to its own default samples.
+    pub greedy: bool,
 }
 
 /// The profile of models the table does not know: WINK's conversation, nothing added.
@@ -45,6 +52,8 @@ pub const DEFAULT_PROFILE: ModelProfile = ModelProfile {
     template_calls: false,
     preopen: None,
     answer_only_after: 2,
+    turn_output_cap: None,
+    greedy: false,
 };
 
 /// Every turn policy, in the order a profile that wants them all lists them.
@@ -62,7 +71,7 @@ pub const ALL_TURN_POLICIES: [&str; 7] = [
 pub const PROFILES: [ModelProfile; 3] = [
     ModelProfile {
         name: "small-local",
-        summary: "small open models (Qwen2.5 up to 3B): every turn policy, the answer tool, calls in the template's form, up to 3 sections pre-opened",
+        summary: "small open models (Qwen2.5 up to 3B): every turn policy, the answer tool, calls in the template's form, up to 3 sections pre-opened, greedy turns of at most 512 tokens",
         families: &[
             "qwen2.5-coder-0.5b",
             "qwen2.5-coder-1.5b",
@@ -76,6 +85,8 @@ pub const PROFILES: [ModelProfile; 3] = [
         template_calls: true,
         preopen: Some(3),
         answer_only_after: 2,
+        turn_output_cap: Some(512),
+        greedy: true,
     },
     ModelProfile {
         name: "hosted",
@@ -197,5 +208,21 @@ mod tests {
         let mut names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
         names.dedup();
         assert_eq!(names.len(), PROFILES.len());
+    }
+
+    #[test]
+    fn only_small_models_get_a_turn_cap_and_greedy_decoding() {
+        let turns: Vec<(&str, Option<u32>, bool)> = PROFILES
+            .iter()
+            .map(|p| (p.name, p.turn_output_cap, p.greedy))
+            .collect();
+        assert_eq!(
+            turns,
+            [
+                ("small-local", Some(512), true),
+                ("hosted", None, false),
+                ("default", None, false)
+            ]
+        );
     }
 }

@@ -81,6 +81,7 @@ impl<'a, 'o> Driver<'a, 'o> {
         let mut config = options.config.clone();
         config.supports_dynamic_tools =
             config.supports_dynamic_tools && adapter.supports_dynamic_tools();
+        config.apply_profile_defaults(adapter.profile());
         let turn = config.turn_settings(adapter.profile());
         let mut state = InnerLoop::start(rendered, prompt_name, config);
         state.set_turn_settings(turn);
