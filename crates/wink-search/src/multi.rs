@@ -212,6 +212,8 @@ fn merge(
 
 #[cfg(test)]
 mod tests {
+    use std::cell::RefCell;
+
     use super::*;
 
     fn hit(index: usize, score: f32) -> SearchHit {
@@ -257,10 +259,12 @@ mod tests {
         assert_eq!(best_step(&lists, 9), 0);
     }
 
-    #[test]
-    fn one_step_is_ranked_whole_and_steps_see_the_task() {
-        let seen = std::cell::RefCell::new(Vec::new());
-        let rank = |query: &WeightedQuery<'_>, _limit: usize| {
+    /// A ranker that records each query as `text@weight|…` in `seen` and answers with one hit
+    /// numbered by how many queries it has seen.
+    fn recording(
+        seen: &RefCell<Vec<String>>,
+    ) -> impl Fn(&WeightedQuery<'_>, usize) -> Vec<SearchHit> + Copy + '_ {
+        move |query, _limit| {
             seen.borrow_mut().push(
                 query
                     .parts
@@ -270,7 +274,13 @@ mod tests {
                     .join("|"),
             );
             vec![hit(seen.borrow().len(), 1.0)]
-        };
+        }
+    }
+
+    #[test]
+    fn one_step_is_ranked_whole_and_steps_see_the_task() {
+        let seen = RefCell::new(Vec::new());
+        let rank = recording(&seen);
         let config = TaskConfig::default();
         let single = search_task(TaskInput::Text("What's the weather?"), 5, &config, rank);
         assert_eq!(single.steps, ["What's the weather"]);
@@ -302,18 +312,8 @@ mod tests {
 
     #[test]
     fn steps_written_elsewhere_are_ranked_as_a_split_text_is() {
-        let seen = std::cell::RefCell::new(Vec::new());
-        let rank = |query: &WeightedQuery<'_>, _limit: usize| {
-            seen.borrow_mut().push(
-                query
-                    .parts
-                    .iter()
-                    .map(|(text, weight)| format!("{text}@{weight}"))
-                    .collect::<Vec<_>>()
-                    .join("|"),
-            );
-            vec![hit(seen.borrow().len(), 1.0)]
-        };
+        let seen = RefCell::new(Vec::new());
+        let rank = recording(&seen);
         let config = TaskConfig::default();
         let text = "Find the file, then open it.";
         let written = [
