@@ -3,14 +3,15 @@
 //! A task is split into steps ([`crate::split_task`]), or the caller names them
 //! ([`TaskInput::Queries`]). Each step is ranked on its own words plus the whole task's words at
 //! [`TaskConfig::context_weight`] (so "show me the details of the first one" still knows which
-//! server the task is about); a split text is also ranked as a whole. The lists are then merged
-//! in rounds: each round, the whole text's list and then every step in turn add their best tool
-//! not yet listed, as long as that tool scores at least [`TaskConfig::floor`] of the list's best.
-//! Each tool serves the step whose query scores it highest, and a step offers only tools it
-//! serves (the task's words in every step's query would otherwise let one step take another's
-//! tools). A list
-//! thus covers each step before it offers a second tool for any, and says which step each tool
-//! serves. A text with one step is ranked as a whole, exactly as a plain search.
+//! server the task is about); a split text is also ranked as a whole. The lists are then merged:
+//! first the whole text's best tool and every step's best tool not yet listed, so the list covers
+//! each step; then every other tool the lists hold, by reciprocal-rank fusion (a tool scores
+//! `1 / (60 + rank)` in each list that holds it, summed: a tool that both the whole text and a
+//! step rank high comes first). A list offers a tool only while it scores at least
+//! [`TaskConfig::floor`] of the list's best. Each tool serves the step whose query scores it
+//! highest, and a step offers only tools it serves (the task's words in every step's query would
+//! otherwise let one step take another's tools). A text with one step is ranked as a whole,
+//! exactly as a plain search.
 
 use serde::{Deserialize, Serialize};
 
@@ -170,8 +171,14 @@ fn best_step(step_lists: &[Vec<SearchHit>], index: usize) -> usize {
     best.map_or(0, |(_, step)| step)
 }
 
-/// Merges lists in rounds (see the module docs), list `l` offering only the documents `offers(l,
-/// document)` allows; a hit's `step` is the position of the list it came from.
+/// The constant of reciprocal-rank fusion: a tool at rank `r` (1-based) of a list scores
+/// `1 / (RRF_K + r)` there. 60 is the value of the method's authors (Cormack, Clarke and
+/// Büttcher, SIGIR 2009), used as they give it.
+const RRF_K: f32 = 60.0;
+
+/// Merges lists (see the module docs), list `l` offering only the documents `offers(l,
+/// document)` allows and, below `floor` of its best score, none; a hit's `step` is the position
+/// of the list it came from (the first list that holds it, after the first round).
 fn merge(
     lists: &[Vec<SearchHit>],
     limit: usize,
@@ -179,35 +186,56 @@ fn merge(
     offers: impl Fn(usize, usize) -> bool,
 ) -> Vec<TaskHit> {
     let mut merged: Vec<TaskHit> = Vec::new();
-    let mut next = vec![0usize; lists.len()];
-    while merged.len() < limit {
-        let mut added = false;
-        for (step, list) in lists.iter().enumerate() {
-            if merged.len() == limit {
-                break;
+    let listed = |merged: &[TaskHit], index: usize| merged.iter().any(|m| m.hit.index == index);
+    for (step, list) in lists.iter().enumerate() {
+        if merged.len() == limit {
+            return merged;
+        }
+        let first = above_floor(list, floor)
+            .find(|(_, hit)| offers(step, hit.index) && !listed(&merged, hit.index));
+        if let Some((_, hit)) = first {
+            merged.push(TaskHit {
+                hit: hit.clone(),
+                step,
+            });
+        }
+    }
+    // (fused score, the list that ranks it highest, the hit), in the order first met.
+    let mut fused: Vec<(f32, usize, &SearchHit)> = Vec::new();
+    for (step, list) in lists.iter().enumerate() {
+        for (rank, hit) in above_floor(list, floor) {
+            if !offers(step, hit.index) {
+                continue;
             }
-            let best = list.first().map_or(0.0, |hit| hit.score);
-            while let Some(hit) = list.get(next[step]) {
-                next[step] += 1;
-                if !hit.exact_name && hit.score < floor * best {
-                    next[step] = list.len();
-                    break;
-                }
-                if offers(step, hit.index) && merged.iter().all(|m| m.hit.index != hit.index) {
-                    merged.push(TaskHit {
-                        hit: hit.clone(),
-                        step,
-                    });
-                    added = true;
-                    break;
-                }
+            let score = 1.0 / (RRF_K + rank as f32 + 1.0);
+            match fused.iter_mut().find(|(_, _, h)| h.index == hit.index) {
+                Some(entry) => entry.0 += score,
+                None => fused.push((score, step, hit)),
             }
         }
-        if !added {
+    }
+    fused.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (_, step, hit) in fused {
+        if merged.len() == limit {
             break;
+        }
+        if !listed(&merged, hit.index) {
+            merged.push(TaskHit {
+                hit: hit.clone(),
+                step,
+            });
         }
     }
     merged
+}
+
+/// `list`'s hits (0-based rank, hit) until the first that scores under `floor` of the list's
+/// best and is not named exactly.
+fn above_floor(list: &[SearchHit], floor: f32) -> impl Iterator<Item = (usize, &SearchHit)> {
+    let best = list.first().map_or(0.0, |hit| hit.score);
+    list.iter()
+        .enumerate()
+        .take_while(move |(_, hit)| hit.exact_name || hit.score >= floor * best)
 }
 
 #[cfg(test)]
@@ -257,6 +285,30 @@ mod tests {
         assert_eq!(best_step(&[lists[1].clone(), lists[0].clone()], 1), 1);
         assert_eq!(best_step(&lists, 5), 2);
         assert_eq!(best_step(&lists, 9), 0);
+    }
+
+    #[test]
+    fn after_the_first_round_tools_several_lists_rank_high_come_first() {
+        let lists = vec![
+            vec![hit(1, 9.0), hit(2, 8.0), hit(3, 7.0), hit(4, 6.0)],
+            vec![hit(5, 5.0), hit(4, 4.0), hit(6, 3.0)],
+            vec![hit(7, 2.0), hit(6, 1.0)],
+        ];
+        let merged = merge(&lists, 10, 0.0, |_, _| true);
+        let names: Vec<&str> = merged.iter().map(|h| h.hit.name.as_str()).collect();
+        // Round one: each list's best. Then t6 (2nd in two lists: 2/62) and t4 (4th and 2nd:
+        // 1/64 + 1/62) before t2 (2nd in one list) and t3 (3rd in one).
+        assert_eq!(names, ["t1", "t5", "t7", "t6", "t4", "t2", "t3"]);
+        assert_eq!(
+            merged.iter().map(|h| h.step).collect::<Vec<_>>(),
+            [0, 1, 2, 1, 0, 0, 0]
+        );
+        assert_eq!(merge(&lists, 4, 0.0, |_, _| true).len(), 4);
+        // The floor cuts a list where its scores fall under the share of its best: t6 is in no
+        // list any more, t4 only in the second (2nd: 1/62, a tie with t2, met first).
+        let floored = merge(&lists, 10, 0.75, |_, _| true);
+        let names: Vec<&str> = floored.iter().map(|h| h.hit.name.as_str()).collect();
+        assert_eq!(names, ["t1", "t5", "t7", "t2", "t4", "t3"]);
     }
 
     /// A ranker that records each query as `text@weight|…` in `seen` and answers with one hit

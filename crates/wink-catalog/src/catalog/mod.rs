@@ -192,8 +192,8 @@ pub struct Found {
 pub struct FoundTask {
     /// The steps, in task order (one for a single request).
     pub steps: Vec<String>,
-    /// The tools, in list order (the whole task's best and each step's best, round after
-    /// round).
+    /// The tools, in list order (the whole task's best and each step's best, then the others
+    /// by reciprocal-rank fusion of the lists).
     pub hits: Vec<Found>,
 }
 
