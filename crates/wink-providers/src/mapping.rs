@@ -10,7 +10,7 @@ use wink_schema::{
     SchemaDialect, ToolNameAliases, fits_openai_strict, normalize, strip_strict_nulls,
 };
 
-use crate::config::{AdapterConfig, DeferredTools, WireFormat};
+use crate::config::{AdapterConfig, DeferredTools, ForcedCalls, WireFormat};
 
 /// The request-side facts a response is decoded against.
 #[derive(Debug, Clone)]
@@ -28,6 +28,8 @@ pub struct RequestMapping {
     section_deferred: HashSet<String>,
     /// Section tools loaded by the tool result at a message index, with the disclosing section.
     loaded: BTreeMap<usize, (String, Vec<String>)>,
+    /// How a forced call is asked for (never [`ForcedCalls::Detect`]: the adapter resolves it).
+    forced_calls: ForcedCalls,
 }
 
 impl RequestMapping {
@@ -129,7 +131,27 @@ impl RequestMapping {
             tools,
             section_deferred,
             loaded,
+            forced_calls: match config.forced_calls {
+                ForcedCalls::Detect => ForcedCalls::ToolChoice,
+                form => form,
+            },
         })
+    }
+
+    /// The mapping with forced calls asked for as `form` (the adapter's resolution of
+    /// [`ForcedCalls::Detect`]).
+    #[must_use]
+    pub fn forcing_calls_by(mut self, form: ForcedCalls) -> Self {
+        self.forced_calls = match form {
+            ForcedCalls::Detect => ForcedCalls::ToolChoice,
+            form => form,
+        };
+        self
+    }
+
+    /// How a forced call is asked for.
+    pub fn forced_calls(&self) -> ForcedCalls {
+        self.forced_calls
     }
 
     /// The tools to send, in wire order: the request's tools, or with native section deferral

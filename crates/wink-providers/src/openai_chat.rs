@@ -23,7 +23,7 @@ use wink_session::TokenUsage;
 
 use crate::assemble::{ArgumentStyle, StreamDecoder, TurnAssembler, structured_output};
 use crate::codec::{WireCodec, is_strict_form, unsupported_message};
-use crate::config::{AdapterConfig, MaxTokensField};
+use crate::config::{AdapterConfig, ForcedCalls, MaxTokensField};
 use crate::failure::{decode_failure, parse_body, reported_failure};
 use crate::mapping::{RequestMapping, arguments_text, json_f32};
 use crate::sse::SseEvent;
@@ -94,8 +94,15 @@ pub fn encode_mapped(
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
-        if let Some(choice) = tool_choice(&request.tool_choice, mapping) {
-            body.insert("tool_choice".into(), choice);
+        match forced_call_format(request, mapping) {
+            Some(format) => {
+                body.insert("response_format".into(), format);
+            }
+            None => {
+                if let Some(choice) = tool_choice(&request.tool_choice, mapping) {
+                    body.insert("tool_choice".into(), choice);
+                }
+            }
         }
     }
     let messages = request
@@ -105,6 +112,46 @@ pub fn encode_mapped(
         .collect::<Result<_, _>>()?;
     body.insert("messages".into(), Value::Array(messages));
     Ok(Value::Object(body))
+}
+
+/// With [`ForcedCalls::ResponseSchema`], a request that must call a tool (and wants no
+/// structured output of its own) asks for the call as a JSON document: `{"name": the tool,
+/// "arguments": its parameters}`, one `anyOf` branch per offered tool when any may be called.
+/// `None` when the request forces no call or the tool it names is not offered.
+fn forced_call_format(request: &ModelRequest, mapping: &RequestMapping) -> Option<Value> {
+    if mapping.forced_calls() != ForcedCalls::ResponseSchema || request.output.is_some() {
+        return None;
+    }
+    let call = |tool: &wink_model::ToolSpec| {
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"const": mapping.wire_name(&tool.name)},
+                "arguments": mapping.wire_parameters(tool),
+            },
+            "required": ["name", "arguments"],
+        })
+    };
+    let offered = mapping
+        .tools()
+        .iter()
+        .filter(|tool| !mapping.is_deferred(&tool.name));
+    let schema = match &request.tool_choice {
+        ToolChoice::Required => {
+            let branches: Vec<Value> = offered.map(call).collect();
+            match branches.len() {
+                0 => return None,
+                1 => branches.into_iter().next()?,
+                _ => json!({"anyOf": branches}),
+            }
+        }
+        ToolChoice::Tool(name) => call(offered.into_iter().find(|tool| &tool.name == name)?),
+        _ => return None,
+    };
+    Some(json!({
+        "type": "json_schema",
+        "json_schema": {"name": "tool_call", "schema": schema},
+    }))
 }
 
 fn tool_choice(choice: &ToolChoice, mapping: &RequestMapping) -> Option<Value> {

