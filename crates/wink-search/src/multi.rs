@@ -200,7 +200,8 @@ fn merge(
             });
         }
     }
-    // (fused score, the list that ranks it highest, the hit), in the order first met.
+    // (fused score, the first list that holds it, the hit), in the order first met (the sort is
+    // stable: ties keep it).
     let mut fused: Vec<(f32, usize, &SearchHit)> = Vec::new();
     for (step, list) in lists.iter().enumerate() {
         for (rank, hit) in above_floor(list, floor) {

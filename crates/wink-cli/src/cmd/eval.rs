@@ -38,9 +38,9 @@ pub struct EvalArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub format: String,
     /// Open the K summarized sections most relevant to each case's input before its first model
-    /// call. Default: the prompt file's `preopen`, else up to 3 (those scoring at least 60% of
-    /// the best) for the embedded model (local, local:…) outside wink mode, else none;
-    /// 0 turns it off.
+    /// call. Default: the prompt file's `preopen`, else the model profile's outside wink mode
+    /// (small-local: up to 3, those scoring at least 60% of the best; others: none); 0 turns
+    /// it off.
     #[arg(long, value_name = "K")]
     pub preopen: Option<usize>,
     /// How pre-opened sections reach the model: `render` (in full in the system prompt, their

@@ -31,9 +31,8 @@ pub struct RunArgs {
     pub model: super::common::ModelFlags,
     /// Open the K summarized sections most relevant to the input (BM25 over summaries, bodies and
     /// the tools they hide; no model call) before the first model call. Default: the prompt file's
-    /// `preopen`, else up to 3 (those scoring at least 60% of the best) for the embedded model
-    /// (local, local:…) outside wink mode, else none;
-    /// 0 turns it off.
+    /// `preopen`, else the model profile's outside wink mode (small-local: up to 3, those scoring
+    /// at least 60% of the best; others: none); 0 turns it off.
     #[arg(long, value_name = "K")]
     pub preopen: Option<usize>,
     /// How pre-opened sections reach the model: `render` (in full in the system prompt, their
