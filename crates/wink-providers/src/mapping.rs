@@ -131,11 +131,9 @@ impl RequestMapping {
             tools,
             section_deferred,
             loaded,
-            forced_calls: match config.forced_calls {
-                ForcedCalls::Detect => ForcedCalls::ToolChoice,
-                form => form,
-            },
-        })
+            forced_calls: ForcedCalls::ToolChoice,
+        }
+        .forcing_calls_by(config.forced_calls))
     }
 
     /// The mapping with forced calls asked for as `form` (the adapter's resolution of
