@@ -306,6 +306,11 @@ BENCHMARKS = [
               needs=["wink", "model", "llama-server"]),
     Benchmark("disclosure", "disclosure against every section expanded, on the embedded 1.5B model", "45", "release",
               [Step(["bash", "bench/disclosure/run.sh", "local:{model}"])], needs=["wink", "model"]),
+    Benchmark("rustbook", "a prompt ten times the model's window: 44 questions over the Rust book (516 summarized "
+              "sections) on the embedded 1.5B model with its 8K context, with and without `search_sections`, and "
+              "expanded (refused)", "45", "release",
+              [Step(["bash", "bench/rustbook/run.sh", "local:{model}"], env={"CONTEXTS": "8192"})],
+              needs=["wink", "model"]),
     Benchmark("queue", "requests per second through Redis workers, checkpoint cost, memory per run, a fault run", "3",
               "release (workers), debug (fault run)",
               [Step(["bash", "bench/queue/run.sh", "200"], queue), Step(["bash", "bench/queue/fault.sh", "500"], bullets)],

@@ -22,7 +22,12 @@ slug="$(basename "$model" | tr -c 'a-zA-Z0-9.\n-' '_')"
 out="$here/results/$slug"
 mkdir -p "$out"
 prompt="$out/prompt.json"
-"$wink" docs-to-prompt "$root/data/rust-book/book" --output "$prompt" --key rust-book
+made="$("$wink" docs-to-prompt "$root/data/rust-book/book" --output "$prompt" --key rust-book 2>&1)"
+expanded="$("$wink" render "$prompt" --disclosure expanded --format json |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["tokens"]["total"])')"
+# The prompt, as the table's first line: what docs-to-prompt made and its size expanded.
+echo "The prompt: ${made#*: wrote *: }; $expanded tokens expanded (o200k, text)."
+echo
 for half in ${HALVES:-dev heldout}; do
   for context in ${CONTEXTS:-8192 32768}; do
     for mode in ${MODES:-expanded search nosearch}; do

@@ -115,3 +115,26 @@ fn the_mcp_page_talks_to_wink_mcp_serve_by_hand() {
 fn the_skills_page_validates_and_lists_the_example_skill() {
     assert_eq!(run_page("docs/skills.md"), (1, 1));
 }
+
+#[test]
+fn the_providers_page_shows_the_profile_a_run_gets() {
+    assert_eq!(run_page("docs/providers.md"), (1, 1));
+}
+
+#[test]
+fn the_deploy_page_runs_a_worker_and_a_request_on_a_private_redis() {
+    if std::process::Command::new("redis-server")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!("SKIPPED: redis-server is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    assert_eq!(run_page("docs/deploy.md"), (1, 1));
+}
+
+#[test]
+fn the_tracing_page_records_a_run_and_shows_it() {
+    assert_eq!(run_page("docs/tracing.md"), (1, 0));
+}
