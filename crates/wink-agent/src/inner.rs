@@ -609,7 +609,13 @@ impl InnerLoop {
                     .pending_repair
                     .as_ref()
                     .and_then(|firing| firing.action.request(&request));
-                Step::CallModel(again.unwrap_or(request))
+                let request = again.unwrap_or(request);
+                // What the model is sent; the turn policies review the conversation as it is.
+                Step::CallModel(if self.turn.prompt_as_user_turn {
+                    request.with_user_turn()
+                } else {
+                    request
+                })
             }
             Phase::NeedTools { calls, .. } => Step::RunTools(calls.clone()),
             Phase::Done { outcome } => Step::Done(outcome.clone()),

@@ -239,3 +239,30 @@ fn the_text_of_a_turn_taken_back_is_never_streamed() {
     assert_eq!(run.result.text(), Some("2 + 3 = 5."));
     assert_eq!(sink.0.lock().unwrap().as_str(), "2 + 3 = 5.");
 }
+
+#[test]
+fn without_a_user_message_a_small_model_profile_gets_the_prompt_as_its_user_turn() {
+    let send = |profile: &str| {
+        let model = ScriptedProvider::from_json(r#"[{"text": "5"}]"#, "inline").unwrap();
+        let config = MainLoopConfig {
+            loop_config: LoopConfig {
+                profile: Some(profile.into()),
+                ..LoopConfig::default()
+            },
+            ..MainLoopConfig::default()
+        };
+        let session = Session::new();
+        let result = block_on(MainLoop::new(&model, config).execute(
+            &calculator(),
+            &session,
+            RunHooks::default(),
+        ))
+        .unwrap();
+        assert_eq!(result.text(), Some("5"));
+        model.requests().remove(0).messages
+    };
+    let prompt = "## 1. Task (task)\n\nAdd numbers with `add`.";
+    assert_eq!(send("small-local"), [Message::user(prompt)]);
+    assert_eq!(send("default"), [Message::system(prompt)]);
+    assert_eq!(send("hosted"), [Message::system(prompt)]);
+}

@@ -42,15 +42,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use wink_model::{
-    FinishReason, Message, ModelRequest, ModelTurn, ProviderAdapter, ProviderError,
-    ProviderErrorKind, ProviderFuture, StreamDelta, StreamSink, ToolChoice,
+    FinishReason, ModelRequest, ModelTurn, ProviderAdapter, ProviderError, ProviderErrorKind,
+    ProviderFuture, StreamDelta, StreamSink, ToolChoice,
 };
 use wink_session::TokenUsage;
 
 use crate::{DecodingConstraint, GenerationControl, LocalCompletion, LocalModel, LocalModelConfig};
 
-/// The user turn added when a conversation has no message at all.
-pub const IMPLICIT_USER_TURN: &str = "Carry out the task described in the system prompt.";
+pub use wink_model::IMPLICIT_USER_TURN;
 
 /// The embedded model as a provider adapter (`supports_dynamic_tools() == true`).
 ///
@@ -414,36 +413,13 @@ impl ProviderAdapter for LocalAdapter {
 /// Stack of an inference thread (llama.cpp's grammar parser recurses).
 const INFERENCE_STACK_BYTES: usize = 8 * 1024 * 1024;
 
-/// The conversation as the local model renders it: chat models answer a user turn, so in a
-/// conversation without a user message the leading system message (the rendered prompt) becomes
-/// the user turn, or, when the conversation does not start with one, [`IMPLICIT_USER_TURN`] is
-/// put first ([`ModelRequest::tool_additions`] then count one message more). Everything else is
-/// `request` as it is: its tools, its [`ModelRequest::tool_additions`] (announced after the same
-/// messages) and [`ModelRequest::deferred_tools`] (callable, never listed).
+/// The conversation as the local model renders it: [`ModelRequest::with_user_turn`] (chat
+/// models answer a user turn; see the module docs). Everything else is `request` as it is: its
+/// tools, its [`ModelRequest::tool_additions`] (announced after the same messages) and
+/// [`ModelRequest::deferred_tools`] (callable, never listed).
 #[must_use]
 pub fn with_user_turn(request: &ModelRequest) -> ModelRequest {
-    let mut local = request.clone();
-    if local
-        .messages
-        .iter()
-        .any(|m| matches!(m, Message::User { .. }))
-    {
-        return local;
-    }
-    // Chat models answer a user turn: the rendered prompt becomes it (see the module docs).
-    match local.messages.first_mut() {
-        Some(Message::System { content }) => {
-            let content = std::mem::take(content);
-            local.messages[0] = Message::User { content };
-        }
-        _ => {
-            local.messages.insert(0, Message::user(IMPLICIT_USER_TURN));
-            for addition in &mut local.tool_additions {
-                addition.after_message = addition.after_message.saturating_add(1);
-            }
-        }
-    }
-    local
+    request.with_user_turn()
 }
 
 /// The shape the turn must take, following [`ModelRequest::tool_choice`]: `None` is a final
@@ -473,7 +449,7 @@ mod tests {
     use crate::{ChatTemplate, callable_tools};
     use serde_json::json;
     use wink_core::{ToolArguments, ToolCall};
-    use wink_model::{DeferredTool, ToolAddition, ToolSpec};
+    use wink_model::{DeferredTool, Message, ToolAddition, ToolSpec};
 
     fn request() -> ModelRequest {
         ModelRequest {

@@ -228,6 +228,43 @@ pub struct ModelRequest {
     pub temperature: Option<f32>,
 }
 
+/// The user turn [`ModelRequest::with_user_turn`] puts first when a conversation has no message
+/// to make it from.
+pub const IMPLICIT_USER_TURN: &str = "Carry out the task described in the system prompt.";
+
+impl ModelRequest {
+    /// The request with a user turn, for chat models that answer one: in a conversation without
+    /// a user message the leading system message (the rendered prompt) becomes the user turn, or,
+    /// when the conversation does not start with one, [`IMPLICIT_USER_TURN`] is put first
+    /// ([`ModelRequest::tool_additions`] then count one message more). A conversation with a user
+    /// message is returned as it is. The embedded model always sends this; an HTTP provider does
+    /// when the model's profile says so ([`crate::profile::ModelProfile::prompt_as_user_turn`]).
+    #[must_use]
+    pub fn with_user_turn(&self) -> ModelRequest {
+        let mut out = self.clone();
+        if out
+            .messages
+            .iter()
+            .any(|m| matches!(m, Message::User { .. }))
+        {
+            return out;
+        }
+        match out.messages.first_mut() {
+            Some(Message::System { content }) => {
+                let content = std::mem::take(content);
+                out.messages[0] = Message::User { content };
+            }
+            _ => {
+                out.messages.insert(0, Message::user(IMPLICIT_USER_TURN));
+                for addition in &mut out.tool_additions {
+                    addition.after_message = addition.after_message.saturating_add(1);
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Why the model stopped.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

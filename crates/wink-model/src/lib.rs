@@ -42,8 +42,8 @@ pub mod text_calls;
 pub mod trace;
 
 pub use conversation::{
-    DeferredTool, FinishReason, Message, ModelRequest, ModelTurn, StreamDelta, ToolAddition,
-    ToolChoice, ToolSpec,
+    DeferredTool, FinishReason, IMPLICIT_USER_TURN, Message, ModelRequest, ModelTurn, StreamDelta,
+    ToolAddition, ToolChoice, ToolSpec,
 };
 pub use image::{ToolImage, tool_images};
 pub use provider::{ProviderAdapter, ProviderError, ProviderErrorKind, ProviderFuture, StreamSink};

@@ -40,6 +40,11 @@ pub struct ModelProfile {
     /// Decode greedily (temperature 0) when the run sets no temperature, for every provider: the
     /// embedded decoder does, and a server left to its own default samples.
     pub greedy: bool,
+    /// With no user message in the conversation, send the rendered prompt as the user turn
+    /// ([`crate::ModelRequest::with_user_turn`]), for every provider: the embedded model always
+    /// does, and a small chat model served over HTTP that is given only a system message may
+    /// answer with its chat template's empty tool list instead of the task.
+    pub prompt_as_user_turn: bool,
 }
 
 /// The profile of models the table does not know: WINK's conversation, nothing added.
@@ -54,6 +59,7 @@ pub const DEFAULT_PROFILE: ModelProfile = ModelProfile {
     answer_only_after: 2,
     turn_output_cap: None,
     greedy: false,
+    prompt_as_user_turn: false,
 };
 
 /// Every turn policy, in the order a profile that wants them all lists them.
@@ -87,6 +93,7 @@ pub const PROFILES: [ModelProfile; 3] = [
         answer_only_after: 2,
         turn_output_cap: Some(512),
         greedy: true,
+        prompt_as_user_turn: true,
     },
     ModelProfile {
         name: "hosted",

@@ -26,6 +26,10 @@ pub struct TurnSettings {
     /// Offer the answer tool once a tool has returned.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub answer_tool: bool,
+    /// Send the rendered prompt as the user turn when the conversation has no user message
+    /// ([`wink_model::ModelRequest::with_user_turn`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prompt_as_user_turn: bool,
 }
 
 impl TurnSettings {
@@ -54,6 +58,7 @@ impl TurnSettings {
                 .map(|name| (*name).to_owned())
                 .collect(),
             answer_tool: answer_tool.unwrap_or(profile.answer_tool),
+            prompt_as_user_turn: profile.prompt_as_user_turn,
         }
     }
 
