@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 # Built for this machine's CPU (`-C target-cpu=native`, which also builds llama.cpp with
-# GGML_NATIVE): the embedded model's prefill is about a quarter faster than in the portable build
-# the tests use (docs/providers.md, "Speed, and building for the host CPU"). Such a binary runs on
-# CPUs like this one only; RUSTFLAGS= (empty) builds the portable one.
+# GGML_NATIVE): the embedded model evaluates prompts faster than in the portable build the tests
+# use (docs/providers.md, "Speed, and building for the host CPU"; the run's `[local turn]` lines
+# show the speed). Such a binary runs on CPUs like this one only; RUSTFLAGS= (empty) builds the
+# portable one.
 RUSTFLAGS="${RUSTFLAGS--C target-cpu=native}" cargo build --release --locked --offline -p wink-cli
 ./target/release/wink model fetch
 ./target/release/wink run examples/01_local_demo/prompt.json --model local --verbose "$@"
