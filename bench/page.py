@@ -311,6 +311,10 @@ BENCHMARKS = [
               "expanded (refused)", "45", "release",
               [Step(["bash", "bench/rustbook/run.sh", "local:{model}"], env={"CONTEXTS": "8192"})],
               needs=["wink", "model"]),
+    Benchmark("rustbook_32k", "the same Rust book questions with a 32K window: disclosure with `search_sections`, and "
+              "expanded (refused)", "50", "release",
+              [Step(["bash", "bench/rustbook/run.sh", "local:{model}"], env={"CONTEXTS": "32768", "MODES": "expanded search"})],
+              needs=["wink", "model"]),
     Benchmark("queue", "requests per second through Redis workers, checkpoint cost, memory per run, a fault run", "3",
               "release (workers), debug (fault run)",
               [Step(["bash", "bench/queue/run.sh", "200"], queue), Step(["bash", "bench/queue/fault.sh", "500"], bullets)],
@@ -415,7 +419,7 @@ def measure(bench: Benchmark, values: dict[str, str]) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # The page.
 
-BLOCK = re.compile(r"<!-- bench:([a-z_]+) begin[^>]*-->\n(.*?)<!-- bench:\1 end -->", re.S)
+BLOCK = re.compile(r"<!-- bench:([a-z0-9_]+) begin[^>]*-->\n(.*?)<!-- bench:\1 end -->", re.S)
 
 
 def blocks(page: str) -> dict[str, str]:
@@ -481,7 +485,7 @@ def split_row(row: str) -> list[str]:
 
 
 META = re.compile(r"^\*Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC (?:\(start\) )?· commit .+ · build: .+ · machine: \d+ cores, .+ · "
-                  r"load average \(1/5/15 min\) [\d./]+ before, [\d./]+ after · `bash bench/run\.sh ([a-z_]+)`\*$")
+                  r"load average \(1/5/15 min\) [\d./]+ before, [\d./]+ after · `bash bench/run\.sh ([a-z0-9_]+)`\*$")
 
 
 def check_page() -> dict[str, str]:
@@ -539,7 +543,7 @@ def check_readme(page: str) -> int:
     # An item runs to the next one or to a blank line; a table right after it belongs to it.
     items = re.split(r"\n(?=\* |\n(?!\|))", README.read_text())
     for item in items:
-        names = re.findall(r"docs/benchmarks\.md#([a-z_]+)", item)
+        names = re.findall(r"docs/benchmarks\.md#([a-z0-9_]+)", item)
         if not names:
             continue
         text = re.sub(r"\]\([^)]*\)", "]", item)  # link targets hold no figures

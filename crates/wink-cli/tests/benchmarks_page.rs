@@ -43,7 +43,7 @@ fn the_benchmarks_page_parses_and_its_commands_run() {
     );
     let said = String::from_utf8(out.stdout).unwrap();
     assert!(
-        said.starts_with("docs/benchmarks.md: 12 blocks, tables parse, commands resolve; README: "),
+        said.starts_with("docs/benchmarks.md: 13 blocks, tables parse, commands resolve; README: "),
         "{said}"
     );
 }
