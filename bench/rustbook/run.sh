@@ -10,7 +10,7 @@
 #
 # MODEL defaults to the embedded 1.5B. CONTEXTS (default "8192 32768"), MODES (default
 # "expanded search nosearch") and HALVES (default "dev heldout") choose the runs; each writes
-# results/<model>/<half>-<context>-<mode>.json, and summary.py prints the table.
+# results/<model>/<half>-<context>-<mode>.json, and summary.py prints the table of those runs.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -28,6 +28,7 @@ expanded="$("$wink" render "$prompt" --disclosure expanded --format json |
 # The prompt, as the table's first line: what docs-to-prompt made and its size expanded.
 echo "The prompt: ${made#*: wrote *: }; $expanded tokens expanded (o200k, text)."
 echo
+written=()
 for half in ${HALVES:-dev heldout}; do
   for context in ${CONTEXTS:-8192 32768}; do
     for mode in ${MODES:-expanded search nosearch}; do
@@ -38,10 +39,11 @@ for half in ${HALVES:-dev heldout}; do
         *) echo "unknown mode $mode" >&2; exit 2 ;;
       esac
       echo "== $model: $half, context $context, $mode" >&2
+      written+=("$out/$half-$context-$mode.json")
       "$wink" eval "$prompt" --cases "$here/cases.$half.jsonl" --model "$model" \
         --context-size "$context" --format json --verbose "${flags[@]}" "$@" \
         > "$out/$half-$context-$mode.json" 2> "$out/$half-$context-$mode.log" || true
     done
   done
 done
-python3 "$here/summary.py" "$out"
+python3 "$here/summary.py" "${written[@]}"

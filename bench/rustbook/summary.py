@@ -2,15 +2,17 @@
 """The table of bench/rustbook/run.sh: one row per results file (half, context, mode), per question
 averages, and the largest prompt a single model call took (every call must stay under the window).
 
-    python3 bench/rustbook/summary.py bench/rustbook/results/MODEL"""
+    python3 bench/rustbook/summary.py bench/rustbook/results/MODEL   (or some of its *.json files)"""
 import json
 import pathlib
 import sys
 
-out = pathlib.Path(sys.argv[1])
+args = [pathlib.Path(a) for a in sys.argv[1:]]
+# A results directory (every run in it) or the runs' files.
+paths = sorted(p for a in args for p in (a.glob("*-*-*.json") if a.is_dir() else [a]))
 print("| half | context | mode | passed | model calls / q | prompt tokens / q | uncached / q | cold uncached / q | seconds / q | largest call prompt | refused for the window |")
 print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-for path in sorted(out.glob("*-*-*.json")):
+for path in paths:
     half, context, mode = path.stem.split("-", 2)
     try:
         report = json.loads(path.read_text())
