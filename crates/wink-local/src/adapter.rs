@@ -1,8 +1,9 @@
 //! [`LocalAdapter`]: the embedded model as a [`wink_model::ProviderAdapter`].
 //!
-//! The adapter renders the [`ModelRequest`] itself (with a user turn, see [`with_user_turn`]), under
-//! the [`DecodingConstraint`] its tool choice asks for ([`decoding_constraint`]), so that each
-//! call's prompt extends the previous one (the KV cache then holds everything but the new tail):
+//! The adapter renders the [`ModelRequest`] itself (with a user turn, see
+//! [`ModelRequest::with_user_turn`]), under the [`DecodingConstraint`] its tool choice asks for
+//! ([`decoding_constraint`]), so that each call's prompt extends the previous one (the KV cache
+//! then holds everything but the new tail):
 //!
 //! * **Append-only tools.** The system message lists the tools offered from the start; tools injected
 //!   mid-run ([`ModelRequest::tool_additions`]) are announced right after the message that disclosed them
@@ -48,8 +49,6 @@ use wink_model::{
 use wink_session::TokenUsage;
 
 use crate::{DecodingConstraint, GenerationControl, LocalCompletion, LocalModel, LocalModelConfig};
-
-pub use wink_model::IMPLICIT_USER_TURN;
 
 /// The embedded model as a provider adapter (`supports_dynamic_tools() == true`).
 ///
@@ -180,7 +179,7 @@ impl Runner {
     /// the sink whole once known (see [`ProviderAdapter::complete`]).
     fn run(&self, request: &ModelRequest, call: &CallState) -> Result<RunTurn, ProviderError> {
         let mut model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
-        let local = with_user_turn(request);
+        let local = request.with_user_turn();
         let constraint = decoding_constraint(request);
         let mut usage = TokenUsage::default();
         let answers_only =
@@ -413,15 +412,6 @@ impl ProviderAdapter for LocalAdapter {
 /// Stack of an inference thread (llama.cpp's grammar parser recurses).
 const INFERENCE_STACK_BYTES: usize = 8 * 1024 * 1024;
 
-/// The conversation as the local model renders it: [`ModelRequest::with_user_turn`] (chat
-/// models answer a user turn; see the module docs). Everything else is `request` as it is: its
-/// tools, its [`ModelRequest::tool_additions`] (announced after the same messages) and
-/// [`ModelRequest::deferred_tools`] (callable, never listed).
-#[must_use]
-pub fn with_user_turn(request: &ModelRequest) -> ModelRequest {
-    request.with_user_turn()
-}
-
 /// The shape the turn must take, following [`ModelRequest::tool_choice`]: `None` is a final
 /// answer (the output's JSON document when the prompt declares structured output), `Required` one
 /// call of a callable tool, `Tool(name)` one call of that tool, `Auto` a call or an answer (a
@@ -449,7 +439,7 @@ mod tests {
     use crate::{ChatTemplate, callable_tools};
     use serde_json::json;
     use wink_core::{ToolArguments, ToolCall};
-    use wink_model::{DeferredTool, Message, ToolAddition, ToolSpec};
+    use wink_model::{DeferredTool, IMPLICIT_USER_TURN, Message, ToolAddition, ToolSpec};
 
     fn request() -> ModelRequest {
         ModelRequest {
@@ -483,7 +473,7 @@ mod tests {
     #[test]
     fn maps_the_conversation_onto_chat_messages() {
         let original = request();
-        let local = with_user_turn(&original);
+        let local = original.with_user_turn();
         assert_eq!(local.messages.len(), 3);
         assert_eq!(local.messages[0], Message::user("sys"));
         assert_eq!(local.messages[1..], original.messages[1..]);
@@ -520,7 +510,7 @@ mod tests {
             },
             section: "more".into(),
         }];
-        let local = with_user_turn(&r);
+        let local = r.with_user_turn();
         // The prompt (as the user turn), the call, the result.
         assert!(matches!(local.messages[2], Message::Tool { .. }));
         assert_eq!(local.tool_additions, r.tool_additions);
@@ -529,7 +519,7 @@ mod tests {
         assert_eq!(names, ["add", "sub", "mul"]);
         // A user turn put first moves the additions one message on.
         r.messages.remove(0);
-        let local = with_user_turn(&r);
+        let local = r.with_user_turn();
         assert_eq!(local.messages[0], Message::user(IMPLICIT_USER_TURN));
         assert_eq!(local.tool_additions[0].after_message, 3);
     }
@@ -538,7 +528,7 @@ mod tests {
     fn without_a_user_message_the_prompt_is_the_user_turn() {
         let mut r = request();
         r.messages[0] = Message::system("## 1. Task\n\nAdd 1 and 2.");
-        let local = with_user_turn(&r);
+        let local = r.with_user_turn();
         assert_eq!(
             local.messages[0],
             Message::user("## 1. Task\n\nAdd 1 and 2.")
@@ -546,14 +536,14 @@ mod tests {
         assert_eq!(local.messages.len(), 3);
         // With a user message, the prompt stays the system message.
         r.messages.insert(1, Message::user("Go."));
-        let local = with_user_turn(&r);
+        let local = r.with_user_turn();
         assert_eq!(
             local.messages[0],
             Message::system("## 1. Task\n\nAdd 1 and 2.")
         );
         assert_eq!(local.messages[1], Message::user("Go."));
         // No message at all: the generic request.
-        let empty = with_user_turn(&ModelRequest::default());
+        let empty = ModelRequest::default().with_user_turn();
         assert_eq!(empty.messages, [Message::user(IMPLICIT_USER_TURN)]);
     }
 

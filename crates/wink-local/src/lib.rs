@@ -69,9 +69,7 @@ pub mod grammar;
 mod model;
 mod template;
 
-pub use adapter::{
-    IMPLICIT_USER_TURN, LocalAdapter, decoding_constraint, model_profile, with_user_turn,
-};
+pub use adapter::{LocalAdapter, decoding_constraint, model_profile};
 pub use completion::{
     DecodingConstraint, LocalCompletion, LocalTimings, LocalUsage, callable_tools,
 };
