@@ -123,11 +123,7 @@ fn the_providers_page_shows_the_profile_a_run_gets() {
 
 #[test]
 fn the_deploy_page_runs_a_worker_and_a_request_on_a_private_redis() {
-    if std::process::Command::new("redis-server")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+    if !wink_redis::redis_server_installed() {
         println!("SKIPPED: redis-server is not installed (scripts/setup.sh installs it)");
         return;
     }

@@ -16,7 +16,7 @@ use wink_model::{ModelRequest, ToolSpec};
 ///
 /// This is not part of the conversation: it is how the local model carries out a request's
 /// [`wink_model::ToolChoice`] and structured output (see [`crate::decoding_constraint`]), and how
-/// call repair asks for a turn again (see [`crate::repair`]).
+/// a turn policy asks for a turn again (the loop's `wink_agent::turn_policy`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "schema")]
 #[non_exhaustive]
