@@ -419,7 +419,8 @@ def measure(bench: Benchmark, values: dict[str, str]) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # The page.
 
-BLOCK = re.compile(r"<!-- bench:([a-z0-9_]+) begin[^>]*-->\n(.*?)<!-- bench:\1 end -->", re.S)
+NAME = r"([a-z0-9_]+)"  # a benchmark's name, as blocks, the measurement line and README links write it
+BLOCK = re.compile(r"<!-- bench:" + NAME + r" begin[^>]*-->\n(.*?)<!-- bench:\1 end -->", re.S)
 
 
 def blocks(page: str) -> dict[str, str]:
@@ -485,7 +486,7 @@ def split_row(row: str) -> list[str]:
 
 
 META = re.compile(r"^\*Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC (?:\(start\) )?· commit .+ · build: .+ · machine: \d+ cores, .+ · "
-                  r"load average \(1/5/15 min\) [\d./]+ before, [\d./]+ after · `bash bench/run\.sh ([a-z0-9_]+)`\*$")
+                  r"load average \(1/5/15 min\) [\d./]+ before, [\d./]+ after · `bash bench/run\.sh " + NAME + r"`\*$")
 
 
 def check_page() -> dict[str, str]:
@@ -543,7 +544,7 @@ def check_readme(page: str) -> int:
     # An item runs to the next one or to a blank line; a table right after it belongs to it.
     items = re.split(r"\n(?=\* |\n(?!\|))", README.read_text())
     for item in items:
-        names = re.findall(r"docs/benchmarks\.md#([a-z0-9_]+)", item)
+        names = re.findall(r"docs/benchmarks\.md#" + NAME, item)
         if not names:
             continue
         text = re.sub(r"\]\([^)]*\)", "]", item)  # link targets hold no figures
