@@ -196,12 +196,23 @@ fn child(mode: &str) {
             });
             (workload(&|_| {}), 0.0)
         }
-        "mapped" => (
-            workload(&|session| {
-                wink_trace::trace_session_to(session, TraceOptions::default(), Arc::new(drop));
-            }),
-            0.0,
-        ),
+        "mapped" => {
+            static SPANS: AtomicU64 = AtomicU64::new(0);
+            let measured = workload(&|session| {
+                wink_trace::trace_session_to(
+                    session,
+                    TraceOptions::default(),
+                    Arc::new(|spans| {
+                        SPANS.fetch_add(spans.len() as u64, Ordering::Relaxed);
+                    }),
+                );
+            });
+            // Every run's spans were built: the run, its five model calls, and its section read
+            // and three tool calls.
+            let expected = (RUNS * (1 + CALLS_PER_RUN + CALLS_PER_RUN - 1)) as u64;
+            assert_eq!(SPANS.load(Ordering::Relaxed), expected, "spans built");
+            (measured, 0.0)
+        }
         "exported" | "down" => {
             // OTEL_EXPORTER_OTLP_ENDPOINT is set: every run the main loop makes is traced by the
             // hook init_from_env installs.
