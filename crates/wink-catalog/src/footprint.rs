@@ -50,6 +50,60 @@ pub struct LineStats {
 }
 
 impl Footprint {
+    /// The footprint as a table (what `wink catalog tokens` prints), headed by `label` (the
+    /// catalog file).
+    pub fn report(&self, label: &str) -> String {
+        let row = |name: &str, tokens: usize| {
+            format!("{name:<44}{tokens:>7}  ({:+.1}%)", -self.reduction(tokens))
+        };
+        let lines = &self.lines;
+        [
+            format!(
+                "{label}: {} tools, {} namespaces; o200k_base tokens of the first request",
+                self.tools, self.namespaces
+            ),
+            format!(
+                "{:<44}{:>7}",
+                "(a) all full schemas as tool specs", self.full_schemas
+            ),
+            row("(b) one line per tool + meta-tools", self.per_tool),
+            row("(b) one line per tool, grouped + meta-tools", self.grouped),
+            row(
+                "    one line per namespace + meta-tools",
+                self.per_namespace,
+            ),
+            row("(c) namespaces only + meta-tools", self.namespaces_only),
+            format!(
+                "{:<44}{:>7}",
+                "    the three meta-tools alone", self.meta_tools
+            ),
+            format!(
+                "tool lines: {} lines, mean {:.1}, p50 {}, p95 {}, max {} tokens; {} over 25",
+                lines.count, lines.mean, lines.p50, lines.p95, lines.max, lines.over_25
+            ),
+        ]
+        .join("\n")
+    }
+
+    /// The footprint as JSON, with the reduction of each mode against full schemas in percent
+    /// (`reduction_percent`, one decimal).
+    pub fn to_json(&self) -> Value {
+        let percent = |tokens: usize| (self.reduction(tokens) * 10.0).round() / 10.0;
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Some(map) = value.as_object_mut() {
+            map.insert(
+                "reduction_percent".into(),
+                json!({
+                    "per_tool": percent(self.per_tool),
+                    "grouped": percent(self.grouped),
+                    "per_namespace": percent(self.per_namespace),
+                    "namespaces_only": percent(self.namespaces_only),
+                }),
+            );
+        }
+        value
+    }
+
     /// Measures `catalog` with `counter`.
     pub fn measure(catalog: &Catalog, counter: TokenCounter) -> Self {
         let all: Vec<&dyn Tool> = catalog
@@ -133,4 +187,46 @@ pub fn tool_specs_json(tools: &[&dyn Tool]) -> String {
         })
         .collect();
     Value::Array(specs).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_is_the_table_the_cli_prints() {
+        let footprint = Footprint {
+            tools: 40,
+            namespaces: 4,
+            full_schemas: 10_000,
+            per_tool: 1_500,
+            grouped: 1_400,
+            per_namespace: 600,
+            namespaces_only: 450,
+            meta_tools: 300,
+            lines: LineStats {
+                count: 40,
+                mean: 12.34,
+                p50: 12,
+                p95: 20,
+                max: 27,
+                over_25: 1,
+            },
+        };
+        assert_eq!(
+            footprint.report("tools.json"),
+            "tools.json: 40 tools, 4 namespaces; o200k_base tokens of the first request
+(a) all full schemas as tool specs            10000
+(b) one line per tool + meta-tools             1500  (-85.0%)
+(b) one line per tool, grouped + meta-tools    1400  (-86.0%)
+    one line per namespace + meta-tools         600  (-94.0%)
+(c) namespaces only + meta-tools                450  (-95.5%)
+    the three meta-tools alone                  300
+tool lines: 40 lines, mean 12.3, p50 12, p95 20, max 27 tokens; 1 over 25"
+        );
+        assert_eq!(
+            footprint.to_json()["reduction_percent"],
+            json!({"per_tool": 85.0, "grouped": 86.0, "per_namespace": 94.0, "namespaces_only": 95.5})
+        );
+    }
 }

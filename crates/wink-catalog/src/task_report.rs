@@ -2,6 +2,7 @@
 //! (its text, split into steps), judged on the first [`TASK_EVAL_LIMIT`] tools.
 
 use serde::Serialize;
+use serde_json::{Value, json};
 use wink_search::task_eval::{Task, TaskJudgement, TaskMetrics};
 use wink_search::{TaskInput, TaskSet};
 
@@ -61,6 +62,66 @@ pub struct TaskReport {
 }
 
 impl TaskReport {
+    /// The report as a table (what `wink catalog eval --dataset tasks` prints): a row per
+    /// task, then the averages overall and per split. `ranker` names how the lists were ranked.
+    pub fn text(&self, ranker: &str) -> String {
+        let mut lines = vec![
+            format!(
+                "{} tasks over {} tools ({ranker}), judged on the first {} tools of each list",
+                self.overall.tasks,
+                self.tools,
+                crate::TASK_EVAL_LIMIT
+            ),
+            "id        split     recall@5 recall@10 all@10 len steps missing".to_owned(),
+        ];
+        for row in &self.tasks {
+            lines.push(format!(
+                "{:<9} {:<9} {:>8.2} {:>9.2} {:>6} {:>3} {:>5} {}",
+                row.id,
+                row.split.as_deref().unwrap_or("-"),
+                row.recall_at_5,
+                row.recall_at_10,
+                if row.all_needed_at_10 { "yes" } else { "no" },
+                row.list_length,
+                row.steps.len(),
+                if row.missing.is_empty() {
+                    "-".to_owned()
+                } else {
+                    row.missing.join(", ")
+                }
+            ));
+        }
+        lines.push(String::new());
+        lines.push(summary_line("overall", &self.overall));
+        for split in &self.splits {
+            lines.push(summary_line(&split.split, &split.metrics));
+        }
+        lines.join("\n")
+    }
+
+    /// The report as one JSON object: the averages, `splits`, then `query_model` when given
+    /// (what writing the queries cost) and `per_task`.
+    pub fn to_json(&self, ranker: &str, query_model: Option<Value>) -> Value {
+        let mut out = json!({"dataset": "tasks", "tools": self.tools, "ranker": ranker});
+        if let (Some(map), Ok(Value::Object(overall))) =
+            (out.as_object_mut(), serde_json::to_value(self.overall))
+        {
+            map.extend(overall);
+            map.insert(
+                "splits".into(),
+                serde_json::to_value(&self.splits).unwrap_or(Value::Null),
+            );
+            if let Some(cost) = query_model {
+                map.insert("query_model".into(), cost);
+            }
+            map.insert(
+                "per_task".into(),
+                serde_json::to_value(&self.tasks).unwrap_or(Value::Null),
+            );
+        }
+        out
+    }
+
     /// Searches every task of `set` in `catalog` and judges the lists.
     pub fn evaluate(catalog: &Catalog, set: &TaskSet) -> Self {
         Self::evaluate_with(catalog, set, |_| None)
@@ -137,6 +198,18 @@ impl TaskReport {
     }
 }
 
+/// One line of averages in [`TaskReport::text`].
+fn summary_line(label: &str, metrics: &TaskMetrics) -> String {
+    format!(
+        "{label:<9} {} tasks: recall@5 {:.3}  recall@10 {:.3}  all-needed@10 {:.3}  mean list length {:.1}",
+        metrics.tasks,
+        metrics.recall_at_5,
+        metrics.recall_at_10,
+        metrics.all_needed_at_10,
+        metrics.mean_list_length
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +269,32 @@ mod tests {
         assert_eq!(json["splits"][1]["split"], "held-out");
         assert_eq!(json["splits"][1]["recall@10"], 0.5);
         assert_eq!(json["tasks"][1]["all_needed@10"], false);
+        let text = report.text("bm25");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "2 tasks over 3 tools (bm25), judged on the first 10 tools of each list"
+        );
+        assert_eq!(
+            lines[3],
+            "b         held-out      0.50      0.50     no   1     1 weather.now"
+        );
+        assert_eq!(
+            lines[lines.len() - 1],
+            "held-out  1 tasks: recall@5 0.500  recall@10 0.500  all-needed@10 0.000  mean list length 1.0"
+        );
+        let json = report.to_json("bm25", Some(serde_json::json!({"model": "local"})));
+        let keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys[..3], ["dataset", "tools", "ranker"]);
+        assert_eq!(
+            keys[keys.len() - 3..],
+            ["splits", "query_model", "per_task"]
+        );
     }
 
     #[test]

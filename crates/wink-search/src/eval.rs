@@ -167,6 +167,34 @@ pub fn evaluate_ranking(queries: &[Query], rank: impl Fn(&str) -> Vec<SearchHit>
 }
 
 impl Metrics {
+    /// The metrics as lines of text (what `wink catalog eval` prints), for `tools` tools
+    /// ranked by `ranker`.
+    pub fn text(&self, tools: usize, ranker: &str) -> String {
+        format!(
+            "{} queries over {tools} tools ({ranker})\nrecall@1   {:.3}\nrecall@5   {:.3}\nrecall@10  {:.3}\nndcg@10    {:.3}\nmrr        {:.3}",
+            self.queries,
+            self.recall_at_1,
+            self.recall_at_5,
+            self.recall_at_10,
+            self.ndcg_at_10,
+            self.mrr
+        )
+    }
+
+    /// The metrics as one JSON object, with the number of tools and the ranker.
+    pub fn to_json(&self, tools: usize, ranker: &str) -> serde_json::Value {
+        serde_json::json!({
+            "recall@1": self.recall_at_1,
+            "recall@5": self.recall_at_5,
+            "recall@10": self.recall_at_10,
+            "ndcg@10": self.ndcg_at_10,
+            "mrr": self.mrr,
+            "queries": self.queries,
+            "tools": tools,
+            "ranker": ranker,
+        })
+    }
+
     /// Averages judgements, skipping those with no relevant tool.
     pub fn from_judgements(judgements: &[Judgement]) -> Metrics {
         let counted: Vec<&Judgement> = judgements.iter().filter(|j| j.relevant > 0).collect();
@@ -196,6 +224,26 @@ impl Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metrics_print_as_the_cli_shows_them() {
+        let metrics = Metrics {
+            recall_at_1: 0.5,
+            recall_at_5: 0.75,
+            recall_at_10: 1.0,
+            ndcg_at_10: 0.8125,
+            mrr: 0.6666,
+            queries: 4,
+        };
+        assert_eq!(
+            metrics.text(12, "bm25"),
+            "4 queries over 12 tools (bm25)\nrecall@1   0.500\nrecall@5   0.750\nrecall@10  1.000\nndcg@10    0.812\nmrr        0.667"
+        );
+        assert_eq!(
+            metrics.to_json(12, "bm25").to_string(),
+            r#"{"recall@1":0.5,"recall@5":0.75,"recall@10":1.0,"ndcg@10":0.8125,"mrr":0.6666,"queries":4,"tools":12,"ranker":"bm25"}"#
+        );
+    }
 
     #[test]
     fn judgement_math_matches_hand_computation() {

@@ -11,7 +11,10 @@ use wink_session::journal::RESTORED;
 use crate::mapping::{MapOptions, Mapper, event_time, is_intervention_type};
 use crate::span::{SpanRecord, span_id_of};
 
+mod runs;
 mod transcript;
+
+pub use runs::{run_of_request, run_of_session_log, run_of_transcript, runs_at};
 
 /// A recording that cannot be read.
 #[non_exhaustive]
@@ -28,6 +31,14 @@ pub enum ReadError {
     /// The recording holds no run.
     #[error("{0}: no run in it (no PromptRendered, ModelCalled or ToolInvoked event)")]
     Empty(String),
+    /// A request's run on a Redis queue cannot be read.
+    #[error("request {id}: {message}")]
+    Request {
+        /// The request id.
+        id: String,
+        /// Why.
+        message: String,
+    },
 }
 
 /// The event types the mapping reads; others in a log are skipped.

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
 use wink_catalog::{Catalog, Footprint, LineBudget, load_catalog_file};
 use wink_search::hybrid::{HybridConfig, HybridIndex};
 use wink_search::{
@@ -187,34 +186,12 @@ fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             evaluate_ranking(&queries, |q| hybrid.search_dense(q, tools))
         }
     };
-    match args.format {
-        Format::Json => {
-            let out = json!({
-                "recall@1": metrics.recall_at_1,
-                "recall@5": metrics.recall_at_5,
-                "recall@10": metrics.recall_at_10,
-                "ndcg@10": metrics.ndcg_at_10,
-                "mrr": metrics.mrr,
-                "queries": metrics.queries,
-                "tools": tools,
-                "ranker": args.rerank.name(),
-            });
-            crate::output::println(&serde_json::to_string_pretty(&out)?)?;
-        }
-        Format::Text => {
-            let text = format!(
-                "{} queries over {tools} tools ({})\nrecall@1   {:.3}\nrecall@5   {:.3}\nrecall@10  {:.3}\nndcg@10    {:.3}\nmrr        {:.3}",
-                metrics.queries,
-                args.rerank.name(),
-                metrics.recall_at_1,
-                metrics.recall_at_5,
-                metrics.recall_at_10,
-                metrics.ndcg_at_10,
-                metrics.mrr
-            );
-            crate::output::println(&text)?;
-        }
-    }
+    let ranker = args.rerank.name();
+    let text = match args.format {
+        Format::Json => serde_json::to_string_pretty(&metrics.to_json(tools, ranker))?,
+        Format::Text => metrics.text(tools, ranker),
+    };
+    crate::output::println(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -249,63 +226,10 @@ fn tokens(args: &TokensArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| usage(format!("{}: {e}", args.file.display())))?;
     let counter = TokenCounter::o200k().context("token counter")?;
     let footprint = Footprint::measure(&catalog, counter);
-    match args.format {
-        Format::Json => {
-            let mut value = serde_json::to_value(&footprint)?;
-            if let Some(map) = value.as_object_mut() {
-                map.insert(
-                    "reduction_percent".into(),
-                    json!({
-                        "per_tool": round1(footprint.reduction(footprint.per_tool)),
-                        "grouped": round1(footprint.reduction(footprint.grouped)),
-                        "per_namespace": round1(footprint.reduction(footprint.per_namespace)),
-                        "namespaces_only": round1(footprint.reduction(footprint.namespaces_only)),
-                    }),
-                );
-            }
-            crate::output::println(&serde_json::to_string_pretty(&value)?)?;
-        }
-        Format::Text => {
-            let f = &footprint;
-            let row = |label: &str, tokens: usize| {
-                format!("{label:<44}{tokens:>7}  ({:+.1}%)", -f.reduction(tokens))
-            };
-            let text = [
-                format!(
-                    "{}: {} tools, {} namespaces; o200k_base tokens of the first request",
-                    args.file.display(),
-                    f.tools,
-                    f.namespaces
-                ),
-                format!(
-                    "{:<44}{:>7}",
-                    "(a) all full schemas as tool specs", f.full_schemas
-                ),
-                row("(b) one line per tool + meta-tools", f.per_tool),
-                row("(b) one line per tool, grouped + meta-tools", f.grouped),
-                row("    one line per namespace + meta-tools", f.per_namespace),
-                row("(c) namespaces only + meta-tools", f.namespaces_only),
-                format!(
-                    "{:<44}{:>7}",
-                    "    the three meta-tools alone", f.meta_tools
-                ),
-                format!(
-                    "tool lines: {} lines, mean {:.1}, p50 {}, p95 {}, max {} tokens; {} over 25",
-                    f.lines.count,
-                    f.lines.mean,
-                    f.lines.p50,
-                    f.lines.p95,
-                    f.lines.max,
-                    f.lines.over_25
-                ),
-            ]
-            .join("\n");
-            crate::output::println(&text)?;
-        }
-    }
+    let text = match args.format {
+        Format::Json => serde_json::to_string_pretty(&footprint.to_json())?,
+        Format::Text => footprint.report(&args.file.display().to_string()),
+    };
+    crate::output::println(&text)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn round1(value: f64) -> f64 {
-    (value * 10.0).round() / 10.0
 }

@@ -3,12 +3,11 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use serde_json::json;
-use wink_catalog::{Catalog, TASK_EVAL_LIMIT, TaskReport, load_catalog_file};
+use wink_catalog::{Catalog, TaskReport, load_catalog_file};
 use wink_run::eval::task_queries::{WrittenQueries, write_task_queries};
 use wink_run::model::{self, ModelOptions};
 use wink_search::load_tasks_jsonl;
-use wink_search::task_eval::{Task, TaskMetrics};
+use wink_search::task_eval::Task;
 
 use super::catalog::{EvalArgs, Format, Ranker, load_embedding_model};
 use crate::exit::usage;
@@ -57,84 +56,17 @@ pub fn run(file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
         written.as_ref()?.queries.get(&task.id).cloned()
     });
     let cost = written.map(|WrittenQueries { cost, .. }| cost);
-    match args.format {
+    let ranker = args.rerank.name();
+    let text = match args.format {
         Format::Json => {
-            let mut out =
-                json!({"dataset": "tasks", "tools": report.tools, "ranker": args.rerank.name()});
-            if let (Some(map), Ok(serde_json::Value::Object(overall))) =
-                (out.as_object_mut(), serde_json::to_value(report.overall))
-            {
-                map.extend(overall);
-                map.insert("splits".into(), serde_json::to_value(&report.splits)?);
-                if let Some(cost) = &cost {
-                    map.insert("query_model".into(), serde_json::to_value(cost)?);
-                }
-                map.insert("per_task".into(), serde_json::to_value(&report.tasks)?);
-            }
-            crate::output::println(&serde_json::to_string_pretty(&out)?)?;
+            let cost = cost.as_ref().map(serde_json::to_value).transpose()?;
+            serde_json::to_string_pretty(&report.to_json(ranker, cost))?
         }
-        Format::Text => {
-            let mut text = text(&report, args.rerank);
-            if let Some(cost) = &cost {
-                text.push_str(&format!(
-                    "\nqueries written by {}: {} model calls, {} input and {} output tokens, {:.1} s ({:.2} s per task); {} tasks searched with their text (no query in the answer)",
-                    cost.model,
-                    cost.model_calls,
-                    cost.input_tokens,
-                    cost.output_tokens,
-                    cost.seconds,
-                    cost.seconds / cost.model_calls.max(1) as f64,
-                    cost.fallbacks
-                ));
-            }
-            crate::output::println(&text)?;
-        }
-    }
+        Format::Text => match &cost {
+            Some(cost) => format!("{}\n{cost}", report.text(ranker)),
+            None => report.text(ranker),
+        },
+    };
+    crate::output::println(&text)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn text(report: &TaskReport, ranker: Ranker) -> String {
-    let mut lines = vec![
-        format!(
-            "{} tasks over {} tools ({}), judged on the first {TASK_EVAL_LIMIT} tools of each list",
-            report.overall.tasks,
-            report.tools,
-            ranker.name()
-        ),
-        "id        split     recall@5 recall@10 all@10 len steps missing".to_owned(),
-    ];
-    for row in &report.tasks {
-        lines.push(format!(
-            "{:<9} {:<9} {:>8.2} {:>9.2} {:>6} {:>3} {:>5} {}",
-            row.id,
-            row.split.as_deref().unwrap_or("-"),
-            row.recall_at_5,
-            row.recall_at_10,
-            if row.all_needed_at_10 { "yes" } else { "no" },
-            row.list_length,
-            row.steps.len(),
-            if row.missing.is_empty() {
-                "-".to_owned()
-            } else {
-                row.missing.join(", ")
-            }
-        ));
-    }
-    lines.push(String::new());
-    lines.push(summary("overall", &report.overall));
-    for split in &report.splits {
-        lines.push(summary(&split.split, &split.metrics));
-    }
-    lines.join("\n")
-}
-
-fn summary(label: &str, metrics: &TaskMetrics) -> String {
-    format!(
-        "{label:<9} {} tasks: recall@5 {:.3}  recall@10 {:.3}  all-needed@10 {:.3}  mean list length {:.1}",
-        metrics.tasks,
-        metrics.recall_at_5,
-        metrics.recall_at_10,
-        metrics.all_needed_at_10,
-        metrics.mean_list_length
-    )
 }

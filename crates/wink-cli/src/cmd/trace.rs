@@ -141,58 +141,24 @@ fn content_for_viewing() -> MapOptions {
     }
 }
 
-/// The files a RUN argument names: the file, or the session logs and transcripts in a directory.
-fn files_of(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    if !path.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| usage(format!("{}: {e}", path.display())))?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl" || e == "json"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(usage(format!(
-            "{}: no session logs (.jsonl) or transcripts (.json) in it",
-            path.display()
-        )));
-    }
-    Ok(files)
-}
-
-fn label_of(path: &Path) -> String {
-    path.file_stem().map_or_else(
-        || path.display().to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    )
-}
-
 fn load(sources: &Sources, options: MapOptions) -> anyhow::Result<Vec<PageRun>> {
+    use wink_trace::read;
+    // A recording that cannot be read is a bad argument (exit 2).
+    let bad = |e: read::ReadError| usage(e.to_string());
     let mut runs = Vec::new();
-    if let Some(url) = &sources.redis {
-        for id in &sources.runs {
-            runs.push(from_redis(url, &sources.queue, id, options.clone())?);
-        }
-    } else {
-        for run in &sources.runs {
-            for file in files_of(Path::new(run))? {
-                let spans = wink_trace::read::from_file(&file, options.clone())
-                    .map_err(|e| usage(e.to_string()))?;
-                runs.push(page_run(&file, spans));
+    for run in &sources.runs {
+        match &sources.redis {
+            Some(url) => {
+                runs.push(read::run_of_request(url, &sources.queue, run, &options).map_err(bad)?)
             }
+            None => runs.extend(read::runs_at(Path::new(run), &options).map_err(bad)?),
         }
     }
     for file in &sources.session {
-        let spans = wink_trace::read::from_session_log(file, options.clone())
-            .map_err(|e| usage(e.to_string()))?;
-        runs.push(page_run(file, spans));
+        runs.push(read::run_of_session_log(file, &options).map_err(bad)?);
     }
     for file in &sources.transcript {
-        let spans = wink_trace::read::from_transcript(file, options.clone())
-            .map_err(|e| usage(e.to_string()))?;
-        runs.push(page_run(file, spans));
+        runs.push(read::run_of_transcript(file, &options).map_err(bad)?);
     }
     if runs.is_empty() {
         return Err(usage(
@@ -200,43 +166,4 @@ fn load(sources: &Sources, options: MapOptions) -> anyhow::Result<Vec<PageRun>> 
         ));
     }
     Ok(runs)
-}
-
-fn page_run(file: &Path, spans: Vec<wink_trace::SpanRecord>) -> PageRun {
-    PageRun {
-        label: label_of(file),
-        source: file.display().to_string(),
-        spans,
-    }
-}
-
-fn from_redis(url: &str, queue: &str, id: &str, options: MapOptions) -> anyhow::Result<PageRun> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?;
-    let entries = runtime.block_on(async {
-        let mailbox = wink_redis::RedisMailbox::<wink_redis::RunRequest>::connect(
-            url,
-            wink_redis::QueueConfig::new(queue),
-        )
-        .await
-        .map_err(|e| usage(format!("--redis {url}: {e}")))?;
-        mailbox
-            .run_entries(id)
-            .await
-            .map_err(|e| usage(format!("request {id}: {e}")))
-    })?;
-    if entries.is_empty() {
-        return Err(usage(format!(
-            "request {id}: no durable run in queue '{queue}' (not started yet, or its stream expired)"
-        )));
-    }
-    let spans = wink_trace::read::from_run_entries(id, &entries, options)
-        .map_err(|e| usage(e.to_string()))?;
-    Ok(PageRun {
-        label: id.to_owned(),
-        source: format!("{url} queue {queue}"),
-        spans,
-    })
 }

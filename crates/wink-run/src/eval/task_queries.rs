@@ -29,6 +29,24 @@ pub struct QueryCost {
     pub fallbacks: usize,
 }
 
+impl std::fmt::Display for QueryCost {
+    /// One line: the model, its calls, tokens and seconds, and the tasks searched with their
+    /// text because the model's answer held no query.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "queries written by {}: {} model calls, {} input and {} output tokens, {:.1} s ({:.2} s per task); {} tasks searched with their text (no query in the answer)",
+            self.model,
+            self.model_calls,
+            self.input_tokens,
+            self.output_tokens,
+            self.seconds,
+            self.seconds / self.model_calls.max(1) as f64,
+            self.fallbacks
+        )
+    }
+}
+
 /// Each task's queries by task id (empty when the answer held none), and their cost.
 #[derive(Debug, Clone, Default)]
 pub struct WrittenQueries {
@@ -110,6 +128,22 @@ mod tests {
                 .collect(),
             lines: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_cost_is_one_line() {
+        let cost = QueryCost {
+            model: "local".into(),
+            model_calls: 4,
+            input_tokens: 1_000,
+            output_tokens: 80,
+            seconds: 10.0,
+            fallbacks: 1,
+        };
+        assert_eq!(
+            cost.to_string(),
+            "queries written by local: 4 model calls, 1000 input and 80 output tokens, 10.0 s (2.50 s per task); 1 tasks searched with their text (no query in the answer)"
+        );
     }
 
     #[test]
