@@ -30,6 +30,7 @@ pub mod log;
 pub mod model;
 mod preopen;
 mod prepared;
+pub mod progress;
 mod prompt;
 pub mod settings;
 mod spec;

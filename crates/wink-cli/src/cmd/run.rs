@@ -4,15 +4,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use clap::Args;
-use wink_agent::{
-    Budget, DEFAULT_MAX_MODEL_CALLS, Intervention, LoopOutcome, ModelTurn, RunHooks, RunObserver,
-    StreamDelta, StreamSink, ToolSpec,
-};
-use wink_core::ToolCall;
-use wink_run::eval::one_line;
+use wink_agent::{Budget, DEFAULT_MAX_MODEL_CALLS, LoopOutcome, RunHooks, StreamDelta, StreamSink};
+use wink_run::progress::ProgressLines;
 use wink_run::settings::{Limit, budget_message, parse_policy};
 use wink_run::{RunSettings, RunSpec};
 
@@ -90,92 +85,6 @@ pub struct RunArgs {
     pub verbose: bool,
 }
 
-/// Progress on stderr.
-struct Progress {
-    verbose: bool,
-    started: Instant,
-}
-
-impl RunObserver for Progress {
-    fn on_model_call(&self, index: u32, messages: usize, tools: &[ToolSpec]) {
-        note!(
-            "[{:>6.1}s] model call {} ({} messages, tools: {})",
-            self.started.elapsed().as_secs_f64(),
-            index + 1,
-            messages,
-            tools
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    fn on_model_turn(&self, turn: &ModelTurn) {
-        if let Some(u) = &turn.usage {
-            note!(
-                "[{:>6.1}s]   tokens: {} in ({} cached), {} out",
-                self.started.elapsed().as_secs_f64(),
-                u.input_tokens,
-                u.cached_tokens,
-                u.output_tokens
-            );
-        }
-        if self.verbose
-            && let Some(t) = &turn.text
-        {
-            note!("           text: {}", one_line(t, 200));
-        }
-    }
-    fn on_tool_result(&self, call: &ToolCall, content: &str, is_error: bool) {
-        let args = serde_json::to_string(&call.arguments).unwrap_or_default();
-        note!(
-            "[{:>6.1}s]   tool {}({}) -> {}{}",
-            self.started.elapsed().as_secs_f64(),
-            call.name,
-            one_line(&args, 120),
-            if is_error { "ERROR " } else { "" },
-            one_line(content, if self.verbose { 400 } else { 100 })
-        );
-    }
-    fn on_tools_injected(&self, section: &str, tools: &[String]) {
-        note!(
-            "[{:>6.1}s]   injected tools from '{section}': {}",
-            self.started.elapsed().as_secs_f64(),
-            tools.join(", ")
-        );
-    }
-    fn on_restart(&self, sections: &[String]) {
-        note!(
-            "[{:>6.1}s]   restarting with sections expanded: {}",
-            self.started.elapsed().as_secs_f64(),
-            sections.join(", ")
-        );
-    }
-    fn on_turn_repaired(&self, repair: &wink_agent::Repair) {
-        let action = &repair.firing.action;
-        let tool = action.tool().map(|t| format!(" {t}")).unwrap_or_default();
-        note!(
-            "[{:>6.1}s]   repair {}: {}{tool} (took back: {})",
-            self.started.elapsed().as_secs_f64(),
-            repair.firing.rule,
-            action.as_str(),
-            one_line(&repair.text, if self.verbose { 400 } else { 120 })
-        );
-    }
-    fn on_intervention(&self, intervention: &Intervention) {
-        let call = match (&intervention.tool, &intervention.arguments) {
-            (Some(tool), Some(args)) => format!(" {tool}({})", one_line(&args.to_string(), 120)),
-            _ => String::new(),
-        };
-        note!(
-            "[{:>6.1}s]   loop {}{call}: {}",
-            self.started.elapsed().as_secs_f64(),
-            intervention.kind.as_str(),
-            one_line(&intervention.detail, if self.verbose { 400 } else { 160 })
-        );
-    }
-}
-
 /// Streams answer text to the terminal.
 struct TerminalStream {
     wrote: AtomicBool,
@@ -197,14 +106,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let spec = run_spec(args, streaming)?;
     spec.check().map_err(run_error)?;
     let opened = args.model.with_model_fetch(|| spec.prepare())?;
-    report_preparation(&opened.run, args.verbose);
+    for line in opened.run.report(args.verbose) {
+        note!("wink run: {line}");
+    }
     let stream = TerminalStream {
         wrote: AtomicBool::new(false),
     };
-    let progress = Progress {
-        verbose: args.verbose,
-        started: Instant::now(),
-    };
+    let progress = ProgressLines::new(
+        args.verbose,
+        Box::new(|line| crate::output::write_stderr(line, true)),
+    );
     let hooks = RunHooks {
         observer: Some(&progress),
         stream: streaming.then_some(&stream as &dyn StreamSink),
@@ -217,17 +128,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     );
     let budget = opened.run.budget();
     let (result, transcript_error) = opened.execute_blocking(hooks).map_err(run_error)?;
-    let spent = result.spent;
-    note!(
-        "[{:>6.1}s] done: {} model calls, {} tool calls, {} input tokens ({} cached), {} output tokens, {} restarts",
-        progress.started.elapsed().as_secs_f64(),
-        spent.model_calls,
-        spent.tool_calls,
-        spent.usage.input_tokens,
-        spent.usage.cached_tokens,
-        spent.usage.output_tokens,
-        result.restarts
-    );
+    progress.done(&result.spent, result.restarts);
     let provider_failure = result.provider_failure().cloned();
     let code = report_outcome(
         result.outcome,
@@ -283,47 +184,6 @@ fn run_spec(args: &RunArgs, streaming: bool) -> anyhow::Result<RunSpec> {
         force: args.force,
         transcript: args.transcript.clone(),
     })
-}
-
-/// Reports what preparing the run decided: the profile (with `--verbose`), every catalog
-/// deferral but `always`, the sections pre-opened and the catalog tools pre-described.
-fn report_preparation(run: &wink_run::PreparedRun, verbose: bool) {
-    if verbose {
-        let turn = run.config.loop_config.turn_settings(run.profile);
-        note!(
-            "wink run: profile {} (turn policies: {}; answer tool: {})",
-            turn.profile,
-            if turn.policies.is_empty() {
-                "none".to_owned()
-            } else {
-                turn.policies.join(", ")
-            },
-            if turn.answer_tool { "on" } else { "off" }
-        );
-    }
-    for (path, decision) in run.decisions() {
-        if decision.policy != "always" {
-            note!(
-                "wink run: catalog '{path}' {} ({}: {} schema tokens, threshold {} of {} tokens)",
-                decision.decision,
-                decision.policy,
-                decision.schema_tokens,
-                decision
-                    .threshold_tokens
-                    .map_or("none".to_owned(), |t| t.to_string()),
-                decision.context_window
-            );
-        }
-    }
-    if !run.preopened.is_empty() {
-        note!("wink run: pre-opened {}", run.preopened.join(", "));
-    }
-    if !run.described.is_empty() {
-        note!(
-            "wink run: pre-described {}",
-            serde_json::Value::from(run.described.clone())
-        );
-    }
 }
 
 /// Prints the answer (or why there is none) and gives the exit code.
