@@ -20,8 +20,12 @@
 //!   `wink catalog eval --dataset tasks --model`);
 //!   [`worker::WorkerRuns`] prepares the runs of a Redis queue's requests.
 //!
+//! - [`progress`] words a run for a person: [`progress::ProgressLines`] observes a run and
+//!   writes a line per step, [`PreparedRun::report`] says what preparing decided.
+//!
 //! Nothing here prints: what a front end reports (catalog decisions, pre-opened sections) is
-//! data on the [`PreparedRun`].
+//! data on the [`PreparedRun`], and the lines of [`progress`] go wherever the front end sends
+//! them.
 
 mod agent;
 mod error;
