@@ -181,18 +181,15 @@ impl Metrics {
         )
     }
 
-    /// The metrics as one JSON object, with the number of tools and the ranker.
+    /// The metrics as one JSON object (their serialized fields), with the number of tools and
+    /// the ranker.
     pub fn to_json(&self, tools: usize, ranker: &str) -> serde_json::Value {
-        serde_json::json!({
-            "recall@1": self.recall_at_1,
-            "recall@5": self.recall_at_5,
-            "recall@10": self.recall_at_10,
-            "ndcg@10": self.ndcg_at_10,
-            "mrr": self.mrr,
-            "queries": self.queries,
-            "tools": tools,
-            "ranker": ranker,
-        })
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            map.insert("tools".into(), tools.into());
+            map.insert("ranker".into(), ranker.into());
+        }
+        value
     }
 
     /// Averages judgements, skipping those with no relevant tool.
