@@ -107,7 +107,7 @@ fn main() -> ExitCode {
         Command::Call(_) | Command::Run(_) | Command::Eval(_)
     ) || (otel.is_some() && matches!(cli.command, Command::Mcp(_)))
     {
-        stop_command_tools_on_signals();
+        wink_run::signals::exit_on_signals(say);
     }
     let outcome = match cli.command {
         Command::Render(args) => cmd::render::run(&args),
@@ -120,7 +120,9 @@ fn main() -> ExitCode {
         Command::Tools(args) => cmd::tools::run(&args),
         Command::Mcp(args) => cmd::mcp::run(&args),
         Command::Skills(args) => cmd::skills::run(&args),
-        Command::Worker(args) => cmd::worker::run(&args, stop_worker_on_signals()),
+        Command::Worker(args) => {
+            cmd::worker::run(&args, wink_run::signals::stop_flag_on_signals(say))
+        }
         Command::Submit(args) => cmd::queue::submit(&args),
         Command::Result(args) => cmd::queue::result(&args),
         Command::Queue(args) => cmd::queue::run(&args),
@@ -164,70 +166,9 @@ fn init_tracing() {
         .try_init();
 }
 
-/// `wink worker`: the first SIGINT or SIGTERM sets the returned flag (in-flight runs stop after
-/// their current step and are handed back); a second one exits at once (130 / 143), killing the
-/// running command tools.
-fn stop_worker_on_signals() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    on_signals(Some(stop.clone()));
-    stop
-}
-
-/// On SIGINT or SIGTERM: kill the running command tools with everything they started, then exit
-/// 130 / 143 (SIGKILL cannot be caught: see `wink_promptfile::kill_running_commands`).
-fn stop_command_tools_on_signals() {
-    on_signals(None);
-}
-
-/// Watches SIGINT and SIGTERM on a thread of its own. With `stop`, the first signal sets it and
-/// only a second one exits; without, the first one exits. Exiting kills the running command
-/// tools first.
-fn on_signals(stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
-    #[cfg(unix)]
-    {
-        use std::sync::atomic::Ordering;
-        use tokio::signal::unix::{SignalKind, signal};
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .build()
-        else {
-            return;
-        };
-        let (Ok(mut interrupt), Ok(mut terminate)) = runtime.block_on(async {
-            (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            )
-        }) else {
-            return;
-        };
-        let _ = std::thread::Builder::new()
-            .name("wink-signals".into())
-            .spawn(move || {
-                let code = loop {
-                    let code = runtime.block_on(async {
-                        tokio::select! {
-                            _ = interrupt.recv() => 130,
-                            _ = terminate.recv() => 143,
-                        }
-                    });
-                    match &stop {
-                        Some(flag) if !flag.swap(true, Ordering::Relaxed) => note!(
-                            "wink worker: stopping: in-flight runs stop after their current step"
-                        ),
-                        _ => break code,
-                    }
-                };
-                wink_promptfile::kill_running_commands();
-                if stop.is_none() {
-                    note!("wink: stopped by a signal; the running command tools were killed");
-                }
-                wink_trace::shutdown();
-                std::process::exit(code);
-            });
-    }
-    #[cfg(not(unix))]
-    let _ = stop;
+/// Prints a line of the signal watcher (`wink_run::signals`).
+fn say(line: &str) {
+    note!("{line}");
 }
 
 #[cfg(test)]

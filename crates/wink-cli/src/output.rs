@@ -11,6 +11,16 @@
 use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
 
+/// `--format`: text for people, or JSON for programs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Text for people.
+    #[default]
+    Text,
+    /// JSON.
+    Json,
+}
+
 /// `eprintln!` that never panics: progress and errors go to stderr when it is open, and are
 /// dropped when it is not (a closed pipe, `wink run … 2>&1 | head`). `eprintln!` panics there,
 /// which killed the signal handler and the local model's inference thread and left the run

@@ -20,6 +20,7 @@
 //!   `wink catalog eval --dataset tasks --model`);
 //!   [`worker::WorkerRuns`] prepares the runs of a Redis queue's requests.
 //!
+//! - [`signals`] ends a run on SIGINT or SIGTERM without leaving its command tools behind.
 //! - [`progress`] words a run for a person: [`progress::ProgressLines`] observes a run and
 //!   writes a line per step, [`PreparedRun::report`] says what preparing decided.
 //!
@@ -37,6 +38,7 @@ mod prepared;
 pub mod progress;
 mod prompt;
 pub mod settings;
+pub mod signals;
 mod spec;
 mod trace;
 pub mod transcript;

@@ -15,16 +15,7 @@ use wink_search::{
 use wink_tokens::TokenCounter;
 
 use crate::exit::usage;
-
-/// Output format.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// A readable table.
-    #[default]
-    Text,
-    /// One JSON object.
-    Json,
-}
+use crate::output::Format;
 
 /// Datasets `--dataset` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -5,21 +5,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use wink_agent::AsyncMailbox;
 use wink_redis::{QueueConfig, RedisMailbox, RequestResult, RequestStatus, RunRequest};
 
 use crate::exit::usage;
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Plain text.
-    Text,
-    /// JSON.
-    Json,
-}
+use crate::output::Format;
 
 /// Where the queue is.
 #[derive(Debug, Args)]

@@ -3,28 +3,20 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::{Map, Value, json};
 use wink_tokens::TokenCounter;
 
 use super::common::PromptArgs;
 use crate::exit::usage;
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// The prompt text.
-    Text,
-    /// `{"text", "tools", "response_format", "tokens"}`.
-    Json,
-}
+use crate::output::Format;
 
 /// `wink render FILE [--params JSON] [--expand KEY]... [--summarize KEY]... [--disclosure MODE] [--format text|json]`
 #[derive(Debug, Args)]
 pub struct RenderArgs {
     #[command(flatten)]
     pub prompt: PromptArgs,
-    /// Output format.
+    /// Output format: the prompt text, or JSON `{"text", "tools", "response_format", "tokens"}`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// The model's context window in tokens, for tool catalogs with `defer: auto`.

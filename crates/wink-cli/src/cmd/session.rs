@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
 use crate::exit::usage;
+use crate::output::Format;
 
 /// `wink session ...`
 #[derive(Debug, Args)]
@@ -19,15 +20,6 @@ pub struct SessionArgs {
 pub enum SessionCommand {
     /// Print a session log's slices and events.
     Show(ShowArgs),
-}
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Human-readable.
-    Text,
-    /// JSON.
-    Json,
 }
 
 /// `wink session show FILE [--slice TYPE] [--format text|json]`

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use wink_skills::{Skill, SkillIssue};
 use wink_tokens::TokenCounter;
 
-use crate::cmd::catalog::Format;
 use crate::exit::usage;
+use crate::output::Format;
 
 /// `wink skills list|validate`
 #[derive(Debug, Args)]

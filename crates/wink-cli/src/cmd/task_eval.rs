@@ -9,8 +9,9 @@ use wink_run::model::{self, ModelOptions};
 use wink_search::load_tasks_jsonl;
 use wink_search::task_eval::Task;
 
-use super::catalog::{EvalArgs, Format, Ranker, load_embedding_model};
+use super::catalog::{EvalArgs, Ranker, load_embedding_model};
 use crate::exit::usage;
+use crate::output::Format;
 
 pub fn run(file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let set = load_tasks_jsonl(file).map_err(|e| usage(e.to_string()))?;
