@@ -18,6 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use wink_core::builtin::TOOL_DESCRIBE;
 use wink_core::{ToolArguments, ToolCall};
 
 /// Repetitions after which the next model call is answer-only.
@@ -122,7 +123,9 @@ pub fn repeated_failure_note(tool: &str) -> String {
 
 /// The failed result for a call of a tool that is not offered (outside `wink` mode): names the
 /// section to open when the tool hides in one (`opener` is `read_section` or `open_sections`),
-/// then lists the tools offered (at most 20).
+/// or, when a tool catalog is offered, says how to make a catalog tool callable (a model calls
+/// one by the name its listing shows without describing it first); then lists the tools offered
+/// (at most 20).
 ///
 /// ```
 /// use wink_agent::unknown_tool_message;
@@ -140,6 +143,10 @@ pub fn unknown_tool_message(
     if let Some((opener, section)) = hiding {
         message.push_str(&format!(
             " It is in section \"{section}\": call `{opener}` with key \"{section}\" first."
+        ));
+    } else if available.iter().any(|name| name == TOOL_DESCRIBE) {
+        message.push_str(&format!(
+            " If it is in the tool catalog, call `{TOOL_DESCRIBE}` with names [\"{tool}\"] first: that makes it callable."
         ));
     }
     if available.is_empty() {
@@ -430,6 +437,14 @@ mod tests {
         assert_eq!(
             unknown_tool_message("nope", None, &["add".into()]),
             "Unknown tool 'nope'. Available tools: add."
+        );
+        assert_eq!(
+            unknown_tool_message(
+                "reverse",
+                None,
+                &["tool.describe".into(), "find_tool".into()]
+            ),
+            "Unknown tool 'reverse'. If it is in the tool catalog, call `tool.describe` with names [\"reverse\"] first: that makes it callable. Available tools: tool.describe, find_tool."
         );
         assert_eq!(
             unknown_tool_message("nope", None, &[]),

@@ -221,6 +221,39 @@ fn the_answer_tool_joins_after_the_first_result_and_its_call_is_the_answer() {
     assert_eq!(names(&off.requests[1]), ["add"]);
 }
 
+#[test]
+fn an_empty_answer_to_the_answer_only_turn_is_asked_again_as_the_answer_tool() {
+    // Two repeats make the next turn answer-only; the model ends it at once, writing nothing.
+    let script = r#"[
+      {"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]},
+      {"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]},
+      {"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]},
+      {"text": ""},
+      {"tool_calls": [{"name": "final_answer", "arguments": {"answer": "2 + 3 = 5."}}]}
+    ]"#;
+    let run = run_with(script, small(&[], None), None);
+    assert_eq!(run.result.text(), Some("2 + 3 = 5."));
+    assert_eq!(run.result.spent.model_calls, 5);
+    assert_eq!(run.requests[3].tool_choice, ToolChoice::None);
+    assert_eq!(
+        run.requests[4].tool_choice,
+        ToolChoice::Tool("final_answer".into())
+    );
+    assert_eq!(run.requests[4].messages, run.requests[3].messages);
+    let repaired = run.session.slice::<TurnRepaired>().all();
+    assert_eq!(
+        repaired
+            .iter()
+            .map(|r| (r.rule.as_str(), r.action.as_str(), r.tool.as_deref()))
+            .collect::<Vec<_>>(),
+        [("empty-answer", "require_tool", Some("final_answer"))]
+    );
+    // Switched off, the empty answer stands.
+    let off = run_with(script, small(&[("empty-answer", false)], None), None);
+    assert_eq!(off.result.text(), Some(""));
+    assert_eq!(off.result.spent.model_calls, 4);
+}
+
 #[derive(Default)]
 struct Collect(Mutex<String>);
 

@@ -110,7 +110,7 @@ fn a_repaired_turn_shows_on_verbose_and_in_the_transcript() {
     assert_eq!(stdout(&out), "Order A-1 has shipped.\n");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("wink run: profile small-local (turn policies: described-answer, follow-up, disclosure-echo, named-tool, narration, procedure, ungrounded; answer tool: off)\n"),
+        stderr.contains("wink run: profile small-local (turn policies: empty-answer, described-answer, follow-up, disclosure-echo, named-tool, narration, procedure, ungrounded; answer tool: off)\n"),
         "{stderr}"
     );
     assert!(
@@ -156,7 +156,7 @@ fn unknown_profiles_and_policies_are_usage_errors() {
         (
             "--no-repair",
             "guess",
-            "error: --no-repair: unknown turn policy 'guess' (known: described-answer, follow-up, disclosure-echo, named-tool, narration, procedure, ungrounded)\n",
+            "error: --no-repair: unknown turn policy 'guess' (known: empty-answer, described-answer, follow-up, disclosure-echo, named-tool, narration, procedure, ungrounded)\n",
         ),
     ] {
         let out = wink(&["run", &prompt, "--model", &script, flag, value]);

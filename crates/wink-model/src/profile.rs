@@ -63,7 +63,8 @@ pub const DEFAULT_PROFILE: ModelProfile = ModelProfile {
 };
 
 /// Every turn policy, in the order a profile that wants them all lists them.
-pub const ALL_TURN_POLICIES: [&str; 7] = [
+pub const ALL_TURN_POLICIES: [&str; 8] = [
+    "empty-answer",
     "described-answer",
     "follow-up",
     "disclosure-echo",

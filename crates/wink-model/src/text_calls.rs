@@ -45,6 +45,28 @@ pub fn parse_tool_calls(text: &str, tool_names: &[&str]) -> ParsedTurn {
 /// wire name to the tool's own, `None` for a tool not on offer); calls carry resolved names.
 #[must_use]
 pub fn parse_tool_calls_with(text: &str, resolve: &dyn Fn(&str) -> Option<String>) -> ParsedTurn {
+    parse_call_attempts(text, &|name: &str, _spelled: CallShape| resolve(name))
+}
+
+/// How a call object was written: with its `arguments` (or `parameters`) member, or with a
+/// name alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallShape {
+    /// `{"name": …, "arguments": …}`: unmistakably a call.
+    NameAndArguments,
+    /// `{"name": …}` alone: a call of a tool without parameters, or just an object with a name.
+    NameOnly,
+}
+
+/// As [`parse_tool_calls_with`], with `resolve` also told how each call object was written, so
+/// it can take a call of a tool it does not offer when the object spells its arguments (a
+/// model calling a tool it has not been given yet: the loop then answers that call).
+#[must_use]
+pub fn parse_call_attempts(
+    text: &str,
+    resolve: &dyn Fn(&str, CallShape) -> Option<String>,
+) -> ParsedTurn {
     let is_known = resolve;
 
     if text.contains("<tool_call>") {
@@ -78,8 +100,9 @@ pub fn parse_tool_calls_with(text: &str, resolve: &dyn Fn(&str) -> Option<String
     }
 }
 
-/// Resolves a tool name as written to the tool's own, `None` when no such tool is on offer.
-type Resolve<'a> = &'a dyn Fn(&str) -> Option<String>;
+/// Resolves a tool name as written (in a call object of that shape) to the tool's own, `None`
+/// when no such tool is taken.
+type Resolve<'a> = &'a dyn Fn(&str, CallShape) -> Option<String>;
 
 fn parse_delimited(text: &str, open: &str, close: &str, is_known: Resolve<'_>) -> ParsedTurn {
     let mut remaining = String::new();
@@ -295,7 +318,12 @@ fn call_from_object(
     if let Some(Value::Object(function)) = object.remove("function") {
         object = function;
     }
-    let name = is_known(object.get("name")?.as_str()?)?;
+    let shape = if object.contains_key("arguments") || object.contains_key("parameters") {
+        CallShape::NameAndArguments
+    } else {
+        CallShape::NameOnly
+    };
+    let name = is_known(object.get("name")?.as_str()?, shape)?;
     let arguments = match object
         .remove("arguments")
         .or_else(|| object.remove("parameters"))

@@ -6,14 +6,22 @@
 //! the tool calls it spells, when every call names a tool the request offered.
 
 use wink_core::{ToolArguments, ToolCall};
-use wink_model::text_calls::parse_tool_calls_with;
+use wink_model::text_calls::{CallShape, parse_call_attempts};
 use wink_model::{FinishReason, ModelTurn};
 
 use crate::mapping::RequestMapping;
 
 /// `turn` with the calls its text spells, or unchanged. The text must be calls and nothing
-/// else (a sentence that quotes a call stays an answer), each of a tool the request offered
-/// (not a deferred one), written in any shape [`wink_model::text_calls`] reads.
+/// else (a sentence that quotes a call stays an answer), written in any shape
+/// [`wink_model::text_calls`] reads, each of a tool the request offered (not one sent deferred),
+/// or of any other tool name when the call spells its arguments.
+///
+/// That last case is a model calling a tool it has not been given: one hidden in a summarized
+/// section, or a catalog tool by the short name its listing shows (`reverse` under `[text]`).
+/// An embedded decoder's grammar lets it name only tools it may call; a server's cannot, and
+/// the call would otherwise end the run as its answer, a line of JSON. Taken as a call, the loop
+/// answers it: it opens the section that hides the tool, or says the tool is unknown and what
+/// is available.
 pub(crate) fn promote_text_tool_calls(turn: ModelTurn, mapping: &RequestMapping) -> ModelTurn {
     if !turn.tool_calls.is_empty() || mapping.wants_structured_output() {
         return turn;
@@ -21,12 +29,17 @@ pub(crate) fn promote_text_tool_calls(turn: ModelTurn, mapping: &RequestMapping)
     let Some(text) = turn.text.as_deref() else {
         return turn;
     };
-    let resolve = |wire: &str| {
+    let resolve = |wire: &str, shape: CallShape| {
         let name = mapping.canonical_name(wire);
         let offered = mapping.tools().iter().any(|tool| tool.name == name);
-        (offered && !mapping.is_deferred(&name)).then_some(name)
+        let taken = if offered {
+            !mapping.is_deferred(&name)
+        } else {
+            shape == CallShape::NameAndArguments && looks_like_tool_name(&name)
+        };
+        taken.then_some(name)
     };
-    let parsed = parse_tool_calls_with(text, &resolve);
+    let parsed = parse_call_attempts(text, &resolve);
     if parsed.calls.is_empty() || parsed.text.is_some() {
         return turn;
     }
@@ -55,6 +68,14 @@ pub(crate) fn promote_text_tool_calls(turn: ModelTurn, mapping: &RequestMapping)
         finish_reason: FinishReason::ToolCalls,
         ..turn
     }
+}
+
+/// A tool name as providers take them: 1 to 64 letters, digits, `_`, `-` or `.`.
+fn looks_like_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 #[cfg(test)]
@@ -135,11 +156,49 @@ mod tests {
     }
 
     #[test]
-    fn answers_and_unknown_tools_stay_text() {
+    fn calls_of_tools_not_offered_are_promoted_when_they_spell_their_arguments() {
+        let mapping = mapping();
+        for (text, name, arguments) in [
+            (
+                r#"{"name": "subtract", "arguments": {"a": 2}}"#,
+                "subtract",
+                json!({"a": 2}),
+            ),
+            // A catalog tool by the short name of its listing, in a fence (llama-server).
+            (
+                "```json\n{\n  \"name\": \"reverse\",\n  \"parameters\": {\"text\": \"stressed\"}\n}\n```",
+                "reverse",
+                json!({"text": "stressed"}),
+            ),
+            (
+                r#"{"name": "text.word_count", "arguments": {}}"#,
+                "text.word_count",
+                json!({}),
+            ),
+        ] {
+            let promoted = promote_text_tool_calls(turn(text), &mapping);
+            assert_eq!(promoted.text, None, "{text}");
+            assert_eq!(
+                promoted.tool_calls,
+                [ToolCall {
+                    id: "call_text_0".into(),
+                    name: name.into(),
+                    arguments: ToolArguments::Json(arguments),
+                }],
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn answers_and_objects_that_are_not_calls_stay_text() {
         let mapping = mapping();
         for text in [
             "The sum is 4.",
-            r#"{"name": "subtract", "arguments": {"a": 2}}"#,
+            r#"{"name": "subtract"}"#,
+            r#"{"name": "Alice", "age": 31}"#,
+            r#"{"name": "two words", "arguments": {}}"#,
+            r#"{"name": "subtract", "arguments": 2}"#,
             r#"{"answer": 4}"#,
             r#"Use {"name": "math__add", "arguments": {}} next."#,
             r#"{"name": "math__add", "arguments": {}} is the call to make."#,

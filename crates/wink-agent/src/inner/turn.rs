@@ -89,9 +89,17 @@ impl TurnSettings {
         turn
     }
 
-    /// Whether a turn answering `request` is reviewed by the policies.
+    /// Whether a turn answering `request` is reviewed by the policies: a free turn, or an
+    /// answer-only one when a policy reviews those.
     pub(crate) fn reviews(&self, request: &ModelRequest) -> bool {
-        !self.policies.is_empty() && request.tool_choice == wink_model::ToolChoice::Auto
+        match request.tool_choice {
+            wink_model::ToolChoice::Auto => !self.policies.is_empty(),
+            wink_model::ToolChoice::None => self.policies.iter().any(|name| {
+                crate::turn_policy::policy_named(name)
+                    .is_some_and(|policy| policy.reviews_answer_only_turns())
+            }),
+            _ => false,
+        }
     }
 
     /// The policy that takes back `turn` (a turn without calls) given to `request`, if any.

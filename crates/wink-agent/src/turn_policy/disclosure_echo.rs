@@ -16,7 +16,7 @@ use wink_model::ModelRequest;
 
 use super::named_tool::described_tool;
 use super::text::{
-    calls_of, domain_result_since_question, named_tools, since_question, tool_result,
+    calls_of, domain_results_since_question, named_tools, since_question, tool_result,
 };
 use super::{Action, TurnPolicy};
 
@@ -35,9 +35,12 @@ impl TurnPolicy for DisclosureEcho {
         if named.is_empty() || !named.iter().all(|name| discloses_content(name)) {
             return None;
         }
+        // A failed call of another tool is not the work begun: an unknown tool's result says
+        // which disclosing builtin to call (`tool.describe` for a catalog tool), and an answer
+        // describing that call is taken back by `named-tool`, which asks for it.
         let begun = failed_disclosure_since_question(request)
             || names_a_section_read(request, answer)
-            || domain_result_since_question(request);
+            || domain_results_since_question(request).any(|result| !result.failed);
         begun.then_some(Action::AskAgainAsText)
     }
 }
@@ -106,6 +109,23 @@ mod tests {
             repair(&read, echo),
             Some(Action::RequireTool {
                 tool: "read_section".into()
+            })
+        );
+    }
+
+    #[test]
+    fn the_describe_call_an_unknown_tool_result_asked_for_is_required_not_taken_back() {
+        let answer = "To reverse the word 'stressed', call `tool.describe` with names [\"reverse\"] first: that makes it callable.";
+        let r = with_result(
+            request(&["tool.describe", "find_tool"]),
+            "reverse",
+            "Unknown tool 'reverse'. If it is in the tool catalog, call `tool.describe` with names [\"reverse\"] first: that makes it callable. Available tools: tool.describe, find_tool.",
+            true,
+        );
+        assert_eq!(
+            repair(&r, answer),
+            Some(Action::RequireTool {
+                tool: "tool.describe".into()
             })
         );
     }

@@ -5,7 +5,8 @@
 //! line of the prompt after a tool already gave the answer, or stop one call short of a
 //! multi-step task. Such an answer is never what the user asked for. A [`TurnPolicy`] looks at a
 //! free turn ([`ToolChoice::Auto`]) that ended without a call and says what to do instead
-//! ([`Action`]); the loop then asks the model again — as a call of any tool, a call of a named
+//! ([`Action`]) — `empty-answer` also reviews a turn the loop asked to be an answer
+//! ([`ToolChoice::None`]); the loop then asks the model again — as a call of any tool, a call of a named
 //! tool, or a plain answer after a one-turn reminder — from the same conversation (a prefix
 //! cache keeps it), once per turn. Every firing is a `TurnRepaired` session event.
 //!
@@ -17,6 +18,7 @@
 //!
 //! | policy | fires on | action |
 //! |---|---|---|
+//! | [`empty-answer`](empty_answer) | a turn with neither text nor a call | the answer tool's call when offered, else any call before a result, else a plain answer |
 //! | [`described-answer`](described_answer) | a text describing a call of the answer tool, with its `{"answer": …}` | the answer |
 //! | [`follow-up`](follow_up) | an answer after a result that supplies what an uncalled tool the question fits takes | that tool's call |
 //! | [`disclosure-echo`](disclosure_echo) | an answer that only names disclosure tools after the work began | a plain answer |
@@ -28,6 +30,7 @@
 pub mod answer_tool;
 pub mod described_answer;
 pub mod disclosure_echo;
+pub mod empty_answer;
 pub mod follow_up;
 pub mod named_tool;
 pub mod narration;
@@ -129,12 +132,18 @@ pub trait TurnPolicy: Send + Sync {
     /// What to do instead of taking `answer`, the text of a turn without calls that the model
     /// gave to `request` (a free turn); `None` when the answer stands as far as this rule goes.
     fn review(&self, request: &ModelRequest, answer: &str) -> Option<Action>;
+    /// Whether it also reviews a turn the loop asked to be an answer ([`ToolChoice::None`]);
+    /// only free turns otherwise.
+    fn reviews_answer_only_turns(&self) -> bool {
+        false
+    }
 }
 
 /// Every policy, by name, in the order [`wink_model::profile::ALL_TURN_POLICIES`] lists them.
 #[must_use]
 pub fn policy_named(name: &str) -> Option<&'static dyn TurnPolicy> {
     let policy: &'static dyn TurnPolicy = match name {
+        "empty-answer" => &empty_answer::EmptyAnswer,
         "described-answer" => &described_answer::DescribedAnswer,
         "follow-up" => &follow_up::FollowUpCall,
         "disclosure-echo" => &disclosure_echo::DisclosureEcho,
@@ -173,15 +182,21 @@ pub struct Firing {
     pub action: Action,
 }
 
-/// Reviews a turn under the policies `names`, in order: the first that fires decides. Only a
-/// free turn ([`ToolChoice::Auto`]) that ended without a call is reviewed.
+/// Reviews a turn that ended without a call under the policies `names`, in order: the first
+/// that fires decides. A free turn ([`ToolChoice::Auto`]) is reviewed by every policy, an
+/// answer-only one ([`ToolChoice::None`]) by those that say they review it.
 #[must_use]
 pub fn review(names: &[String], request: &ModelRequest, answer: &str) -> Option<Firing> {
-    if request.tool_choice != ToolChoice::Auto {
-        return None;
-    }
+    let answer_only = match request.tool_choice {
+        ToolChoice::Auto => false,
+        ToolChoice::None => true,
+        _ => return None,
+    };
     names.iter().find_map(|name| {
         let policy = policy_named(name)?;
+        if answer_only && !policy.reviews_answer_only_turns() {
+            return None;
+        }
         policy.review(request, answer).map(|action| Firing {
             rule: policy.name().to_owned(),
             action,

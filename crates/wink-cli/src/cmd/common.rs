@@ -111,8 +111,8 @@ pub struct ModelFlags {
     /// default.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
-    /// Switch off one turn policy of the profile (repeatable): described-answer, follow-up,
-    /// disclosure-echo, named-tool, narration, procedure, ungrounded.
+    /// Switch off one turn policy of the profile (repeatable): empty-answer, described-answer,
+    /// follow-up, disclosure-echo, named-tool, narration, procedure, ungrounded.
     #[arg(long = "no-repair", value_name = "RULE")]
     pub no_repair: Vec<String>,
     /// Switch off every turn policy (the model's turns are taken as they come).
