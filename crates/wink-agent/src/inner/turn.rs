@@ -11,7 +11,7 @@ use wink_model::{ModelRequest, ModelTurn};
 use crate::turn_policy::answer_tool::{
     answer_tool_addition, answer_tool_spec, joins_after, take_answer,
 };
-use crate::turn_policy::{Firing, review};
+use crate::turn_policy::{Firing, review, reviewers};
 
 /// The turn settings an evaluation runs with, resolved from the model's profile and the
 /// run's overrides ([`TurnSettings::resolve`]).
@@ -92,14 +92,9 @@ impl TurnSettings {
     /// Whether a turn answering `request` is reviewed by the policies: a free turn, or an
     /// answer-only one when a policy reviews those.
     pub(crate) fn reviews(&self, request: &ModelRequest) -> bool {
-        match request.tool_choice {
-            wink_model::ToolChoice::Auto => !self.policies.is_empty(),
-            wink_model::ToolChoice::None => self.policies.iter().any(|name| {
-                crate::turn_policy::policy_named(name)
-                    .is_some_and(|policy| policy.reviews_answer_only_turns())
-            }),
-            _ => false,
-        }
+        reviewers(&self.policies, &request.tool_choice)
+            .next()
+            .is_some()
     }
 
     /// The policy that takes back `turn` (a turn without calls) given to `request`, if any.

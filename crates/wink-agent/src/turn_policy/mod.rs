@@ -6,9 +6,9 @@
 //! multi-step task. Such an answer is never what the user asked for. A [`TurnPolicy`] looks at a
 //! free turn ([`ToolChoice::Auto`]) that ended without a call and says what to do instead
 //! ([`Action`]) — `empty-answer` also reviews a turn the loop asked to be an answer
-//! ([`ToolChoice::None`]); the loop then asks the model again — as a call of any tool, a call of a named
-//! tool, or a plain answer after a one-turn reminder — from the same conversation (a prefix
-//! cache keeps it), once per turn. Every firing is a `TurnRepaired` session event.
+//! ([`ToolChoice::None`]); the loop then asks the model again — as a call of any tool, a call
+//! of a named tool, or a plain answer after a one-turn reminder — from the same conversation (a
+//! prefix cache keeps it), once per turn. Every firing is a `TurnRepaired` session event.
 //!
 //! Which policies run, in which order, is the model's profile's choice
 //! ([`wink_model::profile::ModelProfile::turn_policies`]); each can be switched off alone
@@ -182,21 +182,30 @@ pub struct Firing {
     pub action: Action,
 }
 
-/// Reviews a turn that ended without a call under the policies `names`, in order: the first
-/// that fires decides. A free turn ([`ToolChoice::Auto`]) is reviewed by every policy, an
-/// answer-only one ([`ToolChoice::None`]) by those that say they review it.
+/// The policies of `names`, in order, that review a turn given with `choice`: every one for a
+/// free turn ([`ToolChoice::Auto`]), those that say they review it for an answer-only one
+/// ([`ToolChoice::None`]), none for a turn that had to call a tool.
+pub fn reviewers<'a>(
+    names: &'a [String],
+    choice: &ToolChoice,
+) -> impl Iterator<Item = &'static dyn TurnPolicy> + 'a {
+    let answer_only = match choice {
+        ToolChoice::Auto => Some(false),
+        ToolChoice::None => Some(true),
+        _ => None,
+    };
+    names
+        .iter()
+        .filter(move |_| answer_only.is_some())
+        .filter_map(|name| policy_named(name))
+        .filter(move |policy| answer_only == Some(false) || policy.reviews_answer_only_turns())
+}
+
+/// Reviews a turn that ended without a call under the policies `names` that review it (see
+/// [`reviewers`]), in order: the first that fires decides.
 #[must_use]
 pub fn review(names: &[String], request: &ModelRequest, answer: &str) -> Option<Firing> {
-    let answer_only = match request.tool_choice {
-        ToolChoice::Auto => false,
-        ToolChoice::None => true,
-        _ => return None,
-    };
-    names.iter().find_map(|name| {
-        let policy = policy_named(name)?;
-        if answer_only && !policy.reviews_answer_only_turns() {
-            return None;
-        }
+    reviewers(names, &request.tool_choice).find_map(|policy| {
         policy.review(request, answer).map(|action| Firing {
             rule: policy.name().to_owned(),
             action,
