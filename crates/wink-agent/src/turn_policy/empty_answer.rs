@@ -4,7 +4,7 @@
 //! llama.cpp's server does so when the repetition guard asks for an answer without tools
 //! (`tool_choice` none): one token, the end of the turn, and the run finished with an empty
 //! answer although the tool result above held it. An empty answer is never what the user asked
-//! for, so this policy also reviews such answer-only turns, unlike the others.
+//! for, so this policy also reviews such answer-only turns, as `narration` does.
 //!
 //! What the new turn must be: a call of the answer tool when the request offers it (its
 //! `answer` is the run's answer, and the tool is callable even when other tools are not), else

@@ -5,8 +5,8 @@
 //! line of the prompt after a tool already gave the answer, or stop one call short of a
 //! multi-step task. Such an answer is never what the user asked for. A [`TurnPolicy`] looks at a
 //! free turn ([`ToolChoice::Auto`]) that ended without a call and says what to do instead
-//! ([`Action`]) — `empty-answer` also reviews a turn the loop asked to be an answer
-//! ([`ToolChoice::None`]); the loop then asks the model again — as a call of any tool, a call
+//! ([`Action`]) — `empty-answer` and `narration` also review a turn the loop asked to be an
+//! answer ([`ToolChoice::None`]); the loop then asks the model again — as a call of any tool, a call
 //! of a named tool, or a plain answer after a one-turn reminder — from the same conversation (a
 //! prefix cache keeps it), once per turn. Every firing is a `TurnRepaired` session event.
 //!
@@ -23,9 +23,9 @@
 //! | [`follow-up`](follow_up) | an answer after a result that supplies what an uncalled tool the question fits takes | that tool's call |
 //! | [`disclosure-echo`](disclosure_echo) | an answer that only names disclosure tools after the work began | a plain answer |
 //! | [`named-tool`](named_tool) | an answer naming a tool not called yet, or describing a call again | that tool's call |
-//! | [`narration`](narration) | an answer narrating work still to do, before any call | any call |
+//! | [`narration`](narration) | an answer narrating work still to do before any call succeeded; a plan or steps once a domain tool returned | any call; after a result, a plain answer |
 //! | [`procedure`](procedure) | "To do X, use the…" that an uncalled tool fits | that tool's call |
-//! | [`ungrounded`](ungrounded) | an answer after results that shares no word with them | a plain answer |
+//! | [`ungrounded`](ungrounded) | an answer after results that shares no word with them, or says it lacks the information a result just gave | a plain answer |
 
 pub mod answer_tool;
 pub mod described_answer;

@@ -84,11 +84,6 @@ pub(crate) fn since_question(request: &ModelRequest) -> impl Iterator<Item = &Me
         .rev()
 }
 
-/// Has the model made a call since the question?
-pub(crate) fn call_since_question(request: &ModelRequest) -> bool {
-    since_question(request).any(|m| !calls_of(m).is_empty())
-}
-
 /// The results of tools other than the disclosing builtins since the question, newest first.
 pub(crate) fn domain_results_since_question(
     request: &ModelRequest,
