@@ -2,18 +2,21 @@
 //!
 //! After a result of the user's work, an answer is taken back when a callable tool that has not
 //! succeeded yet in this conversation takes what that result has just supplied and fits the
-//! question: a word of one of its required parameters' names is a key of the latest successful
-//! result with a value (`last_order` for `order_id`, `tracking` for `tracking_number`; the words of
-//! the result's text when it holds no JSON object), and a content word of the question is in its
-//! name. A follow-up is a call the model did not choose, so the question must name what the tool
-//! is about: its description shares words with too many questions (measured on the 1.5B: after
-//! a loans lookup, `renew_loan`, "renew a loan … new due date", fitted "when is it due back?" by
-//! its description, and the model was made to renew a book, then to place a hold; after an order
-//! lookup, "when should it arrive?" was made a refund). Tools are ranked by the content words of
-//! the question in their names and descriptions. Measured on Qwen2.5-Coder-1.5B: given a customer's last order id, or an
-//! order's tracking number, it answered from memory ("The status of your last order is pending.")
-//! instead of making the second call. An answer that names a callable tool not called yet is
-//! left to `named-tool`: the model's own plan says which call is missing.
+//! question: every word of one of its required parameters' names is in one key of the latest
+//! successful result with a value (`last_order` for `order_id`, `tracking` for
+//! `tracking_number`, not `price_eur` for `amount_eur`; the words of the result's text when it
+//! holds no JSON object), and a content word of the question is in its name. Measured on
+//! Qwen2.5-Coder-1.5B: given a customer's last order id, or an order's tracking number, it
+//! answered from memory ("The status of your last order is pending.") instead of making the
+//! second call.
+//!
+//! A follow-up is a call the model did not choose, so the question must name what the tool is
+//! about: its description shares words with too many questions (measured on the 1.5B: after a
+//! loans lookup, `renew_loan`, "renew a loan … new due date", fitted "when is it due back?" by its
+//! description, and the model was made to renew a book, then to place a hold; after an order
+//! lookup, "when should it arrive?" was made a refund). Tools that fit are ranked by the content
+//! words of the question in their names and descriptions. An answer that names a callable tool
+//! not called yet is left to `named-tool`: the model's own plan says which call is missing.
 //!
 //! A tool the user's message names (every word of its name, two at least: see [`names_in`]) fits
 //! without a supplied value: with the answer tool, "Add 15 and 27, then convert that many degrees

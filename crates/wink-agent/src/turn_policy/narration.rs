@@ -1,10 +1,10 @@
 //! `narration`: an answer given before any call since the question succeeded that narrates the
-//! work it has yet to do ("To determine when order A-1042 will arrive, I need to look at the file…") is
-//! asked for again as a call of any tool, the model choosing which: its own plan says better than
-//! shared words which tool it needs. Measured on Qwen2.5-Coder-1.5B over an MCP filesystem
-//! server: it went on to quote a file it made up. A failed call leaves the work undone: after
-//! `leave_balance` failed on an id it made up ("ids look like E-104; find_employee finds them"),
-//! the 1.5B answered "I would need to search for the employee ID in the employee directory".
+//! work it has yet to do ("To determine when order A-1042 will arrive, I need to look at the
+//! file…") is asked for again as a call of any tool, the model choosing which: its own plan says
+//! better than shared words which tool it needs. Measured on Qwen2.5-Coder-1.5B over an MCP
+//! filesystem server: it went on to quote a file it made up. A failed call leaves the work
+//! undone: after `leave_balance` failed on an id it made up ("ids look like E-104;
+//! find_employee finds them"), the 1.5B answered "I would need to search for the employee ID in the employee directory".
 //!
 //! Once a domain tool has returned, an answer that narrates the work, or lists the steps to
 //! follow, is asked for again as a plain answer, after the reminder: a plan is never the answer.
