@@ -4,7 +4,7 @@
 //! `text output` block right after one must equal what it printed. Each page's count of blocks
 //! is pinned, so a block that loses its `runnable` tag fails here. (The tutorial's Rust code is a
 //! doctest of `wink-promptfile`; the other command lines of the pages are parsed by
-//! `wink`'s `doc_commands` test.)
+//! `tests/command_lines.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};

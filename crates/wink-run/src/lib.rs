@@ -20,6 +20,10 @@
 //!   `wink catalog eval --dataset tasks --model`);
 //!   [`worker::WorkerRuns`] prepares the runs of a Redis queue's requests.
 //!
+//! - [`PreparedPrompt::render_json`] and [`PreparedPrompt::call_tool`] use a prompt without a
+//!   model: its rendering as data, one tool call (`wink render`, `wink call`);
+//!   [`PreparedPrompt::into_mcp_server`] serves it to MCP clients (`wink mcp serve`);
+//!   [`ModelSummarizer`] writes a documentation folder's summaries (`wink docs-to-prompt`).
 //! - [`signals`] ends a run on SIGINT or SIGTERM without leaving its command tools behind.
 //! - [`progress`] words a run for a person: [`progress::ProgressLines`] observes a run and
 //!   writes a line per step, [`PreparedRun::report`] says what preparing decided.
@@ -29,6 +33,7 @@
 //! them.
 
 mod agent;
+mod direct;
 mod error;
 pub mod eval;
 pub mod log;
@@ -37,9 +42,11 @@ mod preopen;
 mod prepared;
 pub mod progress;
 mod prompt;
+mod serve;
 pub mod settings;
 pub mod signals;
 mod spec;
+mod summaries;
 mod trace;
 pub mod transcript;
 pub mod worker;
@@ -50,3 +57,4 @@ pub use preopen::{catalog_opening_call, effective_preopen, preopen};
 pub use prepared::{PreparedRun, RunSettings, runtime};
 pub use prompt::{DEFAULT_CONTEXT_WINDOW, PreparedPrompt, PromptSpec, register_run_events};
 pub use spec::{OpenedRun, RunSpec};
+pub use summaries::ModelSummarizer;

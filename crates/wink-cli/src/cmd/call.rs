@@ -3,10 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{Map, Value, json};
-use wink_core::{CallOutcome, ToolArguments, ToolCall, ToolExecutor, block_on};
 
-use super::common::PromptArgs;
+use super::common::{PromptArgs, run_error};
 use crate::exit::usage;
 
 /// `wink call FILE TOOL ARGS_JSON [--params JSON] [--expand KEY]... [--disclosure MODE]`
@@ -27,62 +25,9 @@ pub fn run(args: &CallArgs) -> anyhow::Result<ExitCode> {
         .prompt
         .render_with(&prepared.session)
         .map_err(|e| usage(format!("{}: {e}", args.prompt.file.display())))?;
-    // Strict, as a model's arguments are: a key twice or an integer beyond 64 bits would reach
-    // the tool changed (the last duplicate kept, the integer made a float).
-    let arguments = match wink_schema::parse_strict_json(&args.args) {
-        Ok(v @ Value::Object(_)) => v,
-        Ok(_) => return Err(usage("ARGS_JSON must be a JSON object")),
-        Err(wink_schema::StrictJsonError::Syntax(e)) => {
-            return Err(usage(format!("ARGS_JSON is not valid JSON: {e}")));
-        }
-        Err(e) => return Err(usage(format!("ARGS_JSON: {e}"))),
-    };
-    if rendered.tool(&args.tool).is_none() {
-        let offered = rendered.tool_names().join(", ");
-        let hint = match rendered.template_tool(&args.tool) {
-            Some((path, _)) => format!(
-                " (it belongs to section '{}', which is summarized or disabled; try --expand {})",
-                path.dotted(),
-                path.dotted()
-            ),
-            None => String::new(),
-        };
-        return Err(usage(format!(
-            "tool '{}' is not offered by the rendered prompt{hint}; offered: {}",
-            args.tool,
-            if offered.is_empty() { "none" } else { &offered }
-        )));
-    }
-    let executor = ToolExecutor {
-        adapter: "cli".into(),
-        resources: prepared.resources.clone(),
-        ..ToolExecutor::new(
-            prepared.session.clone(),
-            prepared.loaded.template.display_name(),
-        )
-    };
-    let call = ToolCall {
-        id: "call_0".into(),
-        name: args.tool.clone(),
-        arguments: ToolArguments::Json(arguments),
-    };
-    let outcome = block_on(executor.execute(&call, &rendered.tools, Some(&rendered)))
-        .map_err(|e| usage(e.message))?;
-    let out = match outcome {
-        CallOutcome::Completed(r) => json!({
-            "success": r.result.success,
-            "message": r.result.message,
-            "value": r.result.value.map(|v| v.json).unwrap_or(Value::Null),
-        }),
-        CallOutcome::ExpansionRequired(e) => {
-            let overrides: Map<String, Value> = e
-                .requested_overrides
-                .iter()
-                .map(|(p, v)| (p.dotted(), json!(v.to_string())))
-                .collect();
-            json!({"expansion_required": {"section_keys": e.section_keys, "reason": e.reason, "requested_overrides": overrides}})
-        }
-    };
+    let out = prepared
+        .call_tool(&rendered, &args.tool, &args.args)
+        .map_err(run_error)?;
     crate::output::println(&serde_json::to_string_pretty(&out)?)?;
     prepared.keep_until_exit(rendered);
     Ok(ExitCode::SUCCESS)

@@ -6,11 +6,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use wink_agent::{Message, ModelRequest, ProviderAdapter};
 use wink_docs::{DocsOptions, Summarizer};
+use wink_run::ModelSummarizer;
 
 use crate::exit::usage;
-use wink_run::model::{self, ModelOptions};
 
 /// `wink docs-to-prompt DIR --output FILE`
 #[derive(Debug, Args)]
@@ -36,39 +35,6 @@ pub struct DocsArgs {
     /// Most sections one group lists: larger groups are split into ranges.
     #[arg(long, value_name = "N", default_value_t = 24)]
     pub max_children: usize,
-}
-
-/// Asks the model for one sentence per section.
-struct ModelSummarizer {
-    adapter: Arc<dyn ProviderAdapter>,
-    runtime: tokio::runtime::Runtime,
-    written: usize,
-}
-
-/// What the model is told when it writes a summary.
-const SUMMARY_INSTRUCTIONS: &str = "You write the one-line summary of a section of documentation, shown in a table of contents to help a reader decide whether to open it. Answer with one sentence of at most 30 words saying what the section covers; name the specific things it explains. No preamble.";
-
-impl Summarizer for ModelSummarizer {
-    fn summarize(&mut self, title: &str, text: &str) -> Result<String, String> {
-        let request = ModelRequest {
-            messages: vec![
-                Message::system(SUMMARY_INSTRUCTIONS),
-                Message::user(format!("Section: {title}\n\n{text}")),
-            ],
-            max_output_tokens: Some(80),
-            temperature: Some(0.0),
-            ..ModelRequest::default()
-        };
-        let turn = self
-            .runtime
-            .block_on(self.adapter.complete(&request, None))
-            .map_err(|e| e.to_string())?;
-        self.written += 1;
-        if self.written.is_multiple_of(25) {
-            note!("wink docs-to-prompt: {} summaries written", self.written);
-        }
-        Ok(turn.text.unwrap_or_default())
-    }
 }
 
 /// Run `wink docs-to-prompt`.
@@ -102,16 +68,13 @@ pub fn run(args: &DocsArgs) -> anyhow::Result<ExitCode> {
     if let Some(task) = &args.task {
         options.task.clone_from(task);
     }
+    let progress = |written: usize| {
+        if written.is_multiple_of(25) {
+            note!("wink docs-to-prompt: {written} summaries written");
+        }
+    };
     let mut summarizer = match &args.model {
-        Some(spec) => Some(ModelSummarizer {
-            adapter: model::adapter(spec, &ModelOptions::default())
-                .map_err(super::common::run_error)?,
-            runtime: tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| anyhow::anyhow!("cannot start the async runtime: {e}"))?,
-            written: 0,
-        }),
+        Some(spec) => Some(ModelSummarizer::new(spec, progress).map_err(super::common::run_error)?),
         None => None,
     };
     let docs = wink_docs::docs_to_prompt(

@@ -4,9 +4,6 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use wink_mcp::PromptServer;
-
-use wink_run::PreparedPrompt;
 use wink_run::model::ModelOptions;
 
 use super::common::PromptArgs;
@@ -150,20 +147,18 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             .decide_catalogs(args.context_size)
             .map_err(super::common::run_error)?;
     }
-    let resources = subagent_resources(args, &prepared)?;
-    let client_model = prepared.loaded.subagents.is_some() && args.model.is_none();
-    let mut server = PromptServer::new(prepared.prompt, prepared.session)
-        .with_resources(resources)
-        .with_skills(prepared.loaded.skills.clone())
-        .with_published(prepared.loaded.published.clone())
-        .with_task_tools(prepared.loaded.task_tools.clone());
-    if client_model {
-        server = server.with_client_model_subagents();
-    }
-    // Fail before serving when the prompt does not render (bad params, missing fields, ...).
-    server
-        .render()
-        .map_err(|e| usage(format!("{}: {e}", args.prompt.file.display())))?;
+    prepared
+        .check_subagent_model(args.model.is_some())
+        .map_err(super::common::run_error)?;
+    let subagent_model = match &args.model {
+        Some(spec) => Some(super::local_model::with_model_fetch(args.yes, || {
+            wink_run::model::adapter(spec, &ModelOptions::default())
+        })?),
+        None => None,
+    };
+    let server = prepared
+        .into_mcp_server(subagent_model)
+        .map_err(super::common::run_error)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -185,25 +180,4 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The tool resources: the prompt's, plus the `--model` adapter that runs the sub-agents of a
-/// prompt file declaring `subagents` (without `--model`, they run on the client's model).
-fn subagent_resources(
-    args: &ServeArgs,
-    prepared: &PreparedPrompt,
-) -> anyhow::Result<wink_core::Resources> {
-    match (&prepared.loaded.subagents, &args.model) {
-        (_, None) => Ok(prepared.resources.clone()),
-        (None, Some(_)) => Err(usage(format!(
-            "--model: {} declares no subagents (the MCP client is the model; --model only runs sub-agents)",
-            args.prompt.file.display()
-        ))),
-        (Some(_), Some(spec)) => {
-            let adapter = super::local_model::with_model_fetch(args.yes, || {
-                wink_run::model::adapter(spec, &ModelOptions::default())
-            })?;
-            Ok(prepared.resources.clone().with(adapter))
-        }
-    }
 }

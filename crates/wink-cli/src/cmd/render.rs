@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use serde_json::{Map, Value, json};
 use wink_tokens::TokenCounter;
 
 use super::common::PromptArgs;
@@ -60,51 +59,10 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
         Format::Text => crate::output::println(&rendered.text)?,
         Format::Json => {
             let counter = TokenCounter::o200k().context("token counter")?;
-            let tools: Vec<Value> = rendered
-                .tools
-                .iter()
-                .map(|t| json!({"name": t.name(), "description": t.description(), "parameters": t.parameters()}))
-                .collect();
-            let mut sections = Map::new();
-            for s in &rendered.sections {
-                sections.insert(
-                    s.path.dotted(),
-                    json!(counter.count(&rendered.text[s.range.clone()])),
-                );
-            }
-            let mut out = json!({
-                "text": rendered.text,
-                "tools": tools,
-                "response_format": rendered.response_format(),
-                "tokens": {"total": counter.count(&rendered.text), "sections": sections},
-            });
-            if !prepared.decisions.is_empty() {
-                out["catalogs"] = catalogs_json(&prepared);
-            }
+            let out = prepared.render_json(&rendered, &counter);
             crate::output::println(&serde_json::to_string_pretty(&out)?)?;
         }
     }
     prepared.keep_until_exit(rendered);
     Ok(ExitCode::SUCCESS)
-}
-
-/// Each catalog section's deferral decision and token figures, and its MCP servers: how many
-/// tools, where the list came from (`cache` or `server`) and whether the server is running.
-fn catalogs_json(prepared: &wink_run::PreparedPrompt) -> Value {
-    let mut catalogs = Map::new();
-    for (section, (path, decision)) in prepared.loaded.catalogs.iter().zip(&prepared.decisions) {
-        let mut entry = serde_json::to_value(decision).unwrap_or(Value::Null);
-        let mut servers = Map::new();
-        for server in section.servers() {
-            servers.insert(
-                server.name,
-                json!({"tools": server.tools, "list": server.list, "running": server.running}),
-            );
-        }
-        if !servers.is_empty() {
-            entry["servers"] = Value::Object(servers);
-        }
-        catalogs.insert(path.clone(), entry);
-    }
-    Value::Object(catalogs)
 }

@@ -1,3 +1,5 @@
+//! The command lines `wink` accepts, parsed as `wink` parses them (nothing is run).
+//!
 //! Every `wink` command the README and the pages under `docs/` show is one this binary accepts:
 //! each line of a `sh`/`bash` block that starts with `wink` (and each `$ wink` line of a `text`
 //! block) goes through the same argument parser as the command line. Synopsis notation is read
@@ -8,13 +10,13 @@
 //! `tests/doc_pages.rs`, which executes them; the commands of the other blocks that run without a
 //! model or a service are executed by the tests of their features, and this test keeps every line
 //! honest.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use clap::error::ErrorKind;
-
-use crate::Cli;
+use clap::{CommandFactory, Parser};
+use wink_cli::{Cli, Command, RenderCommand, RenderOnly};
 
 /// One command line shown in a page: where it is and its words.
 struct Shown {
@@ -327,4 +329,63 @@ fn synopsis_notation_is_read_as_a_reader_would() {
     );
     assert!(refusal(&elided[0]).is_none());
     assert!(refusal(&elided[1]).is_some());
+}
+
+// `wink render …` is parsed by `RenderOnly` (one subcommand, faster to build); it must read as the
+// whole command line does.
+
+fn render_help(mut command: clap::Command) -> (String, String) {
+    command.build();
+    let render = command.find_subcommand_mut("render").unwrap();
+    (
+        render.render_help().to_string(),
+        render.render_long_help().to_string(),
+    )
+}
+
+#[test]
+fn render_only_describes_render_as_the_whole_cli_does() {
+    assert_eq!(
+        render_help(RenderOnly::command()),
+        render_help(Cli::command())
+    );
+}
+
+#[test]
+fn render_only_parses_and_refuses_as_the_whole_cli_does() {
+    for line in [
+        "wink render p.json",
+        "wink render p.json --format json --context-size 4096 --preopen 2 --input x",
+        "wink render p.json --params {} --expand a --expand b --summarize c --disclosure wink",
+        "wink render p.json --name-hidden-tools --defer always",
+        "wink render p.json --name-hidden-tools false",
+        "wink render",
+        "wink render p.json --format xml",
+        "wink render p.json --context-size many",
+        "wink render p.json --expnd a",
+        "wink render p.json extra",
+        "wink render --help",
+        "wink render -h",
+        "wink render --version",
+    ] {
+        let words: Vec<&str> = line.split(' ').collect();
+        let whole = Cli::try_parse_from(&words);
+        let alone = RenderOnly::try_parse_from(&words);
+        match (whole, alone) {
+            (
+                Ok(Cli {
+                    command: Command::Render(expected),
+                }),
+                Ok(RenderOnly {
+                    command: RenderCommand::Render(args),
+                }),
+            ) => assert_eq!(format!("{args:?}"), format!("{expected:?}"), "{line}"),
+            (Err(expected), Err(error)) => {
+                assert_eq!(error.kind(), expected.kind(), "{line}");
+                assert_eq!(error.to_string(), expected.to_string(), "{line}");
+                assert_eq!(error.exit_code(), expected.exit_code(), "{line}");
+            }
+            (whole, alone) => panic!("{line}: {whole:?} / {alone:?}"),
+        }
+    }
 }
