@@ -27,6 +27,14 @@ pub struct PromptArgs {
     /// Render this section as its summary (dot path); repeatable.
     #[arg(long = "summarize", value_name = "KEY")]
     pub summarize: Vec<String>,
+    #[command(flatten)]
+    pub view: ViewFlags,
+}
+
+/// How a prompt file is shown to the model: the disclosure mode and what summaries and
+/// catalogs offer (for every subcommand that renders or runs one).
+#[derive(Debug, Args)]
+pub struct ViewFlags {
     /// Disclosure mode: unified, wink, open-sections or context-files (default: the file's),
     /// or expanded: every summarized section rendered in full (no disclosure).
     #[arg(long, value_name = "MODE")]
@@ -50,11 +58,50 @@ pub struct PromptArgs {
     pub elicitation: Option<String>,
 }
 
+/// Pre-opening, for the subcommands that run a prompt with a model (`wink run`, `wink eval`).
+#[derive(Debug, Args)]
+pub struct PreopenFlags {
+    /// Open the K summarized sections most relevant to the input (BM25 over summaries, bodies and
+    /// the tools they hide; no model call) before the first model call. Default: the prompt file's
+    /// `preopen`, else the model profile's outside wink mode (small-local: up to 3, those scoring
+    /// at least 60% of the best; others: none); 0 turns it off.
+    #[arg(long, value_name = "K")]
+    pub preopen: Option<usize>,
+    /// How pre-opened sections reach the model: `render` (in full in the system prompt, their
+    /// tools offered from the first call) or `call` (unified mode: as the model's own first turn,
+    /// one read_section call per section run before the first model call, so the system prompt
+    /// stays the same for every input and a prefix cache serves it).
+    #[arg(long, value_name = "STYLE", default_value = "render", value_parser = ["render", "call"])]
+    pub preopen_style: String,
+}
+
+impl PreopenFlags {
+    /// `--preopen-style` as the loop takes it.
+    pub fn style(&self) -> anyhow::Result<wink_agent::preopen::PreopenStyle> {
+        self.preopen_style
+            .parse()
+            .map_err(|e| usage(format!("--preopen-style: {e}")))
+    }
+}
+
+impl ViewFlags {
+    /// `spec` with these flags' choices.
+    pub fn apply(&self, spec: PromptSpec) -> PromptSpec {
+        PromptSpec {
+            disclosure: self.disclosure.clone(),
+            name_hidden_tools: self.name_hidden_tools,
+            search_sections: self.search_sections.clone(),
+            defer: self.defer.clone(),
+            elicitation: self.elicitation.clone(),
+            ..spec
+        }
+    }
+}
+
 impl PromptArgs {
     /// The prompt spec these flags describe.
     pub fn spec(&self) -> anyhow::Result<PromptSpec> {
-        Ok(PromptSpec {
-            file: self.file.clone(),
+        Ok(self.view.apply(PromptSpec {
             params: self
                 .params
                 .as_deref()
@@ -63,12 +110,8 @@ impl PromptArgs {
                 .map_err(run_error)?,
             expand: self.expand.clone(),
             summarize: self.summarize.clone(),
-            disclosure: self.disclosure.clone(),
-            name_hidden_tools: self.name_hidden_tools,
-            search_sections: self.search_sections.clone(),
-            defer: self.defer.clone(),
-            elicitation: self.elicitation.clone(),
-        })
+            ..PromptSpec::file(&self.file)
+        }))
     }
 
     /// Load the file, bind params and apply overrides. Every problem is a usage error.

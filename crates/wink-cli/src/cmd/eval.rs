@@ -13,7 +13,6 @@ use wink_run::settings::Limit;
 use wink_run::{PromptSpec, RunSettings};
 
 use super::common::{ModelFlags, run_error};
-use crate::exit::usage;
 
 /// `wink eval PROMPT --cases CASES.jsonl [...]`
 #[derive(Debug, Args)]
@@ -27,28 +26,16 @@ pub struct EvalArgs {
     pub cases: PathBuf,
     #[command(flatten)]
     pub model: ModelFlags,
-    /// Disclosure mode: unified, wink, open-sections or context-files (default: the file's), or
-    /// expanded: every summarized section rendered in full (no disclosure), for comparison.
-    #[arg(long, value_name = "MODE")]
-    pub disclosure: Option<String>,
+    #[command(flatten)]
+    pub view: super::common::ViewFlags,
     /// Run each case N times; every run counts.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: u32,
     /// Output: text (a table) or json.
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub format: String,
-    /// Open the K summarized sections most relevant to each case's input before its first model
-    /// call. Default: the prompt file's `preopen`, else the model profile's outside wink mode
-    /// (small-local: up to 3, those scoring at least 60% of the best; others: none); 0 turns
-    /// it off.
-    #[arg(long, value_name = "K")]
-    pub preopen: Option<usize>,
-    /// How pre-opened sections reach the model: `render` (in full in the system prompt, their
-    /// tools offered from the first call) or `call` (unified mode: as the model's own first turn,
-    /// one read_section call per section run before the first model call, so the system prompt
-    /// stays the same for every input and a prefix cache serves it).
-    #[arg(long, value_name = "STYLE", default_value = "render", value_parser = ["render", "call"])]
-    pub preopen_style: String,
+    #[command(flatten)]
+    pub preopen: super::common::PreopenFlags,
     /// Most model calls per run (a run that needs more fails; default 10; 0 or none:
     /// unlimited, as in `wink run`).
     #[arg(long, value_name = "N", value_parser = super::common::parse_limit)]
@@ -56,16 +43,6 @@ pub struct EvalArgs {
     /// Wall-clock limit per run, in seconds.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// Name the tools each summarized section hides in its summary (see `wink run --help`).
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
-    pub name_hidden_tools: Option<bool>,
-    /// When `search_sections` is offered: auto, on or off (see `wink run --help`).
-    #[arg(long, value_name = "WHEN")]
-    pub search_sections: Option<String>,
-    /// Tool catalogs: auto, auto:N, always or never, for every catalog section (see
-    /// `wink run --help`). Default: each catalog section's `defer`.
-    #[arg(long, value_name = "POLICY")]
-    pub defer: Option<String>,
     /// Start every run with an empty prompt cache (the embedded model's KV cache), as a new
     /// `wink run` process would; calls within a run still reuse it. Without it, a local model's
     /// cache carries over from one run to the next (the prompt's shared prefix is evaluated once).
@@ -84,24 +61,15 @@ pub struct EvalArgs {
 fn eval_spec(args: &EvalArgs) -> anyhow::Result<EvalSpec> {
     let defaults = EvalSpec::default();
     Ok(EvalSpec {
-        prompt: PromptSpec {
-            disclosure: args.disclosure.clone(),
-            name_hidden_tools: args.name_hidden_tools,
-            search_sections: args.search_sections.clone(),
-            defer: args.defer.clone(),
-            ..PromptSpec::file(&args.prompt)
-        },
+        prompt: args.view.apply(PromptSpec::file(&args.prompt)),
         cases: args.cases.clone(),
         model: args.model.model.clone(),
         model_options: args.model.options(false, false),
         settings: args.model.turn_settings(RunSettings {
             model_spec: args.model.model.clone(),
             context_window: args.model.context_size,
-            preopen: args.preopen,
-            preopen_style: args
-                .preopen_style
-                .parse()
-                .map_err(|e| usage(format!("--preopen-style: {e}")))?,
+            preopen: args.preopen.preopen,
+            preopen_style: args.preopen.style()?,
             budget: Budget {
                 max_model_calls: args
                     .max_model_calls

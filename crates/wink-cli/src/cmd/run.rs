@@ -12,7 +12,6 @@ use wink_run::settings::{Limit, budget_message, parse_policy};
 use wink_run::{RunSettings, RunSpec};
 
 use super::common::{PromptArgs, run_error};
-use crate::exit::usage;
 
 /// Exit code when a budget or the deadline ran out.
 pub const BUDGET_EXIT: u8 = 3;
@@ -24,18 +23,8 @@ pub struct RunArgs {
     pub prompt: PromptArgs,
     #[command(flatten)]
     pub model: super::common::ModelFlags,
-    /// Open the K summarized sections most relevant to the input (BM25 over summaries, bodies and
-    /// the tools they hide; no model call) before the first model call. Default: the prompt file's
-    /// `preopen`, else the model profile's outside wink mode (small-local: up to 3, those scoring
-    /// at least 60% of the best; others: none); 0 turns it off.
-    #[arg(long, value_name = "K")]
-    pub preopen: Option<usize>,
-    /// How pre-opened sections reach the model: `render` (in full in the system prompt, their
-    /// tools offered from the first call) or `call` (unified mode: as the model's own first turn,
-    /// one read_section call per section run before the first model call, so the system prompt
-    /// stays the same for every input and a prefix cache serves it).
-    #[arg(long, value_name = "STYLE", default_value = "render", value_parser = ["render", "call"])]
-    pub preopen_style: String,
+    #[command(flatten)]
+    pub preopen: super::common::PreopenFlags,
     /// HTTP providers: stream the answer to stdout as it arrives, even when stdout is not a
     /// terminal (streaming is on by default for a terminal).
     #[arg(long)]
@@ -153,11 +142,8 @@ fn run_spec(args: &RunArgs, streaming: bool) -> anyhow::Result<RunSpec> {
         input: args.input.clone(),
         model_spec: args.model.model.clone(),
         context_window: args.model.context_size,
-        preopen: args.preopen,
-        preopen_style: args
-            .preopen_style
-            .parse()
-            .map_err(|e| usage(format!("--preopen-style: {e}")))?,
+        preopen: args.preopen.preopen,
+        preopen_style: args.preopen.style()?,
         budget: Budget {
             max_model_calls: args
                 .max_model_calls
