@@ -15,6 +15,13 @@
 //! specs, examples included), and not in the system prompt outside the section that owns the tool
 //! (the task section, where a prompt's parameters put the user's question, counts). The model gets [`copied_example_message`] as a
 //! failed result; the call does not run.
+//!
+//! The unseen-code guard ([`unseen_code`], for the model profiles that ask for it) goes one step
+//! further: a string argument with the shape of a record's code (`E-104`, `NB-1002`, `SK101`:
+//! letters and digits in one token, with a `-` or `_` or capitals) that occurs nowhere in the
+//! conversation — not in the system prompt, a user message or a tool's result — was made up,
+//! and a call with it would act on a record nobody named. Small models do this when the
+//! question names a person or a product and the code must be looked up first.
 
 use serde_json::Value;
 use wink_core::{first_sentence, is_disclosure_tool};
@@ -51,8 +58,43 @@ pub fn copied_example_message(
     value: &str,
     others: &[(String, String)],
 ) -> String {
+    let why = format!(
+        "is the example in the description of `{tool}`, not a value from this conversation"
+    );
+    value_message(&why, tool, param, value, others)
+}
+
+/// The failed result for a call whose `value` of `param` occurs nowhere in the conversation
+/// (see [`unseen_code`]); `others` as in [`copied_example_message`].
+///
+/// ```
+/// use wink_agent::unseen_code_message;
+/// assert_eq!(
+///     unseen_code_message("book_leave", "employee_id", "E-104", &[]),
+///     "The employee_id \"E-104\" appears nowhere in this conversation: not in the question, the prompt or a tool result. Call `book_leave` with the employee_id the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user."
+/// );
+/// ```
+pub fn unseen_code_message(
+    tool: &str,
+    param: &str,
+    value: &str,
+    others: &[(String, String)],
+) -> String {
+    let why =
+        "appears nowhere in this conversation: not in the question, the prompt or a tool result";
+    value_message(why, tool, param, value, others)
+}
+
+/// `The {param} "{value}" {why}.`, what to call instead, and the other tools.
+fn value_message(
+    why: &str,
+    tool: &str,
+    param: &str,
+    value: &str,
+    others: &[(String, String)],
+) -> String {
     let mut message = format!(
-        "The {param} \"{value}\" is the example in the description of `{tool}`, not a value from this conversation. Call `{tool}` with the {param} the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user."
+        "The {param} \"{value}\" {why}. Call `{tool}` with the {param} the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user."
     );
     if !others.is_empty() {
         let listed: Vec<String> = others
@@ -105,6 +147,57 @@ pub fn copied_example(
         let in_spec = spec.description.contains(value) || schema.contains(value);
         (value_like(value) && in_spec && !grounded(value, grounding, messages))
             .then(|| (param.clone(), value.to_owned()))
+    })
+}
+
+/// Whether `value` has the shape of a code naming a record: one token of ASCII letters and
+/// digits, both present, in parts joined by `-` or `_`, and either joined so or written with a
+/// capital (`E-104`, `NB-1002`, `SK101`, `ord_77a`); not a word, a number, a date, a quantity
+/// (`23kg`), a file name or a phrase.
+fn code_like(value: &str) -> bool {
+    let parts = value
+        .split(['-', '_'])
+        .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric()));
+    let marked = value.contains(['-', '_']) || value.chars().any(|c| c.is_ascii_uppercase());
+    value.len() >= MIN_LEN
+        && parts
+        && marked
+        && value.chars().any(|c| c.is_ascii_digit())
+        && value.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// The first top-level string argument of `arguments` that has the shape of a code
+/// ([`code_like`]) and occurs, ignoring case, nowhere in `system` (the system prompt), a user
+/// message or a successful tool result (any tool's, the disclosure tools' included: a section
+/// may list codes), as `(parameter, value)`. Failed results do not count: they include this
+/// guard's own messages, which quote the value.
+pub fn unseen_code(
+    arguments: &Value,
+    system: &str,
+    messages: &[Message],
+) -> Option<(String, String)> {
+    let Value::Object(arguments) = arguments else {
+        return None;
+    };
+    arguments.iter().find_map(|(param, value)| {
+        let Value::String(value) = value else {
+            return None;
+        };
+        let value = value.trim();
+        if !code_like(value) {
+            return None;
+        }
+        let wanted = value.to_lowercase();
+        let holds = |text: &str| text.to_lowercase().contains(&wanted);
+        let seen = holds(system)
+            || messages.iter().any(|m| match m {
+                Message::User { content } => holds(content),
+                Message::Tool {
+                    content, is_error, ..
+                } => !is_error && holds(content),
+                _ => false,
+            });
+        (!seen).then(|| (param.clone(), value.to_owned()))
     })
 }
 
@@ -190,6 +283,71 @@ mod tests {
         // Non-string arguments are not looked at.
         assert_eq!(
             copied_example(&lookup_order(), &json!({"order_id": 1042}), "", &[]),
+            None
+        );
+    }
+
+    #[test]
+    fn a_code_found_nowhere_in_the_conversation_is_caught() {
+        let messages = vec![
+            Message::user("Book two days of leave for Ana Lima from 3 March."),
+            tool_result("find_employee", "no match"),
+        ];
+        let args = json!({"employee_id": "E-104", "days": 2, "reason": "family visit 3 March"});
+        assert_eq!(
+            unseen_code(&args, "## Task\n\nYou book leave.", &messages),
+            Some(("employee_id".to_owned(), "E-104".to_owned()))
+        );
+        // The guard's own failed result quotes the value: it does not ground it.
+        let mut refused = messages.clone();
+        refused.push(Message::Tool {
+            tool_call_id: "c".into(),
+            name: "book_leave".into(),
+            content: unseen_code_message("book_leave", "employee_id", "E-104", &[]),
+            is_error: true,
+            images: Vec::new(),
+        });
+        assert!(unseen_code(&args, "", &refused).is_some());
+    }
+
+    #[test]
+    fn a_code_the_prompt_the_user_or_any_result_holds_stands_in_any_case() {
+        let args = json!({"sku": "nb-1002"});
+        assert_eq!(
+            unseen_code(&args, "Notebooks: NB-1002, NB-1003.", &[]),
+            None
+        );
+        let user = vec![Message::user("How many NB-1002 are left?")];
+        assert_eq!(unseen_code(&args, "", &user), None);
+        let read = vec![tool_result(
+            "read_section",
+            "Products: NB-1002 (A5 notebook)",
+        )];
+        assert_eq!(unseen_code(&args, "", &read), None);
+    }
+
+    #[test]
+    fn words_numbers_dates_quantities_and_phrases_are_not_codes() {
+        for value in [
+            "Lisbon",
+            "10234",
+            "2026-03-03",
+            "23kg",
+            "10:30",
+            "a1",
+            "report.pdf",
+            "SK 101",
+            "flight delayed 2h",
+            "-A1",
+            "A1-",
+        ] {
+            assert!(!code_like(value), "{value}");
+        }
+        for value in ["E-104", "NB-1002", "SK101", "ord_77a", "D-L-001", "T-5001"] {
+            assert!(code_like(value), "{value}");
+        }
+        assert_eq!(
+            unseen_code(&json!({"city": "Lisbon", "n": "SK 101"}), "", &[]),
             None
         );
     }

@@ -47,6 +47,9 @@ pub enum InterventionKind {
     /// A call whose argument copies the example from the tool's description was answered with
     /// a failed result (see [`crate::copied_example`]).
     CopiedExample,
+    /// A call whose argument is a record code found nowhere in the conversation was answered
+    /// with a failed result (see [`crate::unseen_code`]).
+    UnseenCode,
 }
 
 impl InterventionKind {
@@ -60,6 +63,7 @@ impl InterventionKind {
             Self::AutoOpen => "auto_open",
             Self::ContextWindow => "context_window",
             Self::CopiedExample => "copied_example",
+            Self::UnseenCode => "unseen_code",
         }
     }
 }

@@ -1,6 +1,8 @@
 //! The copied-example guard, for every provider: a call whose argument is the example from the
 //! tool's own description, found nowhere in the conversation, gets a failed result and does not
 //! run; a value the user, a tool or the task gave runs; `wink` mode keeps WINK v0.17's loop.
+//! The unseen-code guard of the small-local profile: a record code found nowhere in the
+//! conversation gets a failed result too.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
@@ -161,4 +163,82 @@ fn wink_mode_and_the_switch_keep_the_call() {
     });
     assert_eq!(runs, 0);
     assert!(result_of_c1(&provider).1);
+}
+
+/// A shop whose `track_parcel` has no example: a tracking number the model writes is either
+/// from the conversation or made up.
+fn track_made_up(
+    number: &str,
+    configure: impl FnOnce(&mut MainLoopConfig),
+) -> (ScriptedProvider, Session, usize) {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let track = ToolBuilder::dynamic(
+        "track_parcel",
+        "Tell where a parcel is now.",
+        json!({"type": "object", "properties": {"tracking_number": {"type": "string"}}, "required": ["tracking_number"]}),
+        move |_args, _ctx| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok(ToolResult::message("In Lyon."))
+        },
+    )
+    .build()
+    .unwrap();
+    let prompt = Prompt::new(Arc::new(
+        PromptTemplate::builder("demo", "shop")
+            .section(MarkdownSection::new("Task", "task", "Answer customers.").tool(track))
+            .build()
+            .unwrap(),
+    ));
+    let turns = json!([
+        {"tool_calls": [{"id": "c1", "name": "track_parcel", "arguments": {"tracking_number": number}}]},
+        {"text": "done"}
+    ]);
+    let provider = ScriptedProvider::from_json(&turns.to_string(), "test").unwrap();
+    let mut config = MainLoopConfig::default();
+    config.loop_config.user_message =
+        Some("Where is the parcel of Ana Lima? It was TRK-5555.".into());
+    // Every turn policy off: the script's plain "done" is taken as it comes.
+    for name in wink_model::profile::ALL_TURN_POLICIES {
+        config.loop_config.repairs.insert(name.to_owned(), false);
+    }
+    configure(&mut config);
+    let session = Session::new();
+    let result =
+        block_on(MainLoop::new(&provider, config).execute(&prompt, &session, RunHooks::default()))
+            .unwrap();
+    assert!(
+        matches!(result.outcome, LoopOutcome::Finished { .. }),
+        "{:?}",
+        result.outcome
+    );
+    let count = runs.load(Ordering::SeqCst);
+    (provider, session, count)
+}
+
+#[test]
+fn a_made_up_code_is_refused_for_a_profile_that_asks_for_it() {
+    const UNSEEN: &str = "The tracking_number \"TRK-4242\" appears nowhere in this conversation: not in the question, the prompt or a tool result. Call `track_parcel` with the tracking_number the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user.";
+    let small =
+        |config: &mut MainLoopConfig| config.loop_config.profile = Some("small-local".into());
+    let (provider, session, runs) = track_made_up("TRK-4242", small);
+    assert_eq!(runs, 0);
+    assert_eq!(result_of_c1(&provider), (UNSEEN.to_owned(), true));
+    assert_eq!(
+        interventions(&session),
+        [("unseen_code".to_owned(), UNSEEN.to_owned())]
+    );
+    // A code the user gave runs, in any case.
+    let (_, session, runs) = track_made_up("trk-5555", small);
+    assert_eq!(runs, 1);
+    assert!(interventions(&session).is_empty());
+    // Profiles that do not ask for it (the scripted model's is the default), and the
+    // example-guard switch, keep the call.
+    let (_, _, runs) = track_made_up("TRK-4242", |_| {});
+    assert_eq!(runs, 1);
+    let (_, _, runs) = track_made_up("TRK-4242", |config| {
+        small(config);
+        config.loop_config.example_guard = Some(false);
+    });
+    assert_eq!(runs, 1);
 }

@@ -45,6 +45,10 @@ pub struct ModelProfile {
     /// does, and a small chat model served over HTTP that is given only a system message may
     /// answer with its chat template's empty tool list instead of the task.
     pub prompt_as_user_turn: bool,
+    /// Refuse a call whose argument has the shape of a record's code (`E-104`, `SK101`) but
+    /// occurs nowhere in the conversation, with a failed result saying so: a small model makes
+    /// such codes up when the question names a person or a product instead.
+    pub unseen_codes: bool,
 }
 
 /// The profile of models the table does not know: WINK's conversation, nothing added.
@@ -60,6 +64,7 @@ pub const DEFAULT_PROFILE: ModelProfile = ModelProfile {
     turn_output_cap: None,
     greedy: false,
     prompt_as_user_turn: false,
+    unseen_codes: false,
 };
 
 /// Every turn policy, in the order a profile that wants them all lists them.
@@ -78,7 +83,7 @@ pub const ALL_TURN_POLICIES: [&str; 8] = [
 pub const PROFILES: [ModelProfile; 3] = [
     ModelProfile {
         name: "small-local",
-        summary: "small open models (Qwen2.5 up to 3B): every turn policy, the answer tool, calls in the template's form, up to 3 sections pre-opened, greedy turns of at most 512 tokens",
+        summary: "small open models (Qwen2.5 up to 3B): every turn policy, the answer tool, calls in the template's form, up to 3 sections pre-opened, greedy turns of at most 512 tokens, made-up record codes refused",
         families: &[
             "qwen2.5-coder-0.5b",
             "qwen2.5-coder-1.5b",
@@ -95,6 +100,7 @@ pub const PROFILES: [ModelProfile; 3] = [
         turn_output_cap: Some(512),
         greedy: true,
         prompt_as_user_turn: true,
+        unseen_codes: true,
     },
     ModelProfile {
         name: "hosted",

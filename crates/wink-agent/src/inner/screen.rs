@@ -8,7 +8,7 @@ use wink_core::{
 };
 
 use super::{InjectedTool, Injection, InnerLoop, LoopOutcome, Phase, ToolOutcome, TurnEffects};
-use crate::example::{copied_example, copied_example_message};
+use crate::example::{copied_example, copied_example_message, unseen_code, unseen_code_message};
 use crate::guard::{Intervention, InterventionKind, arguments_value, unknown_tool_message};
 
 /// For each tool of `rendered` (offered or hidden), the byte range of its owning section's text.
@@ -103,19 +103,47 @@ impl InnerLoop {
             &grounding,
             self.messages.get(1..).unwrap_or_default(),
         )?;
-        let others: Vec<(String, String)> = self
-            .offered_tools()
+        let others = self.other_tools(&call.name);
+        Some(copied_example_message(&call.name, &param, &value, &others))
+    }
+
+    /// The failed result for `call` when an argument is a record code found nowhere in the
+    /// conversation (see [`crate::unseen_code`]). Only calls of tools the model can call are
+    /// looked at, and not the disclosure and catalog tools.
+    fn unseen_code_result(&self, call: &ToolCall) -> Option<String> {
+        if is_disclosure_tool(&call.name)
+            || crate::example::QUOTING_TOOLS.contains(&call.name.as_str())
+            || !self.is_offered(&call.name) && !self.hidden.iter().any(|h| h.spec.name == call.name)
+        {
+            return None;
+        }
+        let system = match self.messages.first() {
+            Some(crate::Message::System { content }) => content.as_str(),
+            _ => "",
+        };
+        let (param, value) = unseen_code(
+            &arguments_value(&call.arguments),
+            system,
+            self.messages.get(1..).unwrap_or_default(),
+        )?;
+        let others = self.other_tools(&call.name);
+        Some(unseen_code_message(&call.name, &param, &value, &others))
+    }
+
+    /// The tools other than `tool` that could supply a value, offered or hidden, each once with
+    /// its description: not the disclosure and catalog tools.
+    fn other_tools(&self, tool: &str) -> Vec<(String, String)> {
+        self.offered_tools()
             .into_iter()
             .chain(self.hidden.iter().map(|h| h.spec.clone()))
-            .filter(|t| t.name != call.name && !is_disclosure_tool(&t.name))
+            .filter(|t| t.name != tool && !is_disclosure_tool(&t.name))
             .filter(|t| !crate::example::QUOTING_TOOLS.contains(&t.name.as_str()))
             .fold(Vec::new(), |mut others, t| {
                 if !others.iter().any(|(name, _)| *name == t.name) {
                     others.push((t.name, t.description));
                 }
                 others
-            });
-        Some(copied_example_message(&call.name, &param, &value, &others))
+            })
     }
 
     fn is_offered(&self, name: &str) -> bool {
@@ -210,6 +238,19 @@ impl InnerLoop {
         {
             let kind = InterventionKind::CopiedExample;
             self.answer_failed(call, position, kind, message, screening);
+            return;
+        }
+        if self.turn.unseen_codes
+            && self.example_guard_active()
+            && let Some(message) = self.unseen_code_result(call)
+        {
+            self.answer_failed(
+                call,
+                position,
+                InterventionKind::UnseenCode,
+                message,
+                screening,
+            );
             return;
         }
         if self.is_offered(&call.name) {

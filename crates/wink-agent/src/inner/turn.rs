@@ -30,6 +30,10 @@ pub struct TurnSettings {
     /// ([`wink_model::ModelRequest::with_user_turn`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub prompt_as_user_turn: bool,
+    /// Refuse calls with a record code found nowhere in the conversation
+    /// ([`crate::unseen_code`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unseen_codes: bool,
 }
 
 impl TurnSettings {
@@ -59,6 +63,7 @@ impl TurnSettings {
                 .collect(),
             answer_tool: answer_tool.unwrap_or(profile.answer_tool),
             prompt_as_user_turn: profile.prompt_as_user_turn,
+            unseen_codes: profile.unseen_codes,
         }
     }
 
