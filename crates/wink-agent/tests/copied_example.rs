@@ -79,17 +79,23 @@ fn run(
     let provider = track_then_answer();
     let mut config = MainLoopConfig::default();
     configure(&mut config);
+    let session = finish(&prompt, &provider, config);
+    let count = runs.load(Ordering::SeqCst);
+    (provider, session, count)
+}
+
+/// Runs `prompt` with `provider` until the model answers, and gives the session.
+fn finish(prompt: &Prompt, provider: &ScriptedProvider, config: MainLoopConfig) -> Session {
     let session = Session::new();
     let result =
-        block_on(MainLoop::new(&provider, config).execute(&prompt, &session, RunHooks::default()))
+        block_on(MainLoop::new(provider, config).execute(prompt, &session, RunHooks::default()))
             .unwrap();
     assert!(
         matches!(result.outcome, LoopOutcome::Finished { .. }),
         "{:?}",
         result.outcome
     );
-    let count = runs.load(Ordering::SeqCst);
-    (provider, session, count)
+    session
 }
 
 /// The tool message answering `c1` in the last request.
@@ -203,15 +209,7 @@ fn track_made_up(
         config.loop_config.repairs.insert(name.to_owned(), false);
     }
     configure(&mut config);
-    let session = Session::new();
-    let result =
-        block_on(MainLoop::new(&provider, config).execute(&prompt, &session, RunHooks::default()))
-            .unwrap();
-    assert!(
-        matches!(result.outcome, LoopOutcome::Finished { .. }),
-        "{:?}",
-        result.outcome
-    );
+    let session = finish(&prompt, &provider, config);
     let count = runs.load(Ordering::SeqCst);
     (provider, session, count)
 }

@@ -74,6 +74,14 @@ impl InnerLoop {
             .unwrap_or(self.disclosure != DisclosureMode::Wink)
     }
 
+    /// The conversation's system prompt ("" when it has none).
+    fn system_prompt(&self) -> &str {
+        match self.messages.first() {
+            Some(crate::Message::System { content }) => content.as_str(),
+            _ => "",
+        }
+    }
+
     /// The failed result for `call` when it copies the example from its tool's description.
     fn copied_example_result(&self, call: &ToolCall) -> Option<String> {
         let spec = self
@@ -81,10 +89,7 @@ impl InnerLoop {
             .into_iter()
             .chain(self.hidden.iter().map(|h| h.spec.clone()))
             .find(|t| t.name == call.name)?;
-        let system = match self.messages.first() {
-            Some(crate::Message::System { content }) => content.as_str(),
-            _ => "",
-        };
+        let system = self.system_prompt();
         let grounding = match self
             .owner_ranges
             .iter()
@@ -117,10 +122,7 @@ impl InnerLoop {
         {
             return None;
         }
-        let system = match self.messages.first() {
-            Some(crate::Message::System { content }) => content.as_str(),
-            _ => "",
-        };
+        let system = self.system_prompt();
         let (param, value) = unseen_code(
             &arguments_value(&call.arguments),
             system,
