@@ -322,6 +322,10 @@ fn b15_adapter_failure_is_the_adapters_message_with_the_provider_beside_it() {
             raw_body: Some("{\"error\": \"boom\"}".into()),
         })
     );
+    assert_eq!(
+        result.provider_failure().unwrap().to_string(),
+        "provider: failing, model: m, HTTP 500\nprovider body: {\"error\": \"boom\"}"
+    );
     // The context survives a save of the loop state.
     let state = &result.evaluations[0].state;
     let restored: InnerLoop = serde_json::from_str(&serde_json::to_string(state).unwrap()).unwrap();

@@ -11,6 +11,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub use cmd::run::RunArgs;
+
 /// Build, inspect and run LLM agents whose prompts disclose themselves progressively.
 #[derive(Debug, Parser)]
 #[command(name = "wink", version, about, long_about = None)]

@@ -27,6 +27,19 @@ pub enum ModelChoice {
 }
 
 impl ModelChoice {
+    /// Both models, the default first.
+    pub const ALL: [ModelChoice; 2] = [ModelChoice::Qwen15B, ModelChoice::Qwen05B];
+
+    /// The small model when `small` (`--small`, `local:0.5b`), else the default one.
+    #[must_use]
+    pub fn sized(small: bool) -> Self {
+        if small {
+            ModelChoice::Qwen05B
+        } else {
+            ModelChoice::Qwen15B
+        }
+    }
+
     /// File name of the assembled GGUF inside the cache directory.
     #[must_use]
     pub fn file_name(self) -> &'static str {

@@ -147,6 +147,26 @@ pub struct WorkerStats {
     pub released: AtomicU64,
 }
 
+impl std::fmt::Display for WorkerStats {
+    /// `N completed, N resumed, N skipped, N released; N checkpoints, mean N µs` (the
+    /// checkpoints of this process, [`crate::checkpoint_stats`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (checkpoints, spent) = crate::durable::checkpoint_stats();
+        let mean_us = spent
+            .as_micros()
+            .checked_div(u128::from(checkpoints))
+            .unwrap_or(0);
+        write!(
+            f,
+            "{} completed, {} resumed, {} skipped, {} released; {checkpoints} checkpoints, mean {mean_us} µs",
+            self.completed.load(Ordering::Relaxed),
+            self.resumed.load(Ordering::Relaxed),
+            self.skipped.load(Ordering::Relaxed),
+            self.released.load(Ordering::Relaxed),
+        )
+    }
+}
+
 /// The runs in flight: request id → (receipt, the slot's consumer name, the run's signals).
 type InFlight = Arc<Mutex<HashMap<String, (RedisReceipt, String, Arc<RunControl>)>>>;
 
@@ -498,6 +518,21 @@ mod tests {
                 RequestStatus::Failed,
                 Some("budget exceeded: max model calls")
             )
+        );
+    }
+
+    #[test]
+    fn stats_say_what_the_worker_did_and_what_checkpoints_cost() {
+        let stats = WorkerStats::default();
+        stats.completed.store(3, Ordering::Relaxed);
+        stats.resumed.store(1, Ordering::Relaxed);
+        stats.released.store(2, Ordering::Relaxed);
+        let line = stats.to_string();
+        assert!(
+            line.starts_with("3 completed, 1 resumed, 0 skipped, 2 released; ")
+                && line.ends_with(" µs")
+                && line.contains(" checkpoints, mean "),
+            "{line}"
         );
     }
 }

@@ -92,6 +92,30 @@ impl WorkerRuns {
     }
 }
 
+/// A request for a queue that `wink worker FILE` serves: `params` (JSON text) and `input`
+/// checked against the prompt file first, so bad params fail on the sender, not on a worker.
+/// The request continues no trace (`traceparent` is the sender's to set).
+///
+/// # Errors
+/// [`RunError::Usage`] when `params` is not JSON or does not bind, or the file does not load.
+pub fn run_request(
+    file: &std::path::Path,
+    params: Option<&str>,
+    input: Option<String>,
+) -> Result<RunRequest> {
+    let params = params.map(PromptSpec::params_json).transpose()?;
+    PromptSpec {
+        params: params.clone(),
+        ..PromptSpec::file(file)
+    }
+    .load()?;
+    Ok(RunRequest {
+        params,
+        input,
+        traceparent: None,
+    })
+}
+
 impl RunFactory for WorkerRuns {
     fn prepare(
         &self,

@@ -9,6 +9,7 @@
 //! active. See `docs/skills.md`.
 
 mod frontmatter;
+pub mod report;
 mod section;
 mod skill;
 mod strict;

@@ -14,7 +14,7 @@ use crate::span::{SpanRecord, span_id_of};
 mod runs;
 mod transcript;
 
-pub use runs::{run_of_request, run_of_session_log, run_of_transcript, runs_at};
+pub use runs::{Recordings, run_of_request, run_of_session_log, run_of_transcript, runs_at};
 
 /// A recording that cannot be read.
 #[non_exhaustive]
@@ -31,6 +31,9 @@ pub enum ReadError {
     /// The recording holds no run.
     #[error("{0}: no run in it (no PromptRendered, ModelCalled or ToolInvoked event)")]
     Empty(String),
+    /// Nothing to read was named.
+    #[error("no run given: name session logs or transcripts, or request ids with --redis URL")]
+    NoRun,
     /// A request's run on a Redis queue cannot be read.
     #[error("request {id}: {message}")]
     Request {

@@ -45,3 +45,18 @@ pub(super) fn provider_failure(
     };
     (e, failure)
 }
+
+impl std::fmt::Display for ProviderFailure {
+    /// `provider: P, model: M[, HTTP S]`, and on a second line `provider body: …` when the
+    /// provider sent one.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "provider: {}, model: {}", self.provider, self.model)?;
+        if let Some(status) = self.status {
+            write!(f, ", HTTP {status}")?;
+        }
+        match &self.raw_body {
+            Some(body) => write!(f, "\nprovider body: {body}"),
+            None => Ok(()),
+        }
+    }
+}

@@ -7,13 +7,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use wink_catalog::{Catalog, Footprint, LineBudget, load_catalog_file};
-use wink_search::hybrid::{HybridConfig, HybridIndex};
-use wink_search::{
-    IndexConfig, SearchIndex, TaskInput, ToolSearch, eval::evaluate_ranking, load_bfcl,
-    load_queries_jsonl, load_tools_jsonl,
-};
+use wink_run::eval::catalog::{QuerySet, Ranker, TaskEvalSpec, evaluate_queries, evaluate_tasks};
 use wink_tokens::TokenCounter;
 
+use super::common::run_error;
 use crate::exit::usage;
 use crate::output::Format;
 
@@ -29,7 +26,7 @@ pub enum Dataset {
 
 /// How `wink catalog eval` ranks tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum Ranker {
+pub enum RerankFlag {
     /// BM25F over names, summaries, descriptions and parameters (what `find_tool` uses).
     #[default]
     Bm25,
@@ -39,12 +36,12 @@ pub enum Ranker {
     Dense,
 }
 
-impl Ranker {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Bm25 => "bm25",
-            Self::Hybrid => "hybrid",
-            Self::Dense => "dense",
+impl From<RerankFlag> for Ranker {
+    fn from(flag: RerankFlag) -> Self {
+        match flag {
+            RerankFlag::Bm25 => Ranker::Bm25,
+            RerankFlag::Hybrid => Ranker::Hybrid,
+            RerankFlag::Dense => Ranker::Dense,
         }
     }
 }
@@ -88,8 +85,8 @@ pub struct EvalArgs {
     pub queries: Option<PathBuf>,
     /// How to rank: `bm25`, or `hybrid` / `dense` with the static embedding model
     /// (`scripts/fetch-embeddings.sh` fetches it).
-    #[arg(long, value_enum, default_value_t = Ranker::Bm25)]
-    pub rerank: Ranker,
+    #[arg(long, value_enum, default_value_t = RerankFlag::Bm25)]
+    pub rerank: RerankFlag,
     /// The embedding model directory (default: `$WINK_EMBED_MODEL`, else
     /// `$WINK_HOME/models/wordllama-l2-256`, else the cache directory).
     #[arg(long)]
@@ -126,82 +123,58 @@ pub fn run(args: &CatalogArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
-    if let (Some(Dataset::Tasks), Some(file)) = (&args.dataset, &args.dir) {
-        return super::task_eval::run(file, args);
-    }
-    if args.catalog.is_some() {
-        return Err(usage("`--catalog` goes with `--dataset tasks`"));
-    }
-    if args.model.is_some() {
-        return Err(usage("`--model` goes with `--dataset tasks`"));
-    }
-    let (documents, queries) = match (&args.dataset, &args.dir, &args.tools, &args.queries) {
-        (Some(Dataset::Bfcl), Some(dir), _, _) => {
-            load_bfcl(dir).map_err(|e| usage(e.to_string()))?
+    let ranker = args.rerank.into();
+    let text = match (&args.dataset, &args.dir, &args.tools, &args.queries) {
+        (Some(Dataset::Tasks), Some(file), _, _) => {
+            let spec = TaskEvalSpec {
+                tasks: file.clone(),
+                catalog: args.catalog.clone(),
+                ranker,
+                embedding_model: args.embedding_model.clone(),
+                model: args.model.clone(),
+            };
+            let mut progress = |done: usize, total: usize| {
+                if done.is_multiple_of(10) {
+                    note!("wink catalog eval: queries written for {done} of {total} tasks");
+                }
+            };
+            let evaluation = evaluate_tasks(&spec, &mut progress).map_err(run_error)?;
+            match args.format {
+                Format::Json => serde_json::to_string_pretty(&evaluation.to_json())?,
+                Format::Text => evaluation.text(),
+            }
         }
-        (None, None, Some(tools), Some(queries)) => (
-            load_tools_jsonl(tools).map_err(|e| usage(e.to_string()))?,
-            load_queries_jsonl(queries).map_err(|e| usage(e.to_string()))?,
-        ),
+        _ if args.catalog.is_some() => {
+            return Err(usage("`--catalog` goes with `--dataset tasks`"));
+        }
+        _ if args.model.is_some() => return Err(usage("`--model` goes with `--dataset tasks`")),
+        (Some(Dataset::Bfcl), Some(dir), _, _) => {
+            query_report(&QuerySet::Bfcl(dir.clone()), args, ranker)?
+        }
+        (None, None, Some(tools), Some(queries)) => {
+            let set = QuerySet::Files {
+                tools: tools.clone(),
+                queries: queries.clone(),
+            };
+            query_report(&set, args, ranker)?
+        }
         _ => {
             return Err(usage(
                 "give `--dataset bfcl DIR`, or `--tools TOOLS.jsonl --queries QUERIES.jsonl`",
             ));
         }
     };
-    let tools = documents.len();
-    let index = SearchIndex::build(documents, IndexConfig::default());
-    // What `find_tool` runs: routing (when the catalog is organised in namespaces) and task
-    // steps, ranked by BM25 or the hybrid.
-    let task_ranking = |search: &ToolSearch, query: &str| {
-        search
-            .search_task(TaskInput::Text(query), tools)
-            .hits
-            .into_iter()
-            .map(|hit| hit.hit)
-            .collect()
-    };
-    let metrics = match args.rerank {
-        Ranker::Bm25 => {
-            let search = ToolSearch::new(index);
-            evaluate_ranking(&queries, |q| task_ranking(&search, q))
-        }
-        Ranker::Hybrid => {
-            let model = load_embedding_model(args.embedding_model.as_deref())?;
-            let search = ToolSearch::new(index).rerank_with(model, HybridConfig::default());
-            evaluate_ranking(&queries, |q| task_ranking(&search, q))
-        }
-        Ranker::Dense => {
-            let model = load_embedding_model(args.embedding_model.as_deref())?;
-            let hybrid = HybridIndex::from_index(index, model, HybridConfig::default());
-            evaluate_ranking(&queries, |q| hybrid.search_dense(q, tools))
-        }
-    };
-    let ranker = args.rerank.name();
-    let text = match args.format {
-        Format::Json => serde_json::to_string_pretty(&metrics.to_json(tools, ranker))?,
-        Format::Text => metrics.text(tools, ranker),
-    };
     crate::output::println(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The static embedding model from `dir` or the default cache location.
-pub(crate) fn load_embedding_model(
-    dir: Option<&std::path::Path>,
-) -> anyhow::Result<std::sync::Arc<wink_embed::StaticModel>> {
-    let dir = match dir {
-        Some(dir) => dir.to_path_buf(),
-        None => wink_embed::StaticModel::configured_dir().ok_or_else(|| {
-            usage("no cache directory for the embedding model: set WINK_HOME or --embedding-model")
-        })?,
-    };
-    let model = wink_embed::StaticModel::load(&dir).map_err(|e| {
-        usage(format!(
-            "{e}\nfetch the embedding model with `bash scripts/fetch-embeddings.sh`, or pass --embedding-model DIR"
-        ))
-    })?;
-    Ok(std::sync::Arc::new(model))
+fn query_report(set: &QuerySet, args: &EvalArgs, ranker: Ranker) -> anyhow::Result<String> {
+    let evaluation =
+        evaluate_queries(set, ranker, args.embedding_model.as_deref()).map_err(run_error)?;
+    Ok(match args.format {
+        Format::Json => serde_json::to_string_pretty(&evaluation.to_json())?,
+        Format::Text => evaluation.text(),
+    })
 }
 
 fn tokens(args: &TokensArgs) -> anyhow::Result<ExitCode> {

@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Args;
 use wink_docs::{DocsOptions, Summarizer};
 use wink_run::ModelSummarizer;
+use wink_run::docs::write_docs_prompt;
 
-use crate::exit::usage;
+use super::common::run_error;
 
 /// `wink docs-to-prompt DIR --output FILE`
 #[derive(Debug, Args)]
@@ -39,27 +39,6 @@ pub struct DocsArgs {
 
 /// Run `wink docs-to-prompt`.
 pub fn run(args: &DocsArgs) -> anyhow::Result<ExitCode> {
-    if !args.dir.is_dir() {
-        return Err(usage(format!("{}: not a folder", args.dir.display())));
-    }
-    if args.output.is_dir() {
-        return Err(usage(format!(
-            "--output {}: is a folder, not a file",
-            args.output.display()
-        )));
-    }
-    let parent = args
-        .output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    if !parent.is_dir() {
-        return Err(usage(format!(
-            "--output {}: the folder {} does not exist",
-            args.output.display(),
-            parent.display()
-        )));
-    }
     let mut options = DocsOptions {
         key: args.key.clone(),
         max_children: args.max_children,
@@ -74,40 +53,12 @@ pub fn run(args: &DocsArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let mut summarizer = match &args.model {
-        Some(spec) => Some(ModelSummarizer::new(spec, progress).map_err(super::common::run_error)?),
+        Some(spec) => Some(ModelSummarizer::new(spec, progress).map_err(run_error)?),
         None => None,
     };
-    let docs = wink_docs::docs_to_prompt(
-        &args.dir,
-        &options,
-        summarizer.as_mut().map(|s| s as &mut dyn Summarizer),
-    )
-    .map_err(|e| match e {
-        wink_docs::DocsError::Empty { .. } => usage(e.to_string()),
-        other => anyhow::Error::new(other),
-    })?;
-    let text = serde_json::to_string_pretty(&docs.prompt)? + "\n";
-    std::fs::write(&args.output, text)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
-    let loaded = wink_promptfile::load(&args.output)?;
-    let rendered = wink_core::Prompt::new(Arc::clone(&loaded.template)).render()?;
-    let counter = wink_tokens::TokenCounter::o200k()?;
-    let tools: String = rendered
-        .tools
-        .iter()
-        .map(|t| format!("{}{}{}", t.name(), t.description(), t.parameters()))
-        .collect();
-    let always_on = counter.count(&rendered.text) + counter.count(&tools);
-    note!(
-        "wink docs-to-prompt: wrote {}: {} documents, {} sections; always-on prompt {} tokens (o200k, text and tools){}",
-        args.output.display(),
-        docs.documents,
-        docs.sections,
-        always_on,
-        match docs.skipped.len() {
-            0 => String::new(),
-            n => format!("; {n} files skipped (not Markdown, HTML or text)"),
-        }
-    );
+    let summarizer = summarizer.as_mut().map(|s| s as &mut dyn Summarizer);
+    let written =
+        write_docs_prompt(&args.dir, &args.output, &options, summarizer).map_err(run_error)?;
+    note!("wink docs-to-prompt: {written}");
     Ok(ExitCode::SUCCESS)
 }

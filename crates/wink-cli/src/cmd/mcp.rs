@@ -1,12 +1,12 @@
 //! `wink mcp serve`, `wink mcp login`, `wink mcp logout`.
 
-use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use wink_run::model::ModelOptions;
+use wink_run::{McpListen, serve_mcp};
 
-use super::common::PromptArgs;
+use super::common::{PromptArgs, run_error};
 use crate::exit::usage;
 
 /// `wink mcp <command>`
@@ -86,21 +86,7 @@ fn run_login(args: &ServerArgs) -> anyhow::Result<ExitCode> {
     let (spec, url) = server_url(args)?;
     match wink_mcp::log_in_to(&spec) {
         Ok(Some(report)) => {
-            let scopes = if report.scopes.is_empty() {
-                "none".to_owned()
-            } else {
-                report.scopes.join(" ")
-            };
-            crate::output::println(&format!(
-                "Logged in to `{}` ({url}) as client {}{}; scopes: {scopes}; tokens in {}",
-                args.server,
-                report.client_id,
-                report
-                    .issuer
-                    .map(|issuer| format!(" of {issuer}"))
-                    .unwrap_or_default(),
-                report.token_file.display()
-            ))?;
+            crate::output::println(&report.describe(&args.server, &url))?;
             Ok(ExitCode::SUCCESS)
         }
         Ok(None) => {
@@ -129,27 +115,16 @@ fn run_logout(args: &ServerArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let http = match &args.http {
-        None => None,
-        Some(text) => {
-            let addr: SocketAddr = text.parse().map_err(|e| {
-                usage(format!(
-                    "--http: '{text}' is not a socket address like 127.0.0.1:8765 ({e})"
-                ))
-            })?;
-            wink_mcp::check_loopback(addr).map_err(|e| usage(format!("--http: {e}")))?;
-            Some(addr)
-        }
-    };
+    let listen = McpListen::from_flag(args.http.as_deref()).map_err(run_error)?;
     let mut prepared = args.prompt.prepare()?;
     if args.context_size != super::common::DEFAULT_CONTEXT_WINDOW {
         prepared
             .decide_catalogs(args.context_size)
-            .map_err(super::common::run_error)?;
+            .map_err(run_error)?;
     }
     prepared
         .check_subagent_model(args.model.is_some())
-        .map_err(super::common::run_error)?;
+        .map_err(run_error)?;
     let subagent_model = match &args.model {
         Some(spec) => Some(super::local_model::with_model_fetch(args.yes, || {
             wink_run::model::adapter(spec, &ModelOptions::default())
@@ -158,26 +133,10 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let server = prepared
         .into_mcp_server(subagent_model)
-        .map_err(super::common::run_error)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        match http {
-            None => server.serve_stdio().await.map_err(anyhow::Error::from),
-            Some(addr) => {
-                let running = wink_mcp::serve_http(server, addr)
-                    .await
-                    .map_err(|e| usage(format!("--http: {e}")))?;
-                note!("wink mcp: serving on {}", running.url());
-                tokio::select! {
-                    () = running.wait() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-                Ok(())
-            }
-        }
-    })?;
+        .map_err(run_error)?;
+    serve_mcp(server, listen, &mut |url| {
+        note!("wink mcp: serving on {url}")
+    })
+    .map_err(run_error)?;
     Ok(ExitCode::SUCCESS)
 }

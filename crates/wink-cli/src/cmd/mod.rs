@@ -12,7 +12,6 @@ pub mod render;
 pub mod run;
 pub mod session;
 pub mod skills;
-pub mod task_eval;
 pub mod tools;
 pub mod trace;
 pub mod worker;

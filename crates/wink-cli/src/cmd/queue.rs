@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use serde_json::{Value, json};
+use serde_json::json;
 use wink_agent::AsyncMailbox;
 use wink_redis::{QueueConfig, RedisMailbox, RequestResult, RequestStatus, RunRequest};
+use wink_run::worker::run_request;
 
 use crate::exit::usage;
 use crate::output::Format;
@@ -127,25 +128,11 @@ async fn connect(
 }
 
 pub fn submit(args: &SubmitArgs) -> anyhow::Result<ExitCode> {
-    let params = match &args.params {
-        None => None,
-        Some(text) => Some(
-            serde_json::from_str::<Value>(text)
-                .map_err(|e| usage(format!("--params: invalid JSON: {e}")))?,
-        ),
-    };
-    // Bad params fail here, not on a worker.
-    wink_run::PromptSpec {
-        params: params.clone(),
-        ..wink_run::PromptSpec::file(&args.file)
-    }
-    .load()
-    .map_err(super::common::run_error)?;
     let request = RunRequest {
-        params,
-        input: args.input.clone(),
         // The run continues this trace on the worker (TRACEPARENT, or a `send` span exported here).
         traceparent: wink_trace::submit_span(&args.queue.queue),
+        ..run_request(&args.file, args.params.as_deref(), args.input.clone())
+            .map_err(super::common::run_error)?
     };
     block_on(async {
         let mailbox = connect(&args.queue, args.max_request_bytes).await?;

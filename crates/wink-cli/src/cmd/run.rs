@@ -206,17 +206,8 @@ fn report_outcome(
         LoopOutcome::Failed { message, phase } => {
             note!("error: run failed ({phase}): {message}");
             if let Some(failure) = provider_failure {
-                let status = failure
-                    .status
-                    .map(|s| format!(", HTTP {s}"))
-                    .unwrap_or_default();
-                note!(
-                    "  provider: {}, model: {}{status}",
-                    failure.provider,
-                    failure.model
-                );
-                if let Some(body) = failure.raw_body {
-                    note!("  provider body: {body}");
+                for line in failure.to_string().lines() {
+                    note!("  {line}");
                 }
             }
             Ok(ExitCode::from(crate::exit::FAILURE))

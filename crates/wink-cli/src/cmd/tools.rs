@@ -6,10 +6,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use wink_catalog::{Catalog, DEFAULT_LIST_LIMIT, FIND_NOTE, ListQuery, load_catalog_file};
-use wink_mcp::{CatalogBuilderMcp, McpServer};
+use wink_catalog::{DEFAULT_LIST_LIMIT, FIND_NOTE, ListQuery};
+use wink_run::catalog::{OpenCatalog, ToolSource, load_embedding_model};
 use wink_search::TaskInput;
 
+use super::common::run_error;
 use crate::exit::usage;
 
 /// `wink tools list|describe|search`
@@ -114,54 +115,22 @@ pub enum SearchRanker {
 }
 
 /// The catalog, and the MCP server behind it (kept alive while the catalog is used).
-struct Loaded {
-    catalog: Catalog,
-    _server: Option<Arc<McpServer>>,
-}
-
-fn load(source: &SourceArgs) -> anyhow::Result<Loaded> {
-    load_ranked(source, None)
-}
-
-fn load_ranked(
-    source: &SourceArgs,
-    model: Option<Arc<wink_embed::StaticModel>>,
-) -> anyhow::Result<Loaded> {
-    let builder = || match &model {
-        Some(model) => Catalog::builder().rerank_with(Arc::clone(model)),
-        None => Catalog::builder(),
-    };
-    match (&source.catalog, &source.mcp) {
-        (Some(path), None) => {
-            let file = load_catalog_file(path).map_err(|e| usage(e.to_string()))?;
-            let catalog = builder()
-                .file(file)
-                .build()
-                .map_err(|e| usage(format!("{}: {e}", path.display())))?;
-            Ok(Loaded {
-                catalog,
-                _server: None,
-            })
-        }
-        (None, Some(command)) => {
-            let server = Arc::new(McpServer::spawn(command).map_err(|e| usage(e.to_string()))?);
-            let catalog = builder()
-                .mcp_server(server.clone())
-                .build()
-                .map_err(|e| usage(e.to_string()))?;
-            Ok(Loaded {
-                catalog,
-                _server: Some(server),
-            })
-        }
-        _ => Err(usage("give exactly one of --catalog FILE or --mcp COMMAND")),
+impl SourceArgs {
+    /// The catalog these flags name, re-ranked by `model` when one is given.
+    fn open(&self, model: Option<Arc<wink_embed::StaticModel>>) -> anyhow::Result<OpenCatalog> {
+        let source = match (&self.catalog, &self.mcp) {
+            (Some(path), None) => ToolSource::File(path.clone()),
+            (None, Some(command)) => ToolSource::Mcp(command.clone()),
+            _ => return Err(usage("give exactly one of --catalog FILE or --mcp COMMAND")),
+        };
+        source.open(model).map_err(run_error)
     }
 }
 
 pub fn run(args: &ToolsArgs) -> anyhow::Result<ExitCode> {
     match &args.command {
         ToolsCommand::List(args) => {
-            let loaded = load(&args.source)?;
+            let loaded = args.source.open(None)?;
             let query = ListQuery {
                 namespace: args.namespace.clone(),
                 tag: args.tag.clone(),
@@ -173,7 +142,7 @@ pub fn run(args: &ToolsArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         ToolsCommand::Describe(args) => {
-            let loaded = load(&args.source)?;
+            let loaded = args.source.open(None)?;
             let description = loaded.catalog.describe(&args.names);
             crate::output::println(&description.text)?;
             Ok(if description.tools.is_empty() {
@@ -185,11 +154,11 @@ pub fn run(args: &ToolsArgs) -> anyhow::Result<ExitCode> {
         ToolsCommand::Search(args) => {
             let model = match args.rerank {
                 SearchRanker::Bm25 => None,
-                SearchRanker::Hybrid => Some(super::catalog::load_embedding_model(
-                    args.embedding_model.as_deref(),
-                )?),
+                SearchRanker::Hybrid => {
+                    Some(load_embedding_model(args.embedding_model.as_deref()).map_err(run_error)?)
+                }
             };
-            let loaded = load_ranked(&args.source, model)?;
+            let loaded = args.source.open(model)?;
             let input = match &args.purpose {
                 Some(purpose) => TaskInput::Text(purpose),
                 None => TaskInput::Queries(&args.query),

@@ -2,12 +2,12 @@
 //! as a terminal tree, a local page, or an OTLP/JSON file. The spans are those live export
 //! sends (`wink-trace`'s one mapping).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
-use wink_trace::MapOptions;
 use wink_trace::page::{PageRun, PageServer};
+use wink_trace::{MapOptions, read};
 
 use crate::exit::usage;
 
@@ -91,7 +91,7 @@ pub struct ExportArgs {
 pub fn run(args: &TraceArgs) -> anyhow::Result<ExitCode> {
     match &args.command {
         TraceCommand::Show(show) => {
-            let runs = load(&show.sources, content_for_viewing())?;
+            let runs = show.sources.load(&content_for_viewing())?;
             let text: Vec<String> = runs
                 .iter()
                 .map(|run| format!("{}\n{}", run.label, wink_trace::show::render(&run.spans)))
@@ -100,7 +100,7 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TraceCommand::Serve(serve) => {
-            let runs = load(&serve.sources, content_for_viewing())?;
+            let runs = serve.sources.load(&content_for_viewing())?;
             let server = PageServer::bind(serve.port, &runs).map_err(|e| {
                 usage(format!(
                     "--port {}: cannot listen on 127.0.0.1: {e}",
@@ -117,7 +117,7 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TraceCommand::Export(export) => {
-            let runs = load(&export.sources, MapOptions::from_env())?;
+            let runs = export.sources.load(&MapOptions::from_env())?;
             let spans: Vec<_> = runs.into_iter().flat_map(|r| r.spans).collect();
             let service = std::env::var("OTEL_SERVICE_NAME").unwrap_or_else(|_| "wink".to_owned());
             let text = serde_json::to_string(&wink_trace::otlp_json::request(&spans, &service))?;
@@ -141,29 +141,16 @@ fn content_for_viewing() -> MapOptions {
     }
 }
 
-fn load(sources: &Sources, options: MapOptions) -> anyhow::Result<Vec<PageRun>> {
-    use wink_trace::read;
-    // A recording that cannot be read is a bad argument (exit 2).
-    let bad = |e: read::ReadError| usage(e.to_string());
-    let mut runs = Vec::new();
-    for run in &sources.runs {
-        match &sources.redis {
-            Some(url) => {
-                runs.push(read::run_of_request(url, &sources.queue, run, &options).map_err(bad)?)
-            }
-            None => runs.extend(read::runs_at(Path::new(run), &options).map_err(bad)?),
-        }
+impl Sources {
+    /// The runs these flags name; one that cannot be read is a bad argument (exit 2).
+    fn load(&self, options: &MapOptions) -> anyhow::Result<Vec<PageRun>> {
+        let recordings = read::Recordings {
+            runs: self.runs.clone(),
+            sessions: self.session.clone(),
+            transcripts: self.transcript.clone(),
+            redis: self.redis.clone(),
+            queue: self.queue.clone(),
+        };
+        recordings.load(options).map_err(|e| usage(e.to_string()))
     }
-    for file in &sources.session {
-        runs.push(read::run_of_session_log(file, &options).map_err(bad)?);
-    }
-    for file in &sources.transcript {
-        runs.push(read::run_of_transcript(file, &options).map_err(bad)?);
-    }
-    if runs.is_empty() {
-        return Err(usage(
-            "no run given: name session logs or transcripts, or request ids with --redis URL",
-        ));
-    }
-    Ok(runs)
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use clap::Args;
 use wink_agent::Budget;
@@ -73,7 +73,7 @@ pub fn run(args: &WorkerArgs, stop: Arc<AtomicBool>) -> anyhow::Result<ExitCode>
     );
     config.concurrency = args.concurrency.max(1);
     config.queue.max_request_bytes = args.max_request_bytes;
-    config.lease = lease(args.lease)?;
+    config.lease = wink_run::settings::seconds("--lease", args.lease).map_err(run_error)?;
     let factory = Arc::new(runs);
     note!(
         "wink worker: {} on queue '{}' at {} ({} slots, consumer {})",
@@ -84,29 +84,6 @@ pub fn run(args: &WorkerArgs, stop: Arc<AtomicBool>) -> anyhow::Result<ExitCode>
         config.consumer
     );
     let stats = wink_redis::run_worker(&config, factory, stop).map_err(anyhow::Error::msg)?;
-    let (checkpoints, spent) = wink_redis::checkpoint_stats();
-    let mean_us = if checkpoints == 0 {
-        0
-    } else {
-        spent.as_micros() / u128::from(checkpoints)
-    };
-    note!(
-        "wink worker: stopped: {} completed, {} resumed, {} skipped, {} released; {checkpoints} checkpoints, mean {mean_us} µs",
-        stats.completed.load(Ordering::Relaxed),
-        stats.resumed.load(Ordering::Relaxed),
-        stats.skipped.load(Ordering::Relaxed),
-        stats.released.load(Ordering::Relaxed),
-    );
+    note!("wink worker: stopped: {stats}");
     Ok(ExitCode::SUCCESS)
-}
-
-/// `--lease`: a positive number of seconds.
-fn lease(value: f64) -> anyhow::Result<std::time::Duration> {
-    if value.is_finite() && value > 0.0 && value <= wink_run::settings::MAX_TIMEOUT_SECONDS {
-        Ok(std::time::Duration::from_secs_f64(value))
-    } else {
-        Err(crate::exit::usage(format!(
-            "--lease must be a positive number of seconds, not {value}"
-        )))
-    }
 }

@@ -182,6 +182,28 @@ pub struct LoginReport {
     pub token_file: PathBuf,
 }
 
+impl LoginReport {
+    /// One line for a person: which server (`server`, at `url`) was logged in to, as which
+    /// client of which issuer, the scopes granted and where the tokens are kept.
+    pub fn describe(&self, server: &str, url: &str) -> String {
+        let scopes = if self.scopes.is_empty() {
+            "none".to_owned()
+        } else {
+            self.scopes.join(" ")
+        };
+        let issuer = self
+            .issuer
+            .as_ref()
+            .map(|issuer| format!(" of {issuer}"))
+            .unwrap_or_default();
+        format!(
+            "Logged in to `{server}` ({url}) as client {}{issuer}; scopes: {scopes}; tokens in {}",
+            self.client_id,
+            self.token_file.display()
+        )
+    }
+}
+
 /// Asks the server for its authorization challenge: the `WWW-Authenticate` of its 401, or
 /// `None` when it answers without one (it needs no login).
 pub(crate) async fn challenge(url: &str) -> Result<Option<String>, String> {

@@ -17,6 +17,7 @@
 //! ```
 
 mod cases;
+pub mod catalog;
 mod harness;
 mod report;
 pub mod task_queries;

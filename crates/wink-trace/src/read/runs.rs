@@ -11,6 +11,47 @@ use crate::mapping::MapOptions;
 use crate::page::PageRun;
 use crate::span::SpanRecord;
 
+/// Recorded runs as a command line names them (`wink trace show|serve|export`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recordings {
+    /// Files or directories ([`runs_at`]), or request ids when `redis` is set.
+    pub runs: Vec<String>,
+    /// Session logs.
+    pub sessions: Vec<PathBuf>,
+    /// Transcripts.
+    pub transcripts: Vec<PathBuf>,
+    /// The Redis server whose queue holds the requests named in `runs`.
+    pub redis: Option<String>,
+    /// That queue.
+    pub queue: String,
+}
+
+impl Recordings {
+    /// Every run named, in order: `runs`, then the session logs, then the transcripts.
+    ///
+    /// # Errors
+    /// A recording cannot be read or holds no run ([`ReadError::NoRun`] when none is named).
+    pub fn load(&self, options: &MapOptions) -> Result<Vec<PageRun>, ReadError> {
+        let mut loaded = Vec::new();
+        for run in &self.runs {
+            match &self.redis {
+                Some(url) => loaded.push(run_of_request(url, &self.queue, run, options)?),
+                None => loaded.extend(runs_at(Path::new(run), options)?),
+            }
+        }
+        for file in &self.sessions {
+            loaded.push(run_of_session_log(file, options)?);
+        }
+        for file in &self.transcripts {
+            loaded.push(run_of_transcript(file, options)?);
+        }
+        if loaded.is_empty() {
+            return Err(ReadError::NoRun);
+        }
+        Ok(loaded)
+    }
+}
+
 /// The runs at `path`: the file (a session log or a transcript, told apart by their first
 /// bytes), or every `.jsonl` and `.json` file of a directory (`wink eval --sessions DIR`), by
 /// name.
@@ -137,5 +178,25 @@ mod tests {
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn recordings_name_none_is_an_error_and_a_missing_log_names_its_file() {
+        let none = Recordings::default()
+            .load(&MapOptions::default())
+            .unwrap_err();
+        assert_eq!(
+            none.to_string(),
+            "no run given: name session logs or transcripts, or request ids with --redis URL"
+        );
+        let missing = Recordings {
+            sessions: vec!["/nonexistent/run.jsonl".into()],
+            ..Recordings::default()
+        };
+        let error = missing.load(&MapOptions::default()).unwrap_err();
+        assert!(
+            error.to_string().starts_with("/nonexistent/run.jsonl: "),
+            "{error}"
+        );
     }
 }
