@@ -154,7 +154,7 @@ pub fn copied_example(
 /// digits, both present, in parts joined by `-` or `_`, and either joined so or written with a
 /// capital (`E-104`, `NB-1002`, `SK101`, `ord_77a`); not a word, a number, a date, a quantity
 /// (`23kg`), a file name or a phrase.
-fn code_like(value: &str) -> bool {
+pub(crate) fn code_like(value: &str) -> bool {
     let parts = value
         .split(['-', '_'])
         .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric()));

@@ -13,9 +13,23 @@
 //!
 //! [`apply`] opens at most `k` sections, and after the best one only those scoring at least
 //! [`RELATIVE_SCORE`] of its score: a second section is opened when it is about as relevant as the
-//! first (a question that needs two tools), not merely because `k` allows it. Opening a section is a [`SetVisibilityOverride`] to full dispatched into the
+//! first (a question that needs two tools), not merely because `k` allows it. The record codes of
+//! the question (`E-205`) add the kind of record their shape belongs to, and a section whose tool
+//! needs a code the question does not give opens with the section whose tool finds one (below).
+//! Opening a section is a [`SetVisibilityOverride`] to full dispatched into the
 //! session, so the next render shows it in full with its tools offered; the run then starts as
 //! usual.
+//!
+//! # Record codes
+//!
+//! Tool schemas often show a code's shape by an example (`employee_id`: "The employee id, e.g.
+//! E-104"). A code in the question with the shape of a parameter's example adds the parameter as
+//! words to the query ("who is E-205?" is searched with `employee id`; where several parameters'
+//! examples have the shape, those sharing the code's leading letters). And when a section chosen
+//! to open has a tool that requires such a parameter while no word of the question has its
+//! shape, the hidden section whose tool names the parameter in its description without taking
+//! it ("SKU and name of each match") opens too, beyond `k`: else the model holds a tool it can
+//! only call with a made-up code. A parameter no tool gives an example for is never guessed at.
 //!
 //! ```
 //! use wink_agent::preopen;
@@ -42,6 +56,8 @@
 //! assert_eq!(opened, ["billing"]);
 //! assert!(prompt.render_with(&session).unwrap().text.contains("Invoices and refunds."));
 //! ```
+
+mod codes;
 
 use serde_json::json;
 use wink_core::{
@@ -71,13 +87,19 @@ pub const RELATIVE_SCORE: f32 = 0.6;
 /// ranking is the `search_sections` index of the render
 /// ([`RenderedPrompt::search_sections`]: BM25 over each hidden section's title, key, summary,
 /// text and the names and descriptions of its tools, nested sections included), with the kinds
-/// of the values in the query added ([`with_value_kinds`]). Sections sharing no term with the
+/// of the values in the query added ([`with_value_kinds`]) and the kinds of its record codes (the
+/// parameter whose example code has the code's shape, as words: `employee id`). Sections sharing
+/// no term with the
 /// query are never chosen, so an unrelated query opens nothing.
 pub fn scores(rendered: &RenderedPrompt, query: &str, k: usize) -> Vec<(SectionPath, f32)> {
     if k == 0 {
         return Vec::new();
     }
-    let hits = rendered.search_sections(&with_value_kinds(query), k);
+    let mut query = with_value_kinds(query);
+    for kind in codes::code_kinds(rendered, &query) {
+        query = format!("{query} {kind}");
+    }
+    let hits = rendered.search_sections(&query, k);
     let best = hits.first().map_or(0.0, |hit| hit.score);
     hits.into_iter()
         .enumerate()
@@ -151,7 +173,8 @@ pub fn apply<O>(
         .collect())
 }
 
-/// [`apply`], with the BM25 score of each section opened.
+/// [`apply`], with the BM25 score of each section opened (0 for a section opened to find a
+/// record code the query lacks).
 pub fn apply_scored<O>(
     prompt: &Prompt<O>,
     session: &Session,
@@ -254,59 +277,30 @@ pub fn apply_within<O>(
     } else {
         query.to_owned()
     };
-    let summarized: Vec<&SectionPath> = rendered
-        .sections
-        .iter()
-        .filter(|s| s.visibility == SectionVisibility::Summary)
-        .map(|s| &s.path)
-        .collect();
-    let unified = rendered.disclosure() == DisclosureMode::Unified;
-    let mut opened: Vec<(String, f32)> = Vec::new();
-    let mut chosen: Vec<SectionPath> = Vec::new();
-    let mut overrides: Vec<SectionPath> = Vec::new();
-    let mut reads: Vec<SectionPath> = Vec::new();
-    let mut read_tokens = 0;
-    for (path, score) in scores(&rendered, &query, k) {
-        if chosen
+    let mut opening = Opening {
+        summarized: rendered
+            .sections
             .iter()
-            .any(|c| path.is_descendant_of(c) || c.is_descendant_of(&path))
-        {
-            continue;
-        }
-        let nested = !summarized.contains(&&path);
-        if unified && (style == PreopenStyle::Call || nested) {
-            let cost = read_cost(prompt, session, &path)?;
-            if let Some(max) = max_tokens
-                && estimated_tokens(prompt, session, &overrides)? + read_tokens + cost > max
-            {
-                continue;
-            }
-            read_tokens += cost;
-            reads.push(path.clone());
-        } else {
-            // Outside unified mode a nested section opens with the summarized sections that hide
-            // it, outermost first.
-            let mut with = overrides.clone();
-            for open in summarized
-                .iter()
-                .filter(|s| path.is_descendant_of(s))
-                .map(|s| (*s).clone())
-                .chain([path.clone()])
-            {
-                if !with.contains(&open) {
-                    with.push(open);
-                }
-            }
-            if let Some(max) = max_tokens
-                && estimated_tokens(prompt, session, &with)? + read_tokens > max
-            {
-                continue;
-            }
-            overrides = with;
-        }
-        opened.push((path.dotted(), score));
-        chosen.push(path);
+            .filter(|s| s.visibility == SectionVisibility::Summary)
+            .map(|s| s.path.clone())
+            .collect(),
+        unified: rendered.disclosure() == DisclosureMode::Unified,
+        style,
+        max_tokens,
+        ..Opening::default()
+    };
+    for (path, score) in scores(&rendered, &query, k) {
+        opening.consider(prompt, session, path, score)?;
     }
+    for path in codes::producers(&rendered, &opening.chosen, &query) {
+        opening.consider(prompt, session, path, 0.0)?;
+    }
+    let Opening {
+        opened,
+        overrides,
+        reads,
+        ..
+    } = opening;
     for path in overrides {
         session.dispatch(SetVisibilityOverride {
             path,
@@ -318,6 +312,77 @@ pub fn apply_within<O>(
         opened,
         calls: opening_calls(&keys),
     })
+}
+
+/// The sections [`apply_within`] has chosen so far, and how each reaches the model.
+#[derive(Default)]
+struct Opening {
+    summarized: Vec<SectionPath>,
+    unified: bool,
+    style: PreopenStyle,
+    max_tokens: Option<u64>,
+    opened: Vec<(String, f32)>,
+    chosen: Vec<SectionPath>,
+    overrides: Vec<SectionPath>,
+    reads: Vec<SectionPath>,
+    read_tokens: u64,
+}
+
+impl Opening {
+    /// Opens `path` unless a chosen section holds it or is inside it, or it would take the
+    /// prompt past `max_tokens`: read by a call in unified mode when the style says so or it is
+    /// nested, else rendered open with the summarized sections that hide it.
+    fn consider<O>(
+        &mut self,
+        prompt: &Prompt<O>,
+        session: &Session,
+        path: SectionPath,
+        score: f32,
+    ) -> Result<(), PromptError> {
+        if self
+            .chosen
+            .iter()
+            .any(|c| path.is_descendant_of(c) || c.is_descendant_of(&path) || *c == path)
+        {
+            return Ok(());
+        }
+        let nested = !self.summarized.contains(&path);
+        if self.unified && (self.style == PreopenStyle::Call || nested) {
+            let cost = read_cost(prompt, session, &path)?;
+            if let Some(max) = self.max_tokens
+                && estimated_tokens(prompt, session, &self.overrides)? + self.read_tokens + cost
+                    > max
+            {
+                return Ok(());
+            }
+            self.read_tokens += cost;
+            self.reads.push(path.clone());
+        } else {
+            // Outside unified mode a nested section opens with the summarized sections that hide
+            // it, outermost first.
+            let mut with = self.overrides.clone();
+            for open in self
+                .summarized
+                .iter()
+                .filter(|s| path.is_descendant_of(s))
+                .cloned()
+                .chain([path.clone()])
+            {
+                if !with.contains(&open) {
+                    with.push(open);
+                }
+            }
+            if let Some(max) = self.max_tokens
+                && estimated_tokens(prompt, session, &with)? + self.read_tokens > max
+            {
+                return Ok(());
+            }
+            self.overrides = with;
+        }
+        self.opened.push((path.dotted(), score));
+        self.chosen.push(path);
+        Ok(())
+    }
 }
 
 /// What reading the section at `path` adds to the conversation, in the loop's estimate: the text

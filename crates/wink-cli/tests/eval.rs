@@ -354,6 +354,53 @@ fn wink_render_preopen_shows_what_the_model_would_see_and_why() {
 }
 
 #[test]
+fn wink_render_preopen_opens_the_section_that_finds_a_code_the_input_lacks() {
+    let dir = temp_dir("codes");
+    let tool = |name: &str, description: &str, param: &str, param_description: &str| {
+        serde_json::json!({
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {param: {"type": "string", "description": param_description}},
+                "required": [param],
+            },
+            "handler": {"command": ["true"]},
+        })
+    };
+    let prompt = serde_json::json!({
+        "ns": "test", "key": "codes",
+        "sections": [
+            {"key": "task", "title": "Task", "template": "Help the warehouse staff."},
+            {"key": "products", "title": "Products", "template": "The product catalogue.",
+             "summary": "Product catalogue.", "visibility": "summary",
+             "tools": [tool("search_products", "Search products by name: SKU and name of each match.",
+                            "query", "Words of the product name.")]},
+            {"key": "stock", "title": "Stock", "template": "Stock on hand and bins.",
+             "summary": "Stock on hand and bins by SKU.", "visibility": "summary",
+             "tools": [tool("stock_level", "Units on hand and the bin of a SKU.",
+                            "sku", "The SKU, e.g. NB-1001.")]},
+        ],
+    });
+    let file = write(&dir, "codes.json", &prompt.to_string());
+    let render = |input: &str| {
+        let out = wink(&["render", &file, "--input", input, "--preopen", "3"]);
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(
+        render("which bin are the gloves in?"),
+        "wink render: pre-opened stock (1.16), products (finds a code the input lacks)\n"
+    );
+    assert_eq!(
+        // The SKU is given, and its kind (`sku`) adds to the stock section's score.
+        render("which bin is NB-1002 in?"),
+        "wink render: pre-opened stock (1.42)\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn bad_cases_and_bad_usage_exit_2_naming_the_file_line_and_key() {
     let dir = temp_dir("errors");
     let script = write(&dir, "script.json", r#"[{"text": "x"}]"#);

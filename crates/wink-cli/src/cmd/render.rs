@@ -47,7 +47,10 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| usage(format!("--preopen: {e}")))?;
         let opened: Vec<String> = opened
             .iter()
-            .map(|(key, score)| format!("{key} ({score:.2})"))
+            .map(|(key, score)| match score {
+                0.0 => format!("{key} (finds a code the input lacks)"),
+                score => format!("{key} ({score:.2})"),
+            })
             .collect();
         note!("wink render: pre-opened {}", opened.join(", "));
     }
