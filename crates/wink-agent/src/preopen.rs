@@ -314,6 +314,11 @@ pub fn apply_within<O>(
     })
 }
 
+/// Whether opening `a` and `b` opens the same text: one is the other or holds it.
+fn overlapping(a: &SectionPath, b: &SectionPath) -> bool {
+    a == b || a.is_descendant_of(b) || b.is_descendant_of(a)
+}
+
 /// The sections [`apply_within`] has chosen so far, and how each reaches the model.
 #[derive(Default)]
 struct Opening {
@@ -339,11 +344,7 @@ impl Opening {
         path: SectionPath,
         score: f32,
     ) -> Result<(), PromptError> {
-        if self
-            .chosen
-            .iter()
-            .any(|c| path.is_descendant_of(c) || c.is_descendant_of(&path) || *c == path)
-        {
+        if self.chosen.iter().any(|c| overlapping(c, &path)) {
             return Ok(());
         }
         let nested = !self.summarized.contains(&path);

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use wink_core::{RenderedPrompt, SectionPath, ToolRef};
 
+use super::overlapping;
 use crate::example::code_like;
 
 /// `code` with each ASCII letter as `A` and each digit as `9`: `NB-1001` → `AA-9999`.
@@ -168,11 +169,9 @@ pub fn producers(
 ) -> Vec<SectionPath> {
     let examples = examples(rendered);
     let given: Vec<String> = codes_in(query).map(shape).collect();
-    let related =
-        |a: &SectionPath, b: &SectionPath| a == b || a.is_descendant_of(b) || b.is_descendant_of(a);
     let in_chosen = |path: Option<&SectionPath>| match path {
         None => true,
-        Some(path) => chosen.iter().any(|c| related(path, c)),
+        Some(path) => chosen.iter().any(|c| overlapping(path, c)),
     };
     // The required code parameters of `tool` that no word of the question answers.
     let unanswered = |tool: &ToolRef| -> Vec<String> {
@@ -189,7 +188,7 @@ pub fn producers(
     };
     let mut needed: Vec<String> = Vec::new();
     for (path, tool) in all_tools(rendered) {
-        if path.is_some_and(|path| chosen.iter().any(|c| related(path, c))) {
+        if path.is_some_and(|path| chosen.iter().any(|c| overlapping(path, c))) {
             for name in unanswered(tool) {
                 if !needed.contains(&name) {
                     needed.push(name);
@@ -217,7 +216,7 @@ pub fn producers(
             continue;
         }
         if let Some(Some(path)) = sources.first()
-            && !opened.iter().any(|o| related(o, path))
+            && !opened.iter().any(|o| overlapping(o, path))
         {
             opened.push((*path).clone());
         }
