@@ -38,70 +38,109 @@ const MIN_LEN: usize = 3;
 /// Most other tools [`copied_example_message`] names.
 const MAX_OTHER_TOOLS: usize = 8;
 
+/// Most tools that find the value [`copied_example_message`] names.
+const MAX_SOURCES: usize = 3;
+
+/// The tools a refused call's result points the model at, each `(name, description)`: those
+/// whose name or description says they return the parameter without taking it (`sources`:
+/// `find_employee` for an `employee_id`), and the other tools that could supply a value,
+/// offered or hidden (`others`). With sources, the result names them (the first three) and
+/// not the others; without, it names the first eight others. Each tool is shown with its
+/// description's first sentence.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ValueSources<'a> {
+    /// Tools that return the parameter without taking it.
+    pub sources: &'a [(String, String)],
+    /// Every other tool that could supply a value.
+    pub others: &'a [(String, String)],
+}
+
 /// The failed result for a call that copies `value`, the example of `param` in `tool`'s
-/// description; `others` are the other tools that could supply a real value (offered or hidden,
-/// `(name, description)`), of which the first eight are named with their descriptions' first
-/// sentences.
+/// description; `tools` are the tools named as where a real value comes from.
 ///
 /// ```
-/// use wink_agent::copied_example_message;
+/// use wink_agent::{copied_example_message, ValueSources};
+/// let others = [
+///     ("find_customer".to_owned(), "Find a customer by email: id and last order id. Slow.".to_owned()),
+/// ];
 /// assert_eq!(
-///     copied_example_message("lookup_order", "order_id", "A-1042", &[
-///         ("find_customer".into(), "Find a customer by email: id and last order id. Slow.".into()),
-///     ]),
+///     copied_example_message("lookup_order", "order_id", "A-1042", ValueSources { sources: &[], others: &others }),
 ///     "The order_id \"A-1042\" is the example in the description of `lookup_order`, not a value from this conversation. Call `lookup_order` with the order_id the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user. Other tools: find_customer (Find a customer by email: id and last order id.)."
+/// );
+/// assert_eq!(
+///     copied_example_message("lookup_order", "order_id", "A-1042", ValueSources { sources: &others, others: &[] }),
+///     "The order_id \"A-1042\" is the example in the description of `lookup_order`, not a value from this conversation. Get the order_id first: call find_customer (Find a customer by email: id and last order id.), then call `lookup_order` with the order_id it returns."
 /// );
 /// ```
 pub fn copied_example_message(
     tool: &str,
     param: &str,
     value: &str,
-    others: &[(String, String)],
+    tools: ValueSources<'_>,
 ) -> String {
     let why = format!(
         "is the example in the description of `{tool}`, not a value from this conversation"
     );
-    value_message(&why, tool, param, value, others)
+    value_message(&why, tool, param, value, tools)
 }
 
 /// The failed result for a call whose `value` of `param` occurs nowhere in the conversation
-/// (see [`unseen_code`]); `others` as in [`copied_example_message`].
+/// (see [`unseen_code`]); `tools` as in [`copied_example_message`].
 ///
 /// ```
-/// use wink_agent::unseen_code_message;
+/// use wink_agent::{unseen_code_message, ValueSources};
 /// assert_eq!(
-///     unseen_code_message("book_leave", "employee_id", "E-104", &[]),
+///     unseen_code_message("book_leave", "employee_id", "E-104", ValueSources::default()),
 ///     "The employee_id \"E-104\" appears nowhere in this conversation: not in the question, the prompt or a tool result. Call `book_leave` with the employee_id the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user."
+/// );
+/// let finders = [
+///     ("find_employee".to_owned(), "Find employees by name: employee id, title.".to_owned()),
+///     ("list_team".to_owned(), "A team's employee ids.".to_owned()),
+/// ];
+/// assert_eq!(
+///     unseen_code_message("book_leave", "employee_id", "E-104", ValueSources { sources: &finders, others: &[] }),
+///     "The employee_id \"E-104\" appears nowhere in this conversation: not in the question, the prompt or a tool result. Get the employee_id first: call find_employee (Find employees by name: employee id, title.) or list_team (A team's employee ids.), then call `book_leave` with the employee_id it returns."
 /// );
 /// ```
 pub fn unseen_code_message(
     tool: &str,
     param: &str,
     value: &str,
-    others: &[(String, String)],
+    tools: ValueSources<'_>,
 ) -> String {
     let why =
         "appears nowhere in this conversation: not in the question, the prompt or a tool result";
-    value_message(why, tool, param, value, others)
+    value_message(why, tool, param, value, tools)
 }
 
-/// `The {param} "{value}" {why}.`, what to call instead, and the other tools.
+/// `The {param} "{value}" {why}.`, then where the value comes from: the tools that return it,
+/// or what to call instead and the other tools.
 fn value_message(
     why: &str,
     tool: &str,
     param: &str,
     value: &str,
-    others: &[(String, String)],
+    tools: ValueSources<'_>,
 ) -> String {
-    let mut message = format!(
-        "The {param} \"{value}\" {why}. Call `{tool}` with the {param} the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user."
-    );
-    if !others.is_empty() {
-        let listed: Vec<String> = others
-            .iter()
-            .take(MAX_OTHER_TOOLS)
+    let described = |list: &[(String, String)], most: usize| -> Vec<String> {
+        list.iter()
+            .take(most)
             .map(|(name, description)| format!("{name} ({})", first_sentence(description)))
-            .collect();
+            .collect()
+    };
+    let mut message = format!("The {param} \"{value}\" {why}.");
+    if !tools.sources.is_empty() {
+        let sources = described(tools.sources, MAX_SOURCES).join(" or ");
+        message.push_str(&format!(
+            " Get the {param} first: call {sources}, then call `{tool}` with the {param} it returns."
+        ));
+        return message;
+    }
+    message.push_str(&format!(
+        " Call `{tool}` with the {param} the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user."
+    ));
+    if !tools.others.is_empty() {
+        let listed = described(tools.others, MAX_OTHER_TOOLS);
         message.push_str(&format!(" Other tools: {}.", listed.join(", ")));
     }
     message
@@ -303,7 +342,12 @@ mod tests {
         refused.push(Message::Tool {
             tool_call_id: "c".into(),
             name: "book_leave".into(),
-            content: unseen_code_message("book_leave", "employee_id", "E-104", &[]),
+            content: unseen_code_message(
+                "book_leave",
+                "employee_id",
+                "E-104",
+                ValueSources::default(),
+            ),
             is_error: true,
             images: Vec::new(),
         });

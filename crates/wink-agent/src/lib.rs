@@ -61,7 +61,9 @@ pub use driver::{
     Driver, EvaluateOptions, Evaluation, ExpansionDecider, ExpansionDecision, ModelCallRecord,
     RunObserver, evaluate, resume,
 };
-pub use example::{copied_example, copied_example_message, unseen_code, unseen_code_message};
+pub use example::{
+    ValueSources, copied_example, copied_example_message, unseen_code, unseen_code_message,
+};
 pub use guard::{
     ANSWER_ONLY_AFTER, Intervention, InterventionKind, Repetition, RepetitionGuard,
     SAME_RESULT_RUNS, arguments_value, repeated_call_note, repeated_failure_note,

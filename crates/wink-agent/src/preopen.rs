@@ -57,7 +57,7 @@
 //! assert!(prompt.render_with(&session).unwrap().text.contains("Invoices and refunds."));
 //! ```
 
-mod codes;
+pub(crate) mod codes;
 
 use serde_json::json;
 use wink_core::{

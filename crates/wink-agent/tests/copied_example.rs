@@ -13,7 +13,7 @@ use wink_agent::*;
 use wink_core::*;
 use wink_session::{LoopIntervention, Session};
 
-const EXPECTED: &str = "The tracking_number \"TRK-9931\" is the example in the description of `track_parcel`, not a value from this conversation. Call `track_parcel` with the tracking_number the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user. Other tools: lookup_order (Look up an order by id: status and tracking number.).";
+const EXPECTED: &str = "The tracking_number \"TRK-9931\" is the example in the description of `track_parcel`, not a value from this conversation. Get the tracking_number first: call lookup_order (Look up an order by id: status and tracking number.), then call `track_parcel` with the tracking_number it returns.";
 
 /// A shop whose `track_parcel` teaches its format by example; `lookup_order` hides in a
 /// summarized section. `task` goes into the task section, as a prompt's parameters would.
@@ -172,7 +172,8 @@ fn wink_mode_and_the_switch_keep_the_call() {
 }
 
 /// A shop whose `track_parcel` has no example: a tracking number the model writes is either
-/// from the conversation or made up.
+/// from the conversation or made up. `parcel_history` names tracking numbers but takes one: it
+/// is no source of them.
 fn track_made_up(
     number: &str,
     configure: impl FnOnce(&mut MainLoopConfig),
@@ -190,9 +191,21 @@ fn track_made_up(
     )
     .build()
     .unwrap();
+    let history = ToolBuilder::dynamic(
+        "parcel_history",
+        "Every scan of the parcel with this tracking number.",
+        json!({"type": "object", "properties": {"tracking_number": {"type": "string"}}, "required": ["tracking_number"]}),
+        |_args, _ctx| Ok(ToolResult::message("Scanned in Paris.")),
+    )
+    .build()
+    .unwrap();
     let prompt = Prompt::new(Arc::new(
         PromptTemplate::builder("demo", "shop")
-            .section(MarkdownSection::new("Task", "task", "Answer customers.").tool(track))
+            .section(
+                MarkdownSection::new("Task", "task", "Answer customers.")
+                    .tool(track)
+                    .tool(history),
+            )
             .build()
             .unwrap(),
     ));
@@ -216,7 +229,7 @@ fn track_made_up(
 
 #[test]
 fn a_made_up_code_is_refused_for_a_profile_that_asks_for_it() {
-    const UNSEEN: &str = "The tracking_number \"TRK-4242\" appears nowhere in this conversation: not in the question, the prompt or a tool result. Call `track_parcel` with the tracking_number the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user.";
+    const UNSEEN: &str = "The tracking_number \"TRK-4242\" appears nowhere in this conversation: not in the question, the prompt or a tool result. Call `track_parcel` with the tracking_number the user gave or a tool returned; if there is none yet, get it with another tool first or ask the user. Other tools: parcel_history (Every scan of the parcel with this tracking number.).";
     let small =
         |config: &mut MainLoopConfig| config.loop_config.profile = Some("small-local".into());
     let (provider, session, runs) = track_made_up("TRK-4242", small);

@@ -8,8 +8,14 @@ use wink_core::{
 };
 
 use super::{InjectedTool, Injection, InnerLoop, LoopOutcome, Phase, ToolOutcome, TurnEffects};
-use crate::example::{copied_example, copied_example_message, unseen_code, unseen_code_message};
+use crate::example::{
+    ValueSources, copied_example, copied_example_message, unseen_code, unseen_code_message,
+};
 use crate::guard::{Intervention, InterventionKind, arguments_value, unknown_tool_message};
+use crate::preopen::codes::names_parameter;
+
+/// Tools as `(name, description)`, as the refusal messages name them.
+type Described = Vec<(String, String)>;
 
 /// For each tool of `rendered` (offered or hidden), the byte range of its owning section's text.
 pub(super) fn owner_ranges(rendered: &RenderedPrompt) -> Vec<(String, Range<usize>)> {
@@ -108,8 +114,12 @@ impl InnerLoop {
             &grounding,
             self.messages.get(1..).unwrap_or_default(),
         )?;
-        let others = self.other_tools(&call.name);
-        Some(copied_example_message(&call.name, &param, &value, &others))
+        let (sources, others) = self.value_sources(&call.name, &param);
+        let tools = ValueSources {
+            sources: &sources,
+            others: &others,
+        };
+        Some(copied_example_message(&call.name, &param, &value, tools))
     }
 
     /// The failed result for `call` when an argument is a record code found nowhere in the
@@ -128,24 +138,46 @@ impl InnerLoop {
             system,
             self.messages.get(1..).unwrap_or_default(),
         )?;
-        let others = self.other_tools(&call.name);
-        Some(unseen_code_message(&call.name, &param, &value, &others))
+        let (sources, others) = self.value_sources(&call.name, &param);
+        let tools = ValueSources {
+            sources: &sources,
+            others: &others,
+        };
+        Some(unseen_code_message(&call.name, &param, &value, tools))
     }
 
-    /// The tools other than `tool` that could supply a value, offered or hidden, each once with
-    /// its description: not the disclosure and catalog tools.
-    fn other_tools(&self, tool: &str) -> Vec<(String, String)> {
-        self.offered_tools()
+    /// The tools other than `tool` that could supply a value of `param`, offered or hidden,
+    /// each once as `(name, description)`, not the disclosure and catalog tools: first those
+    /// that say they return `param` without taking it, then the rest.
+    fn value_sources(&self, tool: &str, param: &str) -> (Described, Described) {
+        let mut sources: Described = Vec::new();
+        let mut others: Described = Vec::new();
+        let candidates = self
+            .offered_tools()
             .into_iter()
             .chain(self.hidden.iter().map(|h| h.spec.clone()))
             .filter(|t| t.name != tool && !is_disclosure_tool(&t.name))
-            .filter(|t| !crate::example::QUOTING_TOOLS.contains(&t.name.as_str()))
-            .fold(Vec::new(), |mut others, t| {
-                if !others.iter().any(|(name, _)| *name == t.name) {
-                    others.push((t.name, t.description));
-                }
-                others
-            })
+            .filter(|t| !crate::example::QUOTING_TOOLS.contains(&t.name.as_str()));
+        for t in candidates {
+            if sources
+                .iter()
+                .chain(&others)
+                .any(|(name, _)| *name == t.name)
+            {
+                continue;
+            }
+            let takes = t
+                .parameters
+                .get("properties")
+                .and_then(|p| p.as_object())
+                .is_some_and(|p| p.contains_key(param));
+            if !takes && names_parameter(&t.name, &t.description, param) {
+                sources.push((t.name, t.description));
+            } else {
+                others.push((t.name, t.description));
+            }
+        }
+        (sources, others)
     }
 
     fn is_offered(&self, name: &str) -> bool {

@@ -134,6 +134,15 @@ pub fn code_kinds(rendered: &RenderedPrompt, query: &str) -> Vec<String> {
     kinds
 }
 
+/// Whether a tool called `name` and described by `description` tells where `parameter` comes
+/// from: its name or description has the parameter's words in a row (`find_employee`, "…:
+/// employee id, name, title…" for `employee_id`). Whether it takes the parameter is the
+/// caller's question.
+pub(crate) fn names_parameter(name: &str, description: &str, parameter: &str) -> bool {
+    let words = words_of(parameter);
+    names(description, &words) || names(name, &words)
+}
+
 /// Whether `description` has `words` in a row (each compared without case, a trailing `s`
 /// ignored: "order ids" names `order_id`).
 fn names(description: &str, words: &[String]) -> bool {
@@ -198,14 +207,13 @@ pub fn producers(
     }
     let mut opened: Vec<SectionPath> = Vec::new();
     for parameter in &needed {
-        let words = words_of(parameter);
         // A tool that names the code without taking it, and that can be called with what the
         // question gives (a lookup by another code the question lacks finds nothing).
         let produces = |tool: &ToolRef| {
             parameters(tool)
                 .iter()
                 .all(|(name, _, _)| name != parameter)
-                && (names(tool.description(), &words) || names(tool.name(), &words))
+                && names_parameter(tool.name(), tool.description(), parameter)
                 && unanswered(tool).is_empty()
         };
         let sources: Vec<Option<&SectionPath>> = all_tools(rendered)
