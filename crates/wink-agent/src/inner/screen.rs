@@ -12,7 +12,7 @@ use crate::example::{
     ValueSources, copied_example, copied_example_message, unseen_code, unseen_code_message,
 };
 use crate::guard::{Intervention, InterventionKind, arguments_value, unknown_tool_message};
-use crate::preopen::codes::names_parameter;
+use crate::preopen::codes::returns_parameter;
 
 /// Tools as `(name, description)`, as the refusal messages name them.
 type Described = Vec<(String, String)>;
@@ -166,12 +166,7 @@ impl InnerLoop {
             {
                 continue;
             }
-            let takes = t
-                .parameters
-                .get("properties")
-                .and_then(|p| p.as_object())
-                .is_some_and(|p| p.contains_key(param));
-            if !takes && names_parameter(&t.name, &t.description, param) {
+            if returns_parameter(&t.name, &t.description, &t.parameters, param) {
                 sources.push((t.name, t.description));
             } else {
                 others.push((t.name, t.description));

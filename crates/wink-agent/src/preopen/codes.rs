@@ -134,13 +134,22 @@ pub fn code_kinds(rendered: &RenderedPrompt, query: &str) -> Vec<String> {
     kinds
 }
 
-/// Whether a tool called `name` and described by `description` tells where `parameter` comes
-/// from: its name or description has the parameter's words in a row (`find_employee`, "…:
-/// employee id, name, title…" for `employee_id`). Whether it takes the parameter is the
-/// caller's question.
-pub(crate) fn names_parameter(name: &str, description: &str, parameter: &str) -> bool {
+/// Whether a tool called `name`, described by `description`, with the arguments `schema`,
+/// returns `parameter` without taking it: its name or description has the parameter's words in
+/// a row (`find_employee`, "…: employee id, name, title…" for `employee_id`) and its schema has
+/// no property of that name.
+pub(crate) fn returns_parameter(
+    name: &str,
+    description: &str,
+    schema: &Value,
+    parameter: &str,
+) -> bool {
+    let takes = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| properties.contains_key(parameter));
     let words = words_of(parameter);
-    names(description, &words) || names(name, &words)
+    !takes && (names(description, &words) || names(name, &words))
 }
 
 /// Whether `description` has `words` in a row (each compared without case, a trailing `s`
@@ -210,11 +219,12 @@ pub fn producers(
         // A tool that names the code without taking it, and that can be called with what the
         // question gives (a lookup by another code the question lacks finds nothing).
         let produces = |tool: &ToolRef| {
-            parameters(tool)
-                .iter()
-                .all(|(name, _, _)| name != parameter)
-                && names_parameter(tool.name(), tool.description(), parameter)
-                && unanswered(tool).is_empty()
+            returns_parameter(
+                tool.name(),
+                tool.description(),
+                tool.parameters(),
+                parameter,
+            ) && unanswered(tool).is_empty()
         };
         let sources: Vec<Option<&SectionPath>> = all_tools(rendered)
             .filter(|(_, tool)| produces(tool))
