@@ -1,7 +1,8 @@
 //! Turning names, descriptions and queries into index terms.
 //!
 //! Text is split into runs of alphanumeric characters; each run is split further at case changes
-//! (`getWeather` → `get`, `weather`; `HTTPServer` → `http`, `server`) and, optionally, at
+//! (`getWeather` → `get`, `weather`; `HTTPServer` → `http`, `server`; a plural acronym stays
+//! whole: `DVDs` → `dvds`) and, optionally, at
 //! letter/digit boundaries (`base64` → `base`, `64`). Pieces are lowercased, pieces shorter than
 //! [`Tokenizer::min_len`] are dropped, stopwords are optionally dropped and the rest are optionally
 //! reduced by a small suffix stripper ([`Stemming`]).
@@ -107,10 +108,9 @@ fn class_of(c: char) -> Class {
 
 /// Calls `emit` with every raw piece (original case) of `text`.
 pub(crate) fn for_each_piece(text: &str, split_digits: bool, mut emit: impl FnMut(&str)) {
-    let mut chars = text.char_indices().peekable();
     let mut start: Option<usize> = None;
     let mut previous = Class::Other;
-    while let Some((at, c)) = chars.next() {
+    for (at, c) in text.char_indices() {
         if !c.is_alphanumeric() {
             if let Some(from) = start.take() {
                 emit(&text[from..at]);
@@ -124,14 +124,12 @@ pub(crate) fn for_each_piece(text: &str, split_digits: bool, mut emit: impl FnMu
             previous = class;
             continue;
         };
-        let next_is_lower = chars
-            .peek()
-            .is_some_and(|&(_, next)| class_of(next) == Class::Lower);
         let boundary = match (previous, class) {
             // getWeather, v2Api
             (Class::Lower | Class::Digit, Class::Upper) => true,
-            // HTTPServer: the last capital of a run starts the next word.
-            (Class::Upper, Class::Upper) => next_is_lower,
+            // HTTPServer: the last capital of a run starts the next word, unless all that
+            // follows it is a plural `s` (DVDs, URLsToFetch).
+            (Class::Upper, Class::Upper) => starts_word(&text[at + c.len_utf8()..]),
             (Class::Lower | Class::Upper | Class::Other, Class::Digit)
             | (Class::Digit, Class::Lower | Class::Other) => split_digits,
             _ => false,
@@ -144,6 +142,20 @@ pub(crate) fn for_each_piece(text: &str, split_digits: bool, mut emit: impl FnMu
     }
     if let Some(from) = start {
         emit(&text[from..]);
+    }
+}
+
+/// Whether a capital followed by `rest` starts a word after a run of capitals: `rest` begins
+/// with a lower-case letter and is not a lone plural `s` (`HTTPServer` splits before `S`; `DVDs`
+/// and `IDs` stay whole).
+fn starts_word(rest: &str) -> bool {
+    let mut following = rest.chars();
+    match following.next() {
+        Some('s') => following
+            .next()
+            .is_some_and(|after| class_of(after) == Class::Lower),
+        Some(next) => class_of(next) == Class::Lower,
+        None => false,
     }
 }
 
@@ -260,6 +272,20 @@ mod tests {
         assert_eq!(raw(PLAIN, "HTTPServerError"), ["http", "server", "error"]);
         assert_eq!(raw(PLAIN, "ChaFod"), ["cha", "fod"]);
         assert_eq!(raw(PLAIN, "parseJSON"), ["parse", "json"]);
+        assert_eq!(raw(PLAIN, "HTTPSession"), ["http", "session"]);
+    }
+
+    #[test]
+    fn a_plural_acronym_stays_whole() {
+        assert_eq!(
+            raw(PLAIN, "DVDs for 7 days, IDs, URLsToFetch"),
+            ["dvds", "for", "days", "ids", "urls", "to", "fetch"]
+        );
+        let plural = Tokenizer {
+            stemming: Stemming::Plural,
+            ..PLAIN
+        };
+        assert_eq!(raw(plural, "DVDs"), raw(plural, "DVD"));
     }
 
     #[test]
