@@ -11,10 +11,17 @@
 //! asked for: a described procedure starts with it ("use `find_customer` to get the id, then
 //! `read_section` with key \"orders\"…": left a free choice, the 1.5B read the section and never
 //! looked the customer up).
+//!
+//! A tool whose latest call since the question failed with a result that points at another
+//! callable tool ("Get the employee_id first: call find_employee …", as the value guards write)
+//! is not asked for again: the first tool that result names is. Asked for the refused tool
+//! again, a small model repeats the refused call.
 
 use wink_model::ModelRequest;
 
-use super::text::{callable_tools, called_names, identifier_starts, names_identifier};
+use super::text::{
+    callable_tools, called_names, identifier_starts, names_identifier, since_question, tool_result,
+};
 use super::{Action, TurnPolicy};
 
 /// The `named-tool` policy.
@@ -27,8 +34,31 @@ impl TurnPolicy for NamedTool {
     }
 
     fn review(&self, request: &ModelRequest, answer: &str) -> Option<Action> {
-        described_tool(request, answer).map(|tool| Action::RequireTool { tool })
+        let tool = described_tool(request, answer)?;
+        let tool = redirected_from_failure(request, &tool).unwrap_or(tool);
+        Some(Action::RequireTool { tool })
     }
+}
+
+/// When `tool`'s latest result since the question failed and names other callable tools, the
+/// one it names first.
+fn redirected_from_failure(request: &ModelRequest, tool: &str) -> Option<String> {
+    let latest = since_question(request)
+        .filter_map(tool_result)
+        .find(|result| result.name == tool)?;
+    if !latest.failed {
+        return None;
+    }
+    callable_tools(request)
+        .iter()
+        .map(|t| t.name.as_str())
+        .filter(|name| *name != tool)
+        .filter_map(|name| {
+            let first = identifier_starts(latest.content, name).first().copied()?;
+            Some((first, name))
+        })
+        .min()
+        .map(|(_, name)| name.to_owned())
 }
 
 /// Verbs that, shortly before a tool's name, describe calling it.
@@ -89,6 +119,7 @@ mod tests {
     use super::super::Action;
     use super::super::fixtures::*;
     use super::{described_tool, describes_call};
+    use crate::{ValueSources, unseen_code_message};
 
     #[test]
     fn an_answer_that_describes_a_call_is_repaired_toward_that_tool() {
@@ -189,5 +220,49 @@ mod tests {
             "add"
         ));
         assert!(!describes_call("call add_days", "add"));
+    }
+
+    #[test]
+    fn a_tool_refused_for_a_value_gives_way_to_the_tool_its_refusal_names() {
+        let r = request(&["book_leave", "find_employee", "list_team"]);
+        let finders = [
+            ("list_team".to_owned(), "A team's employee ids.".to_owned()),
+            (
+                "find_employee".to_owned(),
+                "Find employees by name.".to_owned(),
+            ),
+        ];
+        let refusal = unseen_code_message(
+            "book_leave",
+            "employee_id",
+            "E-104",
+            ValueSources {
+                sources: &finders,
+                others: &[],
+            },
+        );
+        let refused = with_result(r.clone(), "book_leave", &refusal, true);
+        let again = "To book the leave, call `book_leave` with employee_id \"E-104\".";
+        assert_eq!(
+            repair(&refused, again),
+            Some(Action::RequireTool {
+                tool: "list_team".into()
+            })
+        );
+        // A failure that names no other tool, or a result that did not fail, leaves the tool.
+        let failed = with_result(r.clone(), "book_leave", "No leave left this year.", true);
+        assert_eq!(
+            repair(&failed, again),
+            Some(Action::RequireTool {
+                tool: "book_leave".into()
+            })
+        );
+        let booked = with_result(r, "book_leave", "Booked; see list_team.", false);
+        assert_eq!(
+            repair(&booked, again),
+            Some(Action::RequireTool {
+                tool: "book_leave".into()
+            })
+        );
     }
 }

@@ -4,11 +4,17 @@
 //! it (at least [`MIN_SHARED_WORDS`] content words of the answer in the tool's name or
 //! description), is asked for again as a call of the best-fitting tool, or of any tool when
 //! several fit equally. The disclosing builtins never count as fitting.
+//!
+//! An answer that quotes a successful result since the question (six words in a row, a read
+//! section's included) reports what the work found and stands, however it opens: measured
+//! on Qwen2.5-Coder-1.5B, "To determine if the warranty covers …, you would need to look at the
+//! warranty terms. According to the warranty, damage caused by not descaling … is not covered."
+//! was taken back for a ticket lookup the question never needed.
 
 use wink_core::builtin::discloses_content;
 use wink_model::ModelRequest;
 
-use super::text::{callable_tools, called_names, content_words, shared_words};
+use super::text::{callable_tools, called_names, content_words, quotes_a_result, shared_words};
 use super::{Action, TurnPolicy};
 
 /// The `procedure` policy.
@@ -41,7 +47,7 @@ impl TurnPolicy for Procedure {
         let lower = answer.trim_start().to_lowercase();
         let procedural = PROCEDURE_OPENINGS.iter().any(|o| lower.starts_with(o))
             && PROCEDURE_PHRASES.iter().any(|p| lower.contains(p));
-        if !procedural {
+        if !procedural || quotes_a_result(request, answer) {
             return None;
         }
         let called = called_names(request);
@@ -138,6 +144,23 @@ mod tests {
                 "To check the status of your last order, please provide your order ID."
             ),
             Some(Action::RequireCall)
+        );
+    }
+
+    #[test]
+    fn a_procedure_that_quotes_a_result_stands() {
+        let r = shop_request("Can I return an opened kettle?");
+        let policy = "Opened items can be returned within 30 days if unused.";
+        let read = with_result(r.clone(), "read_section", policy, false);
+        let answer = "To return an opened kettle, you need to know that opened items can be returned within 30 days if unused; check your order status.";
+        assert_eq!(repair(&read, answer), None);
+        // Without the quote, the same procedure becomes a call.
+        let other = with_result(r, "read_section", "Refunds take five days.", false);
+        assert_eq!(
+            repair(&other, answer),
+            Some(Action::RequireTool {
+                tool: "lookup_order".into()
+            })
         );
     }
 }

@@ -218,6 +218,34 @@ pub(crate) fn named_tools(request: &ModelRequest, answer: &str) -> Vec<String> {
         .collect()
 }
 
+/// Consecutive words an answer shares with a result before it counts as quoting it.
+pub(crate) const QUOTE_WORDS: usize = 6;
+
+/// Does `answer` quote a successful result since the question (any tool's, a section read's
+/// included): [`QUOTE_WORDS`] consecutive words, case and punctuation aside, in both?
+pub(crate) fn quotes_a_result(request: &ModelRequest, answer: &str) -> bool {
+    let said = word_sequence(answer);
+    if said.len() < QUOTE_WORDS {
+        return false;
+    }
+    since_question(request)
+        .filter_map(tool_result)
+        .filter(|result| !result.failed)
+        .any(|result| {
+            let found = word_sequence(result.content);
+            let runs: std::collections::HashSet<&[String]> = found.windows(QUOTE_WORDS).collect();
+            said.windows(QUOTE_WORDS).any(|run| runs.contains(run))
+        })
+}
+
+/// The words of `text` in order, lower-cased, punctuation dropped.
+fn word_sequence(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// The JSON objects in `text`, in order of their opening braces (an object nested in one that
 /// parses comes after it too).
 pub(crate) fn json_objects(
@@ -235,7 +263,8 @@ pub(crate) fn json_objects(
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use super::{content_words, names_identifier};
+    use super::super::fixtures::{request, with_result};
+    use super::{content_words, names_identifier, quotes_a_result};
 
     #[test]
     fn content_words_drop_stop_words_digits_and_plurals() {
@@ -262,5 +291,26 @@ mod tests {
         assert!(!names_identifier("call unit.add", "add"));
         assert!(!names_identifier("see add.py", "add"));
         assert!(!names_identifier("anything", ""));
+    }
+
+    #[test]
+    fn an_answer_quotes_six_words_of_a_successful_result() {
+        let section =
+            "Damage caused by not descaling, by a drop or by water in the base is not covered.";
+        let read = with_result(request(&["read_section"]), "read_section", section, false);
+        assert!(quotes_a_result(
+            &read,
+            "According to the warranty, damage caused by not descaling, by a drop or by water is not covered."
+        ));
+        // Five words in a row are not a quote.
+        assert!(!quotes_a_result(
+            &read,
+            "According to the warranty, damage caused by not descaling is not covered."
+        ));
+        let failed = with_result(request(&["read_section"]), "read_section", section, true);
+        assert!(!quotes_a_result(
+            &failed,
+            "According to the warranty, damage caused by not descaling, by a drop or by water is not covered."
+        ));
     }
 }
