@@ -14,13 +14,15 @@
 //!
 //! A tool whose latest call since the question failed with a result that points at another
 //! callable tool ("Get the employee_id first: call find_employee …", as the value guards write)
-//! is not asked for again: the first tool that result names is. Asked for the refused tool
-//! again, a small model repeats the refused call.
+//! is not asked for again: the first tool that result names is, preferring one not called since
+//! the question (one already called gave what it had). Asked for the refused tool again, a small
+//! model repeats the refused call.
 
 use wink_model::ModelRequest;
 
 use super::text::{
-    callable_tools, called_names, identifier_starts, names_identifier, since_question, tool_result,
+    callable_tools, called_names, calls_of, first_named, identifier_starts, since_question,
+    tool_result,
 };
 use super::{Action, TurnPolicy};
 
@@ -41,7 +43,8 @@ impl TurnPolicy for NamedTool {
 }
 
 /// When `tool`'s latest result since the question failed and names other callable tools, the
-/// one it names first.
+/// one it names first among those not called since the question (a tool tried already gave
+/// what it had), else the one it names first.
 fn redirected_from_failure(request: &ModelRequest, tool: &str) -> Option<String> {
     let latest = since_question(request)
         .filter_map(tool_result)
@@ -49,16 +52,19 @@ fn redirected_from_failure(request: &ModelRequest, tool: &str) -> Option<String>
     if !latest.failed {
         return None;
     }
-    callable_tools(request)
+    let tried: Vec<&str> = since_question(request)
+        .flat_map(|m| calls_of(m).iter().map(|c| c.name.as_str()))
+        .collect();
+    let callable = callable_tools(request);
+    let offered: Vec<&str> = callable
         .iter()
         .map(|t| t.name.as_str())
         .filter(|name| *name != tool)
-        .filter_map(|name| {
-            let first = identifier_starts(latest.content, name).first().copied()?;
-            Some((first, name))
-        })
-        .min()
-        .map(|(_, name)| name.to_owned())
+        .collect();
+    let untried = offered.iter().copied().filter(|name| !tried.contains(name));
+    first_named(untried, latest.content)
+        .or_else(|| first_named(offered.iter().copied(), latest.content))
+        .map(str::to_owned)
 }
 
 /// Verbs that, shortly before a tool's name, describe calling it.
@@ -75,18 +81,11 @@ const VERB_WINDOW: usize = 40;
 pub fn described_tool(request: &ModelRequest, answer: &str) -> Option<String> {
     let called = called_names(request);
     let callable = callable_tools(request);
-    callable
+    let candidates = callable
         .iter()
         .map(|t| t.name.as_str())
-        .filter(|name| {
-            if called.contains(name) {
-                describes_call(answer, name)
-            } else {
-                names_identifier(answer, name)
-            }
-        })
-        .min_by_key(|name| identifier_starts(answer, name).first().copied())
-        .map(str::to_owned)
+        .filter(|name| !called.contains(name) || describes_call(answer, name));
+    first_named(candidates, answer).map(str::to_owned)
 }
 
 /// Does `text` describe calling `name` (a call verb within [`VERB_WINDOW`] characters before a
@@ -247,6 +246,16 @@ mod tests {
             repair(&refused, again),
             Some(Action::RequireTool {
                 tool: "list_team".into()
+            })
+        );
+        // A tool the refusal names that was called since the question gives way to one not
+        // called yet.
+        let listed = with_result(r.clone(), "list_team", "No team matches.", false);
+        let refused_after_listing = with_result(listed, "book_leave", &refusal, true);
+        assert_eq!(
+            repair(&refused_after_listing, again),
+            Some(Action::RequireTool {
+                tool: "find_employee".into()
             })
         );
         // A failure that names no other tool, or a result that did not fail, leaves the tool.

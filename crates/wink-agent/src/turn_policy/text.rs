@@ -209,6 +209,18 @@ pub(crate) fn names_identifier(text: &str, name: &str) -> bool {
     !identifier_starts(text, name).is_empty()
 }
 
+/// Of `names`, the one `text` names first as a whole identifier; `None` when it names none.
+pub(crate) fn first_named<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    text: &str,
+) -> Option<&'a str> {
+    names
+        .into_iter()
+        .filter_map(|name| Some((identifier_starts(text, name).first().copied()?, name)))
+        .min()
+        .map(|(_, name)| name)
+}
+
 /// The callable tools the answer names.
 pub(crate) fn named_tools(request: &ModelRequest, answer: &str) -> Vec<String> {
     callable_tools(request)
