@@ -53,7 +53,8 @@ fn redirected_from_failure(request: &ModelRequest, tool: &str) -> Option<String>
         return None;
     }
     let tried: Vec<&str> = since_question(request)
-        .flat_map(|m| calls_of(m).iter().map(|c| c.name.as_str()))
+        .flat_map(calls_of)
+        .map(|call| call.name.as_str())
         .collect();
     let callable = callable_tools(request);
     let offered: Vec<&str> = callable
