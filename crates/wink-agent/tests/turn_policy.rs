@@ -187,7 +187,10 @@ fn an_echo_of_the_prompt_after_the_result_is_asked_again_as_text() {
     assert_eq!(asked.tool_choice, ToolChoice::None);
     assert_eq!(
         asked.messages.last(),
-        Some(&Message::user(turn_policy::ANSWER_REMINDER))
+        Some(&Message::user(format!(
+            "{}\nMy question: What is 2 + 3?",
+            turn_policy::ANSWER_REMINDER
+        )))
     );
     assert_eq!(asked.messages.len(), run.requests[1].messages.len() + 1);
     let repaired = run.session.slice::<TurnRepaired>().all();

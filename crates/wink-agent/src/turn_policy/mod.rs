@@ -22,7 +22,7 @@
 //! | [`described-answer`](described_answer) | a text describing a call of the answer tool, with its `{"answer": …}` | the answer |
 //! | [`follow-up`](follow_up) | an answer after a result that supplies what an uncalled tool the question fits takes | that tool's call |
 //! | [`disclosure-echo`](disclosure_echo) | an answer that only names disclosure tools after the work began | a plain answer |
-//! | [`named-tool`](named_tool) | an answer naming a tool not called yet, or describing a call again | that tool's call, or the tool its failed result names |
+//! | [`named-tool`](named_tool) | an answer naming a tool not called yet, or describing a call again | that tool's call, or the tool its failed result names; a plain answer when it repeats a turn word for word after the tool answered |
 //! | [`narration`](narration) | an answer narrating work still to do before any call succeeded; a plan or steps once a domain tool returned | any call; after a result, a plain answer |
 //! | [`procedure`](procedure) | "To do X, use the…" that an uncalled tool fits, quoting no result | that tool's call |
 //! | [`ungrounded`](ungrounded) | an answer after results that shares no word with them, or says it lacks the information a result just gave | a plain answer |
@@ -44,9 +44,26 @@ use wink_model::{Message, ModelRequest, ToolChoice};
 
 pub use follow_up::FollowUp;
 
-/// The user turn that asks for the answer again ([`Action::AskAgainAsText`]), given to that one
-/// model call and never kept in the conversation.
+/// How the user turn that asks for the answer again ([`Action::AskAgainAsText`]) begins; it is
+/// given to that one model call and never kept in the conversation ([`answer_reminder`]).
 pub const ANSWER_REMINDER: &str = "Answer my question now, using the tool results above.";
+
+/// The longest question (in characters) [`answer_reminder`] repeats.
+pub const REPEATED_QUESTION_CHARS: usize = 300;
+
+/// The user turn that asks for the answer again: [`ANSWER_REMINDER`], then the user's question
+/// once more when a user asked one of at most [`REPEATED_QUESTION_CHARS`] characters (the
+/// question is often far back by then, behind the results, and a small model that has lost it
+/// answers another one or says it has nothing to answer from).
+#[must_use]
+pub fn answer_reminder(request: &ModelRequest) -> String {
+    match text::question(request) {
+        Some((question, true)) if question.trim().chars().count() <= REPEATED_QUESTION_CHARS => {
+            format!("{ANSWER_REMINDER}\nMy question: {}", question.trim())
+        }
+        _ => ANSWER_REMINDER.to_owned(),
+    }
+}
 
 /// What the loop does instead of taking a turn as it came.
 #[non_exhaustive]
@@ -58,7 +75,7 @@ pub enum Action {
         /// The answer.
         text: String,
     },
-    /// Ask again for a plain-text answer, after [`ANSWER_REMINDER`].
+    /// Ask again for a plain-text answer, after [`answer_reminder`].
     AskAgainAsText,
     /// Ask again for a call of any tool.
     RequireCall,
@@ -111,7 +128,7 @@ impl Action {
         match self {
             Self::Answer { .. } => return None,
             Self::AskAgainAsText => {
-                again.messages.push(Message::user(ANSWER_REMINDER));
+                again.messages.push(Message::user(answer_reminder(request)));
                 again.tool_choice = ToolChoice::None;
             }
             Self::RequireCall => again.tool_choice = ToolChoice::Required,
@@ -227,19 +244,49 @@ mod tests {
 
     use wink_model::{Message, ToolChoice};
 
-    use super::Action;
     use super::fixtures::*;
+    use super::{ANSWER_REMINDER, Action, REPEATED_QUESTION_CHARS, answer_reminder};
 
     #[test]
     fn the_answer_request_ends_with_the_reminder_and_asks_for_text() {
-        let r = after_result_of(request(&["add"]), "add");
+        let mut r = request(&["add"]);
+        r.messages
+            .insert(0, Message::system("You help with orders."));
+        let r = after_result_of(r, "add");
         let reminded = Action::AskAgainAsText.request(&r).unwrap();
         assert_eq!(reminded.tool_choice, ToolChoice::None);
         assert_eq!(reminded.messages.len(), r.messages.len() + 1);
         assert_eq!(reminded.messages[..r.messages.len()], r.messages[..]);
         assert_eq!(
             reminded.messages[r.messages.len()],
-            Message::user("Answer my question now, using the tool results above.")
+            Message::user(
+                "Answer my question now, using the tool results above.\nMy question: Has order A-1042 shipped?"
+            )
+        );
+    }
+
+    #[test]
+    fn the_reminder_repeats_a_short_question_a_user_asked() {
+        // The prompt as the only message (system, or the first user turn) is not repeated.
+        let mut prompt_only = after_result_of(request(&["add"]), "add");
+        assert_eq!(
+            answer_reminder(&prompt_only),
+            "Answer my question now, using the tool results above."
+        );
+        prompt_only.messages[0] = Message::system("Add 2 and 3 with `add`.");
+        assert_eq!(answer_reminder(&prompt_only), ANSWER_REMINDER);
+        let mut long = request(&["add"]);
+        long.messages.insert(0, Message::system("You add."));
+        let mut long = after_result_of(long, "add");
+        long.messages[1] = Message::user("x".repeat(REPEATED_QUESTION_CHARS + 1));
+        assert_eq!(answer_reminder(&long), ANSWER_REMINDER);
+        long.messages[1] = Message::user(format!(" {} ", "x".repeat(REPEATED_QUESTION_CHARS)));
+        assert_eq!(
+            answer_reminder(&long),
+            format!(
+                "{ANSWER_REMINDER}\nMy question: {}",
+                "x".repeat(REPEATED_QUESTION_CHARS)
+            )
         );
     }
 

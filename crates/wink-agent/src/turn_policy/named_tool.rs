@@ -15,10 +15,16 @@
 //! A tool whose latest call since the question failed with a result that points at another
 //! callable tool ("Get the employee_id first: call find_employee …", as the value guards write)
 //! is not asked for again: the first tool that result names is, preferring one not called since
-//! the question (one already called gave what it had). Asked for the refused tool again, a small
-//! model repeats the refused call.
+//! the question (one already called gave what it had), and only while one it names has not been
+//! called since the failure: once all have, the value the refused tool needs is in a result, and
+//! the refused tool is asked for again. Asked for the refused tool straight away, a small model
+//! repeats the refused call.
+//!
+//! An answer that repeats word for word the text of a turn since the question, describing a tool
+//! whose latest call since the question succeeded, is asked for again as a plain answer: the
+//! model is going round in a loop, and requiring the same call again only repeats it.
 
-use wink_model::ModelRequest;
+use wink_model::{Message, ModelRequest};
 
 use super::text::{
     callable_tools, called_names, calls_of, first_named, identifier_starts, since_question,
@@ -37,14 +43,39 @@ impl TurnPolicy for NamedTool {
 
     fn review(&self, request: &ModelRequest, answer: &str) -> Option<Action> {
         let tool = described_tool(request, answer)?;
-        let tool = redirected_from_failure(request, &tool).unwrap_or(tool);
+        if let Some(redirect) = redirected_from_failure(request, &tool) {
+            return Some(Action::RequireTool { tool: redirect });
+        }
+        if repeats_itself_after_success(request, &tool, answer) {
+            return Some(Action::AskAgainAsText);
+        }
         Some(Action::RequireTool { tool })
     }
 }
 
+/// Does `answer` repeat the text of a turn since the question word for word, while `tool`'s
+/// latest result since the question succeeded?
+fn repeats_itself_after_success(request: &ModelRequest, tool: &str, answer: &str) -> bool {
+    let succeeded = since_question(request)
+        .filter_map(tool_result)
+        .find(|result| result.name == tool)
+        .is_some_and(|result| !result.failed);
+    let answer = answer.trim();
+    succeeded
+        && !answer.is_empty()
+        && since_question(request).any(|message| match message {
+            Message::Assistant {
+                content: Some(text),
+                ..
+            } => text.trim() == answer,
+            _ => false,
+        })
+}
+
 /// When `tool`'s latest result since the question failed and names other callable tools, the
 /// one it names first among those not called since the question (a tool tried already gave
-/// what it had), else the one it names first.
+/// what it had), else among those not called since the failure; `None` once every tool it
+/// names has been called since the failure.
 fn redirected_from_failure(request: &ModelRequest, tool: &str) -> Option<String> {
     let latest = since_question(request)
         .filter_map(tool_result)
@@ -56,6 +87,11 @@ fn redirected_from_failure(request: &ModelRequest, tool: &str) -> Option<String>
         .flat_map(calls_of)
         .map(|call| call.name.as_str())
         .collect();
+    let tried_since_failure: Vec<&str> = since_question(request)
+        .take_while(|message| tool_result(message).is_none_or(|r| r.call_id != latest.call_id))
+        .flat_map(calls_of)
+        .map(|call| call.name.as_str())
+        .collect();
     let callable = callable_tools(request);
     let offered: Vec<&str> = callable
         .iter()
@@ -63,8 +99,12 @@ fn redirected_from_failure(request: &ModelRequest, tool: &str) -> Option<String>
         .filter(|name| *name != tool)
         .collect();
     let untried = offered.iter().copied().filter(|name| !tried.contains(name));
+    let untried_since_failure = offered
+        .iter()
+        .copied()
+        .filter(|name| !tried_since_failure.contains(name));
     first_named(untried, latest.content)
-        .or_else(|| first_named(offered.iter().copied(), latest.content))
+        .or_else(|| first_named(untried_since_failure, latest.content))
         .map(str::to_owned)
 }
 
@@ -272,6 +312,64 @@ mod tests {
             repair(&booked, again),
             Some(Action::RequireTool {
                 tool: "book_leave".into()
+            })
+        );
+    }
+
+    #[test]
+    fn once_every_tool_a_refusal_names_was_called_since_it_the_refused_tool_is_asked_for() {
+        let r = request(&["book_leave", "find_employee", "list_team"]);
+        let refusal = "Get the employee_id first: call list_team or find_employee.";
+        let again = "To book the leave, call `book_leave` with employee_id \"E-104\".";
+        let ask = |tool: &str| {
+            Some(Action::RequireTool {
+                tool: tool.to_owned(),
+            })
+        };
+        // Both called before the refusal: one not called since it is asked for.
+        let both_before = with_result(r.clone(), "find_employee", "E-104", false);
+        let both_before = with_result(both_before, "list_team", "E-104, E-105", false);
+        let refused = with_result(both_before, "book_leave", refusal, true);
+        let listed_since = with_result(refused.clone(), "list_team", "E-104, E-105", false);
+        assert_eq!(repair(&listed_since, again), ask("find_employee"));
+        // Both called since the refusal: the refused tool's turn has come.
+        let found_since = with_result(listed_since, "find_employee", "E-104", false);
+        assert_eq!(repair(&found_since, again), ask("book_leave"));
+        let only_since = with_result(refused, "find_employee", "E-104", false);
+        let only_since = with_result(only_since, "list_team", "E-104, E-105", false);
+        assert_eq!(repair(&only_since, again), ask("book_leave"));
+    }
+
+    #[test]
+    fn repeating_a_turn_word_for_word_after_the_tool_answered_asks_for_the_answer() {
+        let described = "To find out when it lands, use the `flight_status` function.";
+        let mut r = request(&["flight_status"]);
+        let call = ToolCall {
+            id: "call_0".into(),
+            name: "flight_status".into(),
+            arguments: ToolArguments::Json(json!({"flight_number": "SK330"})),
+        };
+        r.messages
+            .push(Message::assistant_tool_calls(described, vec![call.clone()]));
+        r.messages
+            .push(Message::tool_result(&call, "SK330 arrives 13:50"));
+        assert_eq!(repair(&r, described), Some(Action::AskAgainAsText));
+        assert_eq!(
+            repair(&r, &format!("  {described}\n")),
+            Some(Action::AskAgainAsText)
+        );
+        // A new description, or the same one after a failed call, still asks for the call.
+        assert_eq!(
+            repair(&r, "Now call the `flight_status` function for SK331."),
+            Some(Action::RequireTool {
+                tool: "flight_status".into()
+            })
+        );
+        let failed = with_result(r, "flight_status", "The service is down.", true);
+        assert_eq!(
+            repair(&failed, described),
+            Some(Action::RequireTool {
+                tool: "flight_status".into()
             })
         );
     }
