@@ -27,8 +27,8 @@
 use wink_model::{Message, ModelRequest};
 
 use super::text::{
-    callable_tools, called_names, calls_of, first_named, identifier_starts, since_question,
-    tool_result,
+    ToolResult, callable_tools, called_names, calls_of, first_named, identifier_starts,
+    since_question, tool_result,
 };
 use super::{Action, TurnPolicy};
 
@@ -43,26 +43,26 @@ impl TurnPolicy for NamedTool {
 
     fn review(&self, request: &ModelRequest, answer: &str) -> Option<Action> {
         let tool = described_tool(request, answer)?;
-        if let Some(redirect) = redirected_from_failure(request, &tool) {
-            return Some(Action::RequireTool { tool: redirect });
-        }
-        if repeats_itself_after_success(request, &tool, answer) {
-            return Some(Action::AskAgainAsText);
+        let latest = since_question(request)
+            .filter_map(tool_result)
+            .find(|result| result.name == tool);
+        match latest {
+            Some(failed) if failed.failed => {
+                if let Some(redirect) = redirected_from_failure(request, &tool, &failed) {
+                    return Some(Action::RequireTool { tool: redirect });
+                }
+            }
+            Some(_) if repeats_a_turn(request, answer) => return Some(Action::AskAgainAsText),
+            _ => {}
         }
         Some(Action::RequireTool { tool })
     }
 }
 
-/// Does `answer` repeat the text of a turn since the question word for word, while `tool`'s
-/// latest result since the question succeeded?
-fn repeats_itself_after_success(request: &ModelRequest, tool: &str, answer: &str) -> bool {
-    let succeeded = since_question(request)
-        .filter_map(tool_result)
-        .find(|result| result.name == tool)
-        .is_some_and(|result| !result.failed);
+/// Does `answer` repeat the text of a turn since the question word for word?
+fn repeats_a_turn(request: &ModelRequest, answer: &str) -> bool {
     let answer = answer.trim();
-    succeeded
-        && !answer.is_empty()
+    !answer.is_empty()
         && since_question(request).any(|message| match message {
             Message::Assistant {
                 content: Some(text),
@@ -72,17 +72,15 @@ fn repeats_itself_after_success(request: &ModelRequest, tool: &str, answer: &str
         })
 }
 
-/// When `tool`'s latest result since the question failed and names other callable tools, the
-/// one it names first among those not called since the question (a tool tried already gave
+/// When `latest`, `tool`'s latest result since the question, failed naming other callable tools,
+/// the one it names first among those not called since the question (a tool tried already gave
 /// what it had), else among those not called since the failure; `None` once every tool it
 /// names has been called since the failure.
-fn redirected_from_failure(request: &ModelRequest, tool: &str) -> Option<String> {
-    let latest = since_question(request)
-        .filter_map(tool_result)
-        .find(|result| result.name == tool)?;
-    if !latest.failed {
-        return None;
-    }
+fn redirected_from_failure(
+    request: &ModelRequest,
+    tool: &str,
+    latest: &ToolResult<'_>,
+) -> Option<String> {
     let tried: Vec<&str> = since_question(request)
         .flat_map(calls_of)
         .map(|call| call.name.as_str())
