@@ -40,13 +40,7 @@ pub enum DecodingConstraint {
 /// ([`ModelRequest::deferred_tools`]) not offered. The prompt lists only the offered ones.
 #[must_use]
 pub fn callable_tools(request: &ModelRequest) -> Vec<ToolSpec> {
-    let mut tools = request.tools.clone();
-    for deferred in &request.deferred_tools {
-        if !tools.iter().any(|t| t.name == deferred.spec.name) {
-            tools.push(deferred.spec.clone());
-        }
-    }
-    tools
+    request.callable_tools()
 }
 
 /// What one [`crate::LocalModel::complete`] call produced: the generated turn, with the local

@@ -233,6 +233,19 @@ pub struct ModelRequest {
 pub const IMPLICIT_USER_TURN: &str = "Carry out the task described in the system prompt.";
 
 impl ModelRequest {
+    /// The tools a call may name: the offered ones ([`ModelRequest::tools`]), then the deferred
+    /// ones ([`ModelRequest::deferred_tools`]) not offered.
+    #[must_use]
+    pub fn callable_tools(&self) -> Vec<ToolSpec> {
+        let mut tools = self.tools.clone();
+        for deferred in &self.deferred_tools {
+            if !tools.iter().any(|t| t.name == deferred.spec.name) {
+                tools.push(deferred.spec.clone());
+            }
+        }
+        tools
+    }
+
     /// The request with a user turn, for chat models that answer one: in a conversation without
     /// a user message the leading system message (the rendered prompt) becomes the user turn, or,
     /// when the conversation does not start with one, [`IMPLICIT_USER_TURN`] is put first

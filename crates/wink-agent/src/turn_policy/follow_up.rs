@@ -36,8 +36,8 @@ use wink_core::builtin::discloses_content;
 use wink_model::{ModelRequest, ToolSpec};
 
 use super::text::{
-    callable_tools, called_names, calls_of, content_words, json_objects, named_tools, question,
-    shared_words, since_question, tool_result, words,
+    called_names, calls_of, content_words, json_objects, named_tools, question, shared_words,
+    since_question, tool_result, words,
 };
 use super::{Action, TurnPolicy};
 
@@ -136,7 +136,8 @@ pub fn follow_up(request: &ModelRequest) -> Option<FollowUp> {
     };
     let given = given_words(request, latest.call_id);
     let served = served_words(request);
-    callable_tools(request)
+    request
+        .callable_tools()
         .into_iter()
         .filter(|t| !discloses_content(&t.name) && !succeeded(&t.name))
         .filter(|t| {

@@ -27,8 +27,7 @@
 use wink_model::{Message, ModelRequest};
 
 use super::text::{
-    ToolResult, callable_tools, called_names, calls_of, first_named, identifier_starts,
-    since_question, tool_result,
+    ToolResult, called_names, calls_of, first_named, identifier_starts, since_question, tool_result,
 };
 use super::{Action, TurnPolicy};
 
@@ -90,7 +89,7 @@ fn redirected_from_failure(
         .flat_map(calls_of)
         .map(|call| call.name.as_str())
         .collect();
-    let callable = callable_tools(request);
+    let callable = request.callable_tools();
     let offered: Vec<&str> = callable
         .iter()
         .map(|t| t.name.as_str())
@@ -119,7 +118,7 @@ const VERB_WINDOW: usize = 40;
 #[must_use]
 pub fn described_tool(request: &ModelRequest, answer: &str) -> Option<String> {
     let called = called_names(request);
-    let callable = callable_tools(request);
+    let callable = request.callable_tools();
     let candidates = callable
         .iter()
         .map(|t| t.name.as_str())

@@ -14,7 +14,7 @@
 
 use wink_model::{ModelRequest, ToolChoice};
 
-use super::text::{callable_tools, domain_results_since_question, since_question, tool_result};
+use super::text::{domain_results_since_question, since_question, tool_result};
 use super::{Action, TurnPolicy};
 
 /// The `narration` policy.
@@ -61,7 +61,7 @@ impl TurnPolicy for Narration {
         let succeeded = since_question(request)
             .filter_map(tool_result)
             .any(|r| !r.failed);
-        let narrating = !succeeded && !callable_tools(request).is_empty();
+        let narrating = !succeeded && !request.callable_tools().is_empty();
         narrating.then_some(Action::RequireCall)
     }
 }

@@ -14,7 +14,7 @@
 use wink_core::builtin::discloses_content;
 use wink_model::ModelRequest;
 
-use super::text::{callable_tools, called_names, content_words, quotes_a_result, shared_words};
+use super::text::{called_names, content_words, quotes_a_result, shared_words};
 use super::{Action, TurnPolicy};
 
 /// The `procedure` policy.
@@ -52,7 +52,8 @@ impl TurnPolicy for Procedure {
         }
         let called = called_names(request);
         let answer_words = content_words(&lower);
-        let mut best: Vec<(usize, String)> = callable_tools(request)
+        let mut best: Vec<(usize, String)> = request
+            .callable_tools()
             .into_iter()
             .filter(|t| !discloses_content(&t.name) && !called.contains(&t.name.as_str()))
             .map(|t| (shared_words(&answer_words, &t), t.name))

@@ -5,18 +5,6 @@ use wink_core::ToolCall;
 use wink_core::builtin::discloses_content;
 use wink_model::{Message, ModelRequest, ToolSpec};
 
-/// The tools a call may name: the offered ones, then the deferred ones (hidden in summarized
-/// sections: a call of one opens its section) not offered.
-pub(crate) fn callable_tools(request: &ModelRequest) -> Vec<ToolSpec> {
-    let mut tools = request.tools.clone();
-    for deferred in &request.deferred_tools {
-        if !tools.iter().any(|t| t.name == deferred.spec.name) {
-            tools.push(deferred.spec.clone());
-        }
-    }
-    tools
-}
-
 /// The calls of an assistant message (none for the others).
 pub(crate) fn calls_of(message: &Message) -> &[ToolCall] {
     match message {
@@ -223,7 +211,8 @@ pub(crate) fn first_named<'a>(
 
 /// The callable tools the answer names.
 pub(crate) fn named_tools(request: &ModelRequest, answer: &str) -> Vec<String> {
-    callable_tools(request)
+    request
+        .callable_tools()
         .into_iter()
         .map(|t| t.name)
         .filter(|name| names_identifier(answer, name))

@@ -394,14 +394,7 @@ impl LocalModel {
         if *constraint != DecodingConstraint::FinalAnswer {
             control.on_text = None;
         }
-        let mut callable = callable_tools(request);
-        // A turn asked for a call is asked for the work: the answer tool is not callable there.
-        if matches!(
-            constraint,
-            DecodingConstraint::RequireTool | DecodingConstraint::RequireNamedTool(_)
-        ) {
-            callable.retain(|tool| tool.name != wink_core::builtin::FINAL_ANSWER);
-        }
+        let callable = tools_for(request, constraint);
         match constraint {
             DecodingConstraint::RequireTool if callable.is_empty() => {
                 return Err(LocalError::NoToolsOffered);
@@ -581,6 +574,17 @@ fn strip_json_fence(text: &str) -> &str {
     body.trim_end().strip_suffix("```").unwrap_or(body).trim()
 }
 
+/// The tools a turn under `constraint` may call: the request's callable tools, without the
+/// answer tool when any call is required (a turn asked for a call is asked for the work). A turn
+/// asked for the answer tool by name may call it.
+fn tools_for(request: &ModelRequest, constraint: &DecodingConstraint) -> Vec<ToolSpec> {
+    let mut callable = callable_tools(request);
+    if *constraint == DecodingConstraint::RequireTool {
+        callable.retain(|tool| tool.name != wink_core::builtin::FINAL_ANSWER);
+    }
+    callable
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -611,6 +615,30 @@ mod tests {
                 not_gguf.display()
             )
         );
+    }
+
+    #[test]
+    fn the_answer_tool_is_callable_unless_any_call_is_required() {
+        let tool =
+            |name: &str| ToolSpec::new(name, "A tool.", serde_json::json!({"type": "object"}));
+        let request = ModelRequest {
+            tools: vec![tool("add"), tool(wink_core::builtin::FINAL_ANSWER)],
+            ..ModelRequest::default()
+        };
+        let names = |constraint: DecodingConstraint| -> Vec<String> {
+            tools_for(&request, &constraint)
+                .into_iter()
+                .map(|t| t.name)
+                .collect()
+        };
+        assert_eq!(names(DecodingConstraint::RequireTool), ["add"]);
+        for constraint in [
+            DecodingConstraint::Auto,
+            DecodingConstraint::RequireNamedTool("final_answer".into()),
+            DecodingConstraint::RequireNamedTool("add".into()),
+        ] {
+            assert_eq!(names(constraint), ["add", "final_answer"]);
+        }
     }
 
     #[test]
