@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 use wink_core::ToolArguments;
-use wink_model::{Message, ModelRequest, ProviderError, ProviderErrorKind, ToolSpec};
+use wink_model::{Message, ModelRequest, ProviderError, ProviderErrorKind, ToolChoice, ToolSpec};
 use wink_schema::{
     SchemaDialect, ToolNameAliases, fits_openai_strict, normalize, strip_strict_nulls,
 };
@@ -92,7 +92,7 @@ impl RequestMapping {
         let (tools, section_deferred, loaded) = if config.defers_section_tools() {
             section_layout(request)
         } else {
-            (request.tools.clone(), HashSet::new(), BTreeMap::new())
+            (offered_with_named(request), HashSet::new(), BTreeMap::new())
         };
         let mut strict = HashMap::new();
         let mut parameters = HashMap::new();
@@ -252,6 +252,20 @@ type SectionLayout = (
     HashSet<String>,
     BTreeMap<usize, (String, Vec<String>)>,
 );
+
+/// The request's tools, and the hidden section tool its `tool_choice` names when it is not among
+/// them: a turn policy may ask for a call of a tool the model named before its section was open
+/// (the loop opens the section when the call comes), and the wire must offer what it forces.
+fn offered_with_named(request: &ModelRequest) -> Vec<ToolSpec> {
+    let mut tools = request.tools.clone();
+    if let ToolChoice::Tool(name) = &request.tool_choice
+        && !tools.iter().any(|tool| tool.name == *name)
+        && let Some(hidden) = request.deferred_tools.iter().find(|d| d.spec.name == *name)
+    {
+        tools.push(hidden.spec.clone());
+    }
+    tools
+}
 
 /// Native section deferral: tools offered from the start in their order, then every section
 /// tool (still hidden, or injected since) by section key and name; each injection is loaded by
@@ -466,6 +480,41 @@ mod tests {
                 ))
             )
         );
+    }
+
+    #[test]
+    fn a_forced_hidden_tool_goes_out_offered_without_native_deferral() {
+        let mut request = ModelRequest {
+            messages: vec![Message::user("go")],
+            tools: vec![spec("read_section")],
+            deferred_tools: vec![
+                DeferredTool {
+                    spec: spec("ship"),
+                    section: "shipping".into(),
+                },
+                DeferredTool {
+                    spec: spec("stock"),
+                    section: "inventory".into(),
+                },
+            ],
+            ..ModelRequest::default()
+        };
+        let config = AdapterConfig::openai_compat("qwen", "http://127.0.0.1:1/v1");
+        let names = |request: &ModelRequest| -> Vec<String> {
+            let mapping = RequestMapping::new(request, &config).unwrap();
+            mapping
+                .tools()
+                .iter()
+                .map(|tool| tool.name.clone())
+                .collect()
+        };
+        assert_eq!(names(&request), ["read_section"]);
+        request.tool_choice = ToolChoice::Tool("stock".into());
+        assert_eq!(names(&request), ["read_section", "stock"]);
+        request.tool_choice = ToolChoice::Tool("read_section".into());
+        assert_eq!(names(&request), ["read_section"]);
+        request.tool_choice = ToolChoice::Tool("nowhere".into());
+        assert_eq!(names(&request), ["read_section"]);
     }
 
     #[test]

@@ -171,6 +171,46 @@ fn forced_calls_as_a_response_schema() {
 }
 
 #[test]
+fn a_forced_call_of_a_hidden_section_tool_offers_that_tool() {
+    let mut config = AdapterConfig::openai_compat("m", "http://127.0.0.1:1/v1");
+    config.forced_calls = ForcedCalls::ResponseSchema;
+    let hidden = ToolSpec::new(
+        "ship",
+        "Ship an order.",
+        json!({"type": "object", "properties": {"order": {"type": "string"}}, "required": ["order"]}),
+    );
+    let request = ModelRequest {
+        messages: vec![Message::user("x")],
+        tools: sample_tools(),
+        deferred_tools: vec![wink_model::DeferredTool {
+            spec: hidden,
+            section: "shipping".into(),
+        }],
+        tool_choice: ToolChoice::Tool("ship".into()),
+        ..ModelRequest::default()
+    };
+    let body = openai_chat::encode_request(&request, &config).unwrap();
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["file__read", "search", "ship"]);
+    assert_eq!(
+        body["response_format"]["json_schema"]["schema"]["properties"]["name"],
+        json!({"const": "ship"})
+    );
+    config.forced_calls = ForcedCalls::ToolChoice;
+    let body = openai_chat::encode_request(&request, &config).unwrap();
+    assert_eq!(body["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        body["tool_choice"],
+        json!({"type": "function", "function": {"name": "ship"}})
+    );
+}
+
+#[test]
 fn anthropic_merges_results_and_a_following_user_message() {
     let mut request = sample_request();
     request.messages.push(Message::user("Also check b.txt."));
