@@ -436,7 +436,7 @@ pub fn decoding_constraint(request: &ModelRequest) -> DecodingConstraint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ChatTemplate, callable_tools};
+    use crate::ChatTemplate;
     use serde_json::json;
     use wink_core::{ToolArguments, ToolCall};
     use wink_model::{DeferredTool, IMPLICIT_USER_TURN, Message, ToolAddition, ToolSpec};
@@ -515,7 +515,7 @@ mod tests {
         assert!(matches!(local.messages[2], Message::Tool { .. }));
         assert_eq!(local.tool_additions, r.tool_additions);
         assert_eq!(local.deferred_tools[0].spec.name, "mul");
-        let names: Vec<String> = callable_tools(&local).into_iter().map(|t| t.name).collect();
+        let names: Vec<String> = local.callable_tools().into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["add", "sub", "mul"]);
         // A user turn put first moves the additions one message on.
         r.messages.remove(0);

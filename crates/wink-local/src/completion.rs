@@ -2,14 +2,13 @@
 //! gives back.
 //!
 //! The conversation, the tools on offer and the token budget are the model contract's
-//! [`ModelRequest`] (its messages, [`ToolSpec`]s and tool calls are the ones every provider
+//! [`wink_model::ModelRequest`] (its messages, [`wink_model::ToolSpec`]s and tool calls are the ones every provider
 //! uses). The local model adds only what decoding needs: the [`DecodingConstraint`] of the
 //! turn, and the [`LocalCompletion`] with its token counts and timings.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wink_core::ToolCall;
-use wink_model::{ModelRequest, ToolSpec};
 
 /// The shape the generated turn must take, enforced by grammar-constrained decoding (see
 /// [`crate::grammar::turn_grammar`]) and by how the generated text is read back.
@@ -34,13 +33,6 @@ pub enum DecodingConstraint {
     FinalAnswer,
     /// A JSON document matching this JSON Schema (structured output). The text of the turn is the JSON.
     JsonSchema(Value),
-}
-
-/// The tools a call may name: the offered ones ([`ModelRequest::tools`]), then the deferred ones
-/// ([`ModelRequest::deferred_tools`]) not offered. The prompt lists only the offered ones.
-#[must_use]
-pub fn callable_tools(request: &ModelRequest) -> Vec<ToolSpec> {
-    request.callable_tools()
 }
 
 /// What one [`crate::LocalModel::complete`] call produced: the generated turn, with the local

@@ -71,9 +71,7 @@ mod model;
 mod template;
 
 pub use adapter::{LocalAdapter, decoding_constraint, model_profile};
-pub use completion::{
-    DecodingConstraint, LocalCompletion, LocalTimings, LocalUsage, callable_tools,
-};
+pub use completion::{DecodingConstraint, LocalCompletion, LocalTimings, LocalUsage};
 pub use consent::{FetchConsent, answer_is_yes, fetch_consent};
 pub use error::LocalError;
 pub use fetch::{

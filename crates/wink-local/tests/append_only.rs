@@ -5,8 +5,7 @@
 use serde_json::json;
 use wink_core::{ToolArguments, ToolCall};
 use wink_local::{
-    ChatTemplate, DecodingConstraint, TemplateFamily, ToolSpec, callable_tools,
-    grammar::turn_grammar,
+    ChatTemplate, DecodingConstraint, TemplateFamily, ToolSpec, grammar::turn_grammar,
 };
 use wink_model::{DeferredTool, Message, ModelRequest, ToolAddition};
 
@@ -244,12 +243,13 @@ fn deferred_tools_are_callable_but_never_listed() {
         .collect();
     let prompt = ChatTemplate::new(TemplateFamily::ChatMl, None).render(&request);
     assert!(!prompt.contains("pong"), "{prompt}");
-    let callable: Vec<String> = callable_tools(&request)
+    let callable: Vec<String> = request
+        .callable_tools()
         .into_iter()
         .map(|t| t.name)
         .collect();
     assert_eq!(callable, ["ping", "pong"]);
-    let grammar = turn_grammar(&DecodingConstraint::Auto, &callable_tools(&request))
+    let grammar = turn_grammar(&DecodingConstraint::Auto, &request.callable_tools())
         .unwrap()
         .unwrap();
     assert!(
@@ -258,7 +258,7 @@ fn deferred_tools_are_callable_but_never_listed() {
     );
     let named = turn_grammar(
         &DecodingConstraint::RequireNamedTool("pong".into()),
-        &callable_tools(&request),
+        &request.callable_tools(),
     )
     .unwrap()
     .unwrap();
@@ -267,7 +267,7 @@ fn deferred_tools_are_callable_but_never_listed() {
     assert_eq!(
         turn_grammar(
             &DecodingConstraint::RequireNamedTool("nope".into()),
-            &callable_tools(&request)
+            &request.callable_tools()
         )
         .unwrap_err()
         .to_string(),

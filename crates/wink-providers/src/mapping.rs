@@ -389,24 +389,22 @@ mod tests {
         }
     }
 
+    fn hidden(name: &str, section: &str) -> DeferredTool {
+        DeferredTool {
+            spec: spec(name),
+            section: section.into(),
+        }
+    }
+
     #[test]
     fn section_layout_is_the_same_before_and_after_injections() {
         let before = ModelRequest {
             messages: vec![Message::user("go")],
             tools: vec![spec("read_section")],
             deferred_tools: vec![
-                DeferredTool {
-                    spec: spec("ship"),
-                    section: "shipping".into(),
-                },
-                DeferredTool {
-                    spec: spec("stock"),
-                    section: "inventory".into(),
-                },
-                DeferredTool {
-                    spec: spec("price"),
-                    section: "inventory".into(),
-                },
+                hidden("ship", "shipping"),
+                hidden("stock", "inventory"),
+                hidden("price", "inventory"),
             ],
             ..ModelRequest::default()
         };
@@ -487,16 +485,7 @@ mod tests {
         let mut request = ModelRequest {
             messages: vec![Message::user("go")],
             tools: vec![spec("read_section")],
-            deferred_tools: vec![
-                DeferredTool {
-                    spec: spec("ship"),
-                    section: "shipping".into(),
-                },
-                DeferredTool {
-                    spec: spec("stock"),
-                    section: "inventory".into(),
-                },
-            ],
+            deferred_tools: vec![hidden("ship", "shipping"), hidden("stock", "inventory")],
             ..ModelRequest::default()
         };
         let config = AdapterConfig::openai_compat("qwen", "http://127.0.0.1:1/v1");

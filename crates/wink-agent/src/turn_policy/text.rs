@@ -1,5 +1,6 @@
 //! What the turn policies read in a conversation and in an answer: the question, the calls and
-//! results since it, the callable tools, and the words of a text.
+//! results since it, the tools an answer names, and the words of a text (the callable tools are
+//! [`ModelRequest::callable_tools`]).
 
 use wink_core::ToolCall;
 use wink_core::builtin::discloses_content;

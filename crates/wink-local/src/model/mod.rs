@@ -13,7 +13,7 @@ mod stream;
 mod weights;
 mod written;
 
-use crate::completion::{DecodingConstraint, LocalCompletion, callable_tools};
+use crate::completion::{DecodingConstraint, LocalCompletion};
 use crate::error::LocalError;
 use crate::grammar::{CallForm, turn_grammar_in};
 use crate::template::{ChatTemplate, PromptTurn, TemplateFamily, prompt_turns};
@@ -574,11 +574,11 @@ fn strip_json_fence(text: &str) -> &str {
     body.trim_end().strip_suffix("```").unwrap_or(body).trim()
 }
 
-/// The tools a turn under `constraint` may call: the request's callable tools, without the
-/// answer tool when any call is required (a turn asked for a call is asked for the work). A turn
-/// asked for the answer tool by name may call it.
+/// The tools a turn under `constraint` may call: the request's callable tools (the prompt lists
+/// only the offered ones), without the answer tool when any call is required (a turn asked for a
+/// call is asked for the work). A turn asked for the answer tool by name may call it.
 fn tools_for(request: &ModelRequest, constraint: &DecodingConstraint) -> Vec<ToolSpec> {
-    let mut callable = callable_tools(request);
+    let mut callable = request.callable_tools();
     if *constraint == DecodingConstraint::RequireTool {
         callable.retain(|tool| tool.name != wink_core::builtin::FINAL_ANSWER);
     }
