@@ -50,6 +50,9 @@ pub enum InterventionKind {
     /// A call whose argument is a record code found nowhere in the conversation was answered
     /// with a failed result (see [`crate::unseen_code`]).
     UnseenCode,
+    /// A call of a tool by a near name (`multiply` for `math.multiply`) ran the one tool it
+    /// can only mean.
+    ResolvedToolName,
 }
 
 impl InterventionKind {
@@ -64,6 +67,7 @@ impl InterventionKind {
             Self::ContextWindow => "context_window",
             Self::CopiedExample => "copied_example",
             Self::UnseenCode => "unseen_code",
+            Self::ResolvedToolName => "resolved_tool_name",
         }
     }
 }

@@ -23,6 +23,7 @@ use wink_model::{
     DeferredTool, Message, ModelRequest, ModelTurn, ToolAddition, ToolChoice, ToolImage, ToolSpec,
 };
 
+mod names;
 mod outcomes;
 mod screen;
 mod turn;
@@ -685,7 +686,8 @@ impl InnerLoop {
     }
 
     /// Takes `turn` into the conversation: an answer ends the evaluation, calls are screened.
-    fn take_turn(&mut self, turn: ModelTurn) -> TurnEffects {
+    fn take_turn(&mut self, mut turn: ModelTurn) -> TurnEffects {
+        let resolved = self.resolve_call_names(&mut turn.tool_calls);
         let answer_only = self.guard_active() && self.guard.answer_only();
         self.messages.push(Message::Assistant {
             content: turn.text.clone(),
@@ -713,7 +715,9 @@ impl InnerLoop {
                 ..TurnEffects::default()
             };
         }
-        self.screen_calls(turn.tool_calls)
+        let mut effects = self.screen_calls(turn.tool_calls);
+        effects.interventions.splice(0..0, resolved);
+        effects
     }
 
     /// After a restart that auto-opened sections: the calls to run first (as the model's turn).
