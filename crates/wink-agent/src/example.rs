@@ -148,7 +148,7 @@ fn value_message(
 
 /// The text a value may come from: `grounding` (the system prompt outside tool-owning sections,
 /// computed when the evaluation starts), user messages and the results of non-disclosure tools.
-fn grounded(value: &str, grounding: &str, messages: &[Message]) -> bool {
+pub(crate) fn grounded(value: &str, grounding: &str, messages: &[Message]) -> bool {
     grounding.contains(value)
         || messages.iter().any(|m| match m {
             Message::User { content } => content.contains(value),

@@ -1,10 +1,16 @@
-//! `empty-answer`: a turn that ends with neither text nor a call is asked for again.
+//! `empty-answer`: a turn that ends with neither text nor a call is asked for again, and so is
+//! one whose text only repeats the tool definitions the model was given.
 //!
 //! A model may end its turn at once, having written nothing. Qwen2.5-Coder-1.5B served by
 //! llama.cpp's server does so when the repetition guard asks for an answer without tools
 //! (`tool_choice` none): one token, the end of the turn, and the run finished with an empty
 //! answer although the tool result above held it. An empty answer is never what the user asked
 //! for, so this policy also reviews such answer-only turns, as `narration` does.
+//!
+//! The same model served so sometimes opens its first turn by writing out the tool definitions
+//! its chat template put in the system prompt (`<tools>\n{"type": "function", "function":
+//! {"name": "read_section", …`), up to the turn's token limit. That says nothing either: left to
+//! `named-tool`, the first tool the echo lists was asked for, whichever it was.
 //!
 //! What the new turn must be: a call of the answer tool when the request offers it (its
 //! `answer` is the run's answer, and the tool is callable even when other tools are not), else
@@ -31,7 +37,7 @@ impl TurnPolicy for EmptyAnswer {
     }
 
     fn review(&self, request: &ModelRequest, answer: &str) -> Option<Action> {
-        if !answer.trim().is_empty() {
+        if !answer.trim().is_empty() && !only_echoes_tool_definitions(answer) {
             return None;
         }
         if request.tools.iter().any(|tool| tool.name == FINAL_ANSWER) {
@@ -47,6 +53,24 @@ impl TurnPolicy for EmptyAnswer {
             Action::AskAgainAsText
         })
     }
+}
+
+/// Whether `answer` is nothing but tool definitions as a chat template writes them: a
+/// `<tools>` block (closed or cut off by the token limit) with nothing after it, or a JSON object
+/// of the shape `{"type": "function", "function": {…}}` from its first character, possibly cut off.
+fn only_echoes_tool_definitions(answer: &str) -> bool {
+    let text = answer.trim();
+    if let Some(block) = text.strip_prefix("<tools>") {
+        return block
+            .split_once("</tools>")
+            .is_none_or(|(_, after)| after.trim().is_empty());
+    }
+    let squeezed: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .take(40)
+        .collect();
+    squeezed.starts_with(r#"{"type":"function","function":{"#)
 }
 
 #[cfg(test)]
@@ -92,6 +116,29 @@ mod tests {
         answering.tool_choice = ToolChoice::None;
         assert_eq!(repair(&answering, ""), Some(Action::AskAgainAsText));
         assert_eq!(repair(&request(&[]), ""), Some(Action::AskAgainAsText));
+    }
+
+    #[test]
+    fn an_answer_that_only_echoes_tool_definitions_is_an_empty_answer() {
+        let mut r = request(&["read_section"]);
+        r.tools.push(answer_tool_spec());
+        let final_answer = Some(Action::RequireTool {
+            tool: "final_answer".into(),
+        });
+        for echo in [
+            "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"read_section\", \"description\": \"Read the full",
+            "<tools>\n{\"type\": \"function\"}\n</tools>\n",
+            "{\"type\": \"function\", \"function\": {\"name\": \"read_section\"}}",
+        ] {
+            assert_eq!(repair(&r, echo), final_answer, "{echo}");
+        }
+        // An echo followed by an answer, or an answer quoting a definition, stands.
+        for answer in [
+            "<tools>{\"type\": \"function\"}</tools>\nReturn shipping is free over 50 EUR.",
+            "The tool is {\"type\": \"function\", \"function\": {\"name\": \"x\"}}.",
+        ] {
+            assert_eq!(repair(&r, answer), None, "{answer}");
+        }
     }
 
     #[test]

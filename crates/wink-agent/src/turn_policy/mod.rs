@@ -18,11 +18,11 @@
 //!
 //! | policy | fires on | action |
 //! |---|---|---|
-//! | [`empty-answer`](empty_answer) | a turn with neither text nor a call | the answer tool's call when offered, else any call before a result, else a plain answer |
+//! | [`empty-answer`](empty_answer) | a turn with neither text nor a call, or only echoing the tool definitions | the answer tool's call when offered, else any call before a result, else a plain answer |
 //! | [`described-answer`](described_answer) | a text describing a call of the answer tool, with its `{"answer": …}` | the answer |
 //! | [`follow-up`](follow_up) | an answer after a result that supplies what an uncalled tool the question fits takes | that tool's call |
 //! | [`disclosure-echo`](disclosure_echo) | an answer that only names disclosure tools after the work began | a plain answer |
-//! | [`named-tool`](named_tool) | an answer naming a tool not called yet, or describing a call again | that tool's call, or the tool its failed result names; a plain answer when it repeats a turn word for word after the tool answered |
+//! | [`named-tool`](named_tool) | an answer naming a tool not called yet, or describing a call again | that tool's call, or the tool its failed result names, or the tool that returns the example code it gives the tool; a plain answer when it repeats a turn word for word after the tool answered |
 //! | [`narration`](narration) | an answer narrating work still to do before any call succeeded; a plan or steps once a domain tool returned | any call; after a result, a plain answer |
 //! | [`procedure`](procedure) | "To do X, use the…" that an uncalled tool fits, quoting no result | that tool's call |
 //! | [`ungrounded`](ungrounded) | an answer after results that shares no word with them, or says it lacks the information a result just gave | a plain answer |

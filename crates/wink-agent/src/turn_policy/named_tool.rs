@@ -23,8 +23,20 @@
 //! An answer that repeats word for word the text of a turn since the question, describing a tool
 //! whose latest call since the question succeeded, is asked for again as a plain answer: the
 //! model is going round in a loop, and requiring the same call again only repeats it.
+//!
+//! An answer that describes the first call of a tool with the example its own description gives
+//! ("use the `track_parcel` function with the tracking number TRK-9931", where the parameter
+//! reads "The tracking number, e.g. TRK-9931." and no user message or tool result has that
+//! code) asks for the tool that returns that parameter instead (`lookup_order`, "…: status,
+//! tracking number, delivery date"), when one has not been called since the question: the
+//! copied-example guard would refuse the described call, and made to call the tool anyway the
+//! model makes up another value.
 
+use wink_core::is_disclosure_tool;
 use wink_model::{Message, ModelRequest};
+
+use crate::example::{QUOTING_TOOLS, code_like, grounded};
+use crate::preopen::codes::returns_parameter;
 
 use super::text::{
     ToolResult, called_names, calls_of, first_named, identifier_starts, since_question, tool_result,
@@ -52,10 +64,50 @@ impl TurnPolicy for NamedTool {
                 }
             }
             Some(_) if repeats_a_turn(request, answer) => return Some(Action::AskAgainAsText),
-            _ => {}
+            Some(_) => {}
+            None => {
+                if let Some(source) = source_of_copied_example(request, &tool, answer) {
+                    return Some(Action::RequireTool { tool: source });
+                }
+            }
         }
         Some(Action::RequireTool { tool })
     }
+}
+
+/// When `answer` gives `tool` a code that is an example of `tool`'s own spec and occurs in no
+/// user message or tool result (the copied-example guard's test), the first callable tool not
+/// called since the question that returns the parameter the example belongs to.
+fn source_of_copied_example(request: &ModelRequest, tool: &str, answer: &str) -> Option<String> {
+    let callable = request.callable_tools();
+    let spec = callable.iter().find(|t| t.name == tool)?;
+    let properties = spec.parameters.get("properties")?.as_object()?;
+    let parameter = answer
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .map(|word| word.trim_matches(['-', '_']))
+        .filter(|word| code_like(word) && !grounded(word, "", &request.messages))
+        .find_map(|code| {
+            let by_schema = properties
+                .iter()
+                .find(|(_, schema)| schema.to_string().contains(code))
+                .map(|(name, _)| name.as_str());
+            // A code only the tool's description gives belongs to its one parameter, if it has one.
+            let only = match (properties.len(), properties.keys().next()) {
+                (1, Some(name)) if spec.description.contains(code) => Some(name.as_str()),
+                _ => None,
+            };
+            by_schema.or(only)
+        })?;
+    let called = since_question(request)
+        .flat_map(calls_of)
+        .map(|call| call.name.as_str())
+        .collect::<Vec<_>>();
+    callable
+        .iter()
+        .filter(|t| t.name != tool && !called.contains(&t.name.as_str()))
+        .filter(|t| !is_disclosure_tool(&t.name) && !QUOTING_TOOLS.contains(&t.name.as_str()))
+        .find(|t| returns_parameter(&t.name, &t.description, &t.parameters, parameter))
+        .map(|t| t.name.clone())
 }
 
 /// Does `answer` repeat the text of a turn since the question word for word?
@@ -151,7 +203,7 @@ mod tests {
 
     use serde_json::json;
     use wink_core::{ToolArguments, ToolCall};
-    use wink_model::Message;
+    use wink_model::{Message, ModelRequest};
 
     use super::super::Action;
     use super::super::fixtures::*;
@@ -245,6 +297,67 @@ mod tests {
                 tool: "get_forecast".into()
             })
         );
+    }
+
+    fn shop() -> ModelRequest {
+        let lookup = wink_model::ToolSpec::new(
+            "lookup_order",
+            "Look up an order by id: status, tracking number and delivery date.",
+            json!({"type": "object", "properties": {"order_id": {"type": "string", "description": "The order id, e.g. A-1042."}}}),
+        );
+        let track = wink_model::ToolSpec::new(
+            "track_parcel",
+            "Where a parcel is now.",
+            json!({"type": "object", "properties": {"tracking_number": {"type": "string", "description": "The tracking number, e.g. TRK-9931."}}}),
+        );
+        conversation(
+            vec![Message::user(
+                "Where is the parcel of order A-7310 right now?",
+            )],
+            vec![lookup, track],
+        )
+    }
+
+    #[test]
+    fn a_described_call_with_the_tools_own_example_asks_for_the_tool_that_returns_it() {
+        let r = shop();
+        let copied = "To find it, you can use the `track_parcel` function with the tracking number TRK-9931.";
+        assert_eq!(
+            repair(&r, copied),
+            Some(Action::RequireTool {
+                tool: "lookup_order".into()
+            })
+        );
+        // A code the conversation gave is no copied example.
+        let mut given = shop();
+        given.messages = vec![Message::user("Where is parcel TRK-9931 of order A-7310?")];
+        assert_eq!(
+            repair(&given, copied),
+            Some(Action::RequireTool {
+                tool: "track_parcel".into()
+            })
+        );
+        // Once the source was called, the described tool is asked for as before.
+        let after = after_result_of(shop(), "lookup_order");
+        assert_eq!(
+            repair(&after, copied),
+            Some(Action::RequireTool {
+                tool: "track_parcel".into()
+            })
+        );
+        // Another code, or none, leaves the described tool.
+        for answer in [
+            "Use the `track_parcel` function with TRK-1234.",
+            "Use the `track_parcel` function.",
+        ] {
+            assert_eq!(
+                repair(&r, answer),
+                Some(Action::RequireTool {
+                    tool: "track_parcel".into()
+                }),
+                "{answer}"
+            );
+        }
     }
 
     #[test]
