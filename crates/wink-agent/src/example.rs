@@ -30,7 +30,13 @@ use crate::{Message, ToolSpec};
 
 /// Tools whose results quote prompt text or tool specs (examples included): the builtin
 /// disclosure tools and the catalog's meta-tools.
-pub(crate) const QUOTING_TOOLS: [&str; 3] = ["tool.list", "tool.describe", "find_tool"];
+const QUOTING_TOOLS: [&str; 3] = ["tool.list", "tool.describe", "find_tool"];
+
+/// Whether the results of the tool `name` quote prompt text or tool specs: a disclosure tool or
+/// one of [`QUOTING_TOOLS`]. Such a tool supplies no value of its own.
+pub(crate) fn quotes_the_prompt(name: &str) -> bool {
+    is_disclosure_tool(name) || QUOTING_TOOLS.contains(&name)
+}
 
 /// Shortest argument the guard looks at.
 const MIN_LEN: usize = 3;
@@ -153,9 +159,7 @@ pub(crate) fn grounded(value: &str, grounding: &str, messages: &[Message]) -> bo
         || messages.iter().any(|m| match m {
             Message::User { content } => content.contains(value),
             Message::Tool { name, content, .. } => {
-                !is_disclosure_tool(name)
-                    && !QUOTING_TOOLS.contains(&name.as_str())
-                    && content.contains(value)
+                !quotes_the_prompt(name) && content.contains(value)
             }
             _ => false,
         })

@@ -40,9 +40,10 @@ fn unqualified_parts(name: &str) -> Vec<&str> {
     parts
 }
 
-/// The one tool of `tools` that `name` (not itself among them) means: the only one equal to it
-/// but for case and separators, else the only one whose name after a namespace separator is.
-/// `None` when no tool or more than one fits.
+/// The one tool of `tools` (a name may come twice: an injected tool is both offered and in its
+/// section) that `name` (not itself among them) means: the only one equal to it but for case
+/// and separators, else the only one whose name after a namespace separator is. `None` when no
+/// tool or more than one fits.
 pub(crate) fn resolve_tool_name<'a>(
     name: &str,
     tools: impl IntoIterator<Item = &'a str>,
@@ -51,7 +52,9 @@ pub(crate) fn resolve_tool_name<'a>(
     if wanted.trim_matches('_').is_empty() {
         return None;
     }
-    let tools: Vec<&str> = tools.into_iter().collect();
+    let mut tools: Vec<&str> = tools.into_iter().collect();
+    tools.sort_unstable();
+    tools.dedup();
     if tools.contains(&name) {
         return None;
     }
@@ -59,16 +62,15 @@ pub(crate) fn resolve_tool_name<'a>(
         [one] => Some(*one),
         _ => None,
     };
-    let mut same: Vec<&str> = tools
+    let same: Vec<&str> = tools
         .iter()
         .copied()
         .filter(|tool| folded(tool) == wanted)
         .collect();
-    same.dedup();
     if !same.is_empty() {
         return only(same);
     }
-    let mut qualified: Vec<&str> = tools
+    let qualified: Vec<&str> = tools
         .iter()
         .copied()
         .filter(|tool| {
@@ -77,7 +79,6 @@ pub(crate) fn resolve_tool_name<'a>(
                 .any(|part| folded(part) == wanted)
         })
         .collect();
-    qualified.dedup();
     only(qualified)
 }
 
@@ -151,6 +152,12 @@ mod tests {
         let both = ["math.add", "vector.add", "vector_add_all"];
         assert_eq!(resolve_tool_name("add", both), None);
         assert_eq!(resolve_tool_name("vector_add", both), Some("vector.add"));
+        // A tool listed twice (offered once injected, and still in its section) is one tool.
+        let injected = ["lookup_order", "math.multiply", "lookup_order"];
+        assert_eq!(
+            resolve_tool_name("lookup-order", injected),
+            Some("lookup_order")
+        );
         let same_folded = ["a.b", "a_b"];
         assert_eq!(resolve_tool_name("a-b", same_folded), None);
     }

@@ -9,7 +9,8 @@ use wink_core::{
 
 use super::{InjectedTool, Injection, InnerLoop, LoopOutcome, Phase, ToolOutcome, TurnEffects};
 use crate::example::{
-    ValueSources, copied_example, copied_example_message, unseen_code, unseen_code_message,
+    ValueSources, copied_example, copied_example_message, quotes_the_prompt, unseen_code,
+    unseen_code_message,
 };
 use crate::guard::{Intervention, InterventionKind, arguments_value, unknown_tool_message};
 use crate::preopen::codes::returns_parameter;
@@ -126,8 +127,7 @@ impl InnerLoop {
     /// conversation (see [`crate::unseen_code`]). Only calls of tools the model can call are
     /// looked at, and not the disclosure and catalog tools.
     fn unseen_code_result(&self, call: &ToolCall) -> Option<String> {
-        if is_disclosure_tool(&call.name)
-            || crate::example::QUOTING_TOOLS.contains(&call.name.as_str())
+        if quotes_the_prompt(&call.name)
             || !self.is_offered(&call.name) && !self.hidden.iter().any(|h| h.spec.name == call.name)
         {
             return None;
@@ -156,8 +156,7 @@ impl InnerLoop {
             .offered_tools()
             .into_iter()
             .chain(self.hidden.iter().map(|h| h.spec.clone()))
-            .filter(|t| t.name != tool && !is_disclosure_tool(&t.name))
-            .filter(|t| !crate::example::QUOTING_TOOLS.contains(&t.name.as_str()));
+            .filter(|t| t.name != tool && !quotes_the_prompt(&t.name));
         for t in candidates {
             if sources
                 .iter()

@@ -32,14 +32,14 @@
 //! copied-example guard would refuse the described call, and made to call the tool anyway the
 //! model makes up another value.
 
-use wink_core::is_disclosure_tool;
 use wink_model::{Message, ModelRequest};
 
-use crate::example::{QUOTING_TOOLS, code_like, grounded};
+use crate::example::{code_like, grounded, quotes_the_prompt};
 use crate::preopen::codes::returns_parameter;
 
 use super::text::{
-    ToolResult, called_names, calls_of, first_named, identifier_starts, since_question, tool_result,
+    ToolResult, called_names, called_since_question, calls_of, first_named, identifier_starts,
+    since_question, tool_result,
 };
 use super::{Action, TurnPolicy};
 
@@ -98,14 +98,11 @@ fn source_of_copied_example(request: &ModelRequest, tool: &str, answer: &str) ->
             };
             by_schema.or(only)
         })?;
-    let called = since_question(request)
-        .flat_map(calls_of)
-        .map(|call| call.name.as_str())
-        .collect::<Vec<_>>();
+    let called = called_since_question(request);
     callable
         .iter()
         .filter(|t| t.name != tool && !called.contains(&t.name.as_str()))
-        .filter(|t| !is_disclosure_tool(&t.name) && !QUOTING_TOOLS.contains(&t.name.as_str()))
+        .filter(|t| !quotes_the_prompt(&t.name))
         .find(|t| returns_parameter(&t.name, &t.description, &t.parameters, parameter))
         .map(|t| t.name.clone())
 }
@@ -132,10 +129,7 @@ fn redirected_from_failure(
     tool: &str,
     latest: &ToolResult<'_>,
 ) -> Option<String> {
-    let tried: Vec<&str> = since_question(request)
-        .flat_map(calls_of)
-        .map(|call| call.name.as_str())
-        .collect();
+    let tried = called_since_question(request);
     let tried_since_failure: Vec<&str> = since_question(request)
         .take_while(|message| tool_result(message).is_none_or(|r| r.call_id != latest.call_id))
         .flat_map(calls_of)

@@ -96,6 +96,14 @@ pub(crate) fn called_names(request: &ModelRequest) -> Vec<&str> {
         .collect()
 }
 
+/// The names of the tools called since the question, newest first.
+pub(crate) fn called_since_question(request: &ModelRequest) -> Vec<&str> {
+    since_question(request)
+        .flat_map(calls_of)
+        .map(|call| call.name.as_str())
+        .collect()
+}
+
 /// Words that say nothing about which tool fits.
 pub(crate) const STOP_WORDS: [&str; 40] = [
     "a",
