@@ -13,8 +13,12 @@
 //! and occurs nowhere the model could have learned it: not in a user message, not in the result of
 //! a tool other than the disclosure and catalog tools (whose results quote section text and tool
 //! specs, examples included), and not in the system prompt outside the section that owns the tool
-//! (the task section, where a prompt's parameters put the user's question, counts). The model gets [`copied_example_message`] as a
-//! failed result; the call does not run.
+//! (the task section, where a prompt's parameters put the user's question, counts). Words are
+//! caught too when they are the example the parameter's schema states (its `examples`, or what
+//! its description gives after "e.g." or "for example") and not one of their words occurs in
+//! those places: asked "who do we buy NB-3005 from?", the 1.5B model searched products for
+//! "hex bolt", the example of the search's `query`, and answered with that product's supplier.
+//! The model gets [`copied_example_message`] as a failed result; the call does not run.
 //!
 //! The unseen-code guard ([`unseen_code`], for the model profiles that ask for it) goes one step
 //! further: a string argument with the shape of a record's code (`E-104`, `NB-1002`, `SK101`:
@@ -187,10 +191,84 @@ pub fn copied_example(
             return None;
         };
         let value = value.trim();
-        let in_spec = spec.description.contains(value) || schema.contains(value);
-        (value_like(value) && in_spec && !grounded(value, grounding, messages))
-            .then(|| (param.clone(), value.to_owned()))
+        let copied = if value_like(value) {
+            let in_spec = spec.description.contains(value) || schema.contains(value);
+            in_spec && !grounded(value, grounding, messages)
+        } else {
+            parameter_examples(&spec.parameters, param)
+                .iter()
+                .any(|example| example.eq_ignore_ascii_case(value))
+                && !shares_a_word(value, grounding, messages)
+        };
+        copied.then(|| (param.clone(), value.to_owned()))
     })
+}
+
+/// The examples the schema `parameters` gives for the parameter `param`: its `examples` and
+/// `example` strings, and what its description states after "e.g." or "for example", up to the
+/// end of that sentence or parenthesis, split at commas and " or " (`"Words of the product
+/// name, e.g. hex bolt."` gives `hex bolt`).
+fn parameter_examples(parameters: &Value, param: &str) -> Vec<String> {
+    let Some(schema) = parameters.get("properties").and_then(|p| p.get(param)) else {
+        return Vec::new();
+    };
+    let mut examples: Vec<String> = match schema.get("examples") {
+        Some(Value::Array(values)) => values
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some(Value::String(example)) = schema.get("example") {
+        examples.push(example.clone());
+    }
+    if let Some(Value::String(description)) = schema.get("description") {
+        examples.extend(stated_examples(description));
+    }
+    examples
+}
+
+/// What `description` states after "e.g." or "for example" (see [`parameter_examples`]).
+fn stated_examples(description: &str) -> Vec<String> {
+    let lower = description.to_ascii_lowercase();
+    let mut examples = Vec::new();
+    for marker in ["e.g.", "for example"] {
+        let mut from = 0;
+        while let Some(found) = lower.get(from..).and_then(|rest| rest.find(marker)) {
+            let start = from + found + marker.len();
+            from = start;
+            let rest = description.get(start..).unwrap_or_default();
+            let rest = rest.trim_start_matches([':', ',', ' ']);
+            let end = rest.find(['.', ')', ';', '\n']).unwrap_or(rest.len());
+            let piece = rest.get(..end).unwrap_or_default();
+            for part in piece.split(',').flat_map(|part| part.split(" or ")) {
+                let part = part.trim().trim_matches(['"', '\'', '`']).trim();
+                if !part.is_empty() {
+                    examples.push(part.to_owned());
+                }
+            }
+        }
+    }
+    examples
+}
+
+/// Whether a word of `value` (three characters or more, ignoring case) occurs in `grounding`, a
+/// user message or the result of a tool that does not quote the prompt: a value the model could
+/// have taken, in part, from the conversation.
+fn shares_a_word(value: &str, grounding: &str, messages: &[Message]) -> bool {
+    let words: Vec<String> = value
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| word.chars().count() >= MIN_LEN)
+        .map(str::to_lowercase)
+        .collect();
+    let texts = std::iter::once(grounding).chain(messages.iter().filter_map(|m| match m {
+        Message::User { content } => Some(content.as_str()),
+        Message::Tool { name, content, .. } if !quotes_the_prompt(name) => Some(content.as_str()),
+        _ => None,
+    }));
+    texts
+        .map(str::to_lowercase)
+        .any(|text| words.iter().any(|word| text.contains(word.as_str())))
 }
 
 /// Whether `value` has the shape of a code naming a record: one token of ASCII letters and
@@ -328,6 +406,65 @@ mod tests {
             copied_example(&lookup_order(), &json!({"order_id": 1042}), "", &[]),
             None
         );
+    }
+
+    fn search_products() -> ToolSpec {
+        ToolSpec {
+            name: "search_products".into(),
+            description: "Search products by words of their name.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"query": {
+                    "type": "string",
+                    "description": "Words of the product name, e.g. hex bolt or cable tie.",
+                    "examples": ["nitrile gloves"]
+                }},
+                "required": ["query"]
+            }),
+        }
+    }
+
+    #[test]
+    fn words_copied_from_the_parameters_example_are_caught_when_nothing_says_them() {
+        let spec = search_products();
+        let question = vec![Message::user("who do we buy NB-3005 from?")];
+        for copied in ["hex bolt", "Cable tie", "nitrile gloves"] {
+            assert_eq!(
+                copied_example(&spec, &json!({ "query": copied }), "## Task", &question),
+                Some(("query".to_owned(), copied.to_owned())),
+                "{copied}"
+            );
+        }
+        // Not the example: any other words stand.
+        let other = json!({"query": "bolt"});
+        assert_eq!(copied_example(&spec, &other, "## Task", &question), None);
+        // The example, but a word of it is in the question, a tool result or the task.
+        let args = json!({"query": "hex bolt"});
+        let asked = vec![Message::user("how many M8 bolts are left?")];
+        assert_eq!(copied_example(&spec, &args, "", &asked), None);
+        let found = vec![tool_result("get_product", "NB-1001: Hex bolt M8x40")];
+        assert_eq!(copied_example(&spec, &args, "", &found), None);
+        assert_eq!(copied_example(&spec, &args, "We sell hex keys.", &[]), None);
+        // A section read quotes the prompt: not a source.
+        let read = vec![tool_result("read_section", "Search for hex bolt.")];
+        assert_eq!(
+            copied_example(&spec, &args, "", &read),
+            Some(("query".to_owned(), "hex bolt".to_owned()))
+        );
+    }
+
+    #[test]
+    fn examples_are_read_from_the_words_after_e_g_and_for_example() {
+        assert_eq!(
+            stated_examples("The city, e.g. Paris or 'Lyon'; for example: Nice, Metz."),
+            ["Paris", "Lyon", "Nice", "Metz"]
+        );
+        assert_eq!(
+            stated_examples("A city (E.g. Paris) to look up."),
+            ["Paris"]
+        );
+        assert!(stated_examples("The city to look up.").is_empty());
+        assert!(stated_examples("Ends with e.g.").is_empty());
     }
 
     #[test]

@@ -12,8 +12,11 @@
 //! among the opened ones for 6. A nested section opens with the summarized sections that hide it.
 //!
 //! [`apply`] opens at most `k` sections, and after the best one only those scoring at least
-//! [`RELATIVE_SCORE`] of its score: a second section is opened when it is about as relevant as the
-//! first (a question that needs two tools), not merely because `k` allows it. The record codes of
+//! [`RELATIVE_SCORE`] of its score and holding a term of the question that none opened before it
+//! holds: a second section is opened when it is about as relevant as the first and answers
+//! another part of the question (a question that needs two tools), not merely because `k` allows
+//! it or because it shares the first one's words ("the status of ticket T-5002" opens the
+//! tickets section, not also the escalation policy that mentions tickets). The record codes of
 //! the question (`E-205`) add the kind of record their shape belongs to, and a section whose tool
 //! needs a code the question does not give opens with the section whose tool finds one (below).
 //! Opening a section is a [`SetVisibilityOverride`] to full dispatched into the
@@ -83,14 +86,14 @@ pub fn default_query(rendered: &RenderedPrompt) -> String {
 pub const RELATIVE_SCORE: f32 = 0.6;
 
 /// The (at most) `k` sections `rendered` hides that are most relevant to `query`, best first,
-/// with their scores: the best one, then those scoring at least [`RELATIVE_SCORE`] of it. The
+/// with their scores: the best one, then those scoring at least [`RELATIVE_SCORE`] of it that
+/// hold a query term none chosen before them holds ([`wink_core::SectionHit::matched_terms`]). The
 /// ranking is the `search_sections` index of the render
 /// ([`RenderedPrompt::search_sections`]: BM25 over each hidden section's title, key, summary,
 /// text and the names and descriptions of its tools, nested sections included), with the kinds
 /// of the values in the query added ([`with_value_kinds`]) and the kinds of its record codes (the
 /// parameter whose example code has the code's shape, as words: `employee id`). Sections sharing
-/// no term with the
-/// query are never chosen, so an unrelated query opens nothing.
+/// no term with the query are never chosen, so an unrelated query opens nothing.
 pub fn scores(rendered: &RenderedPrompt, query: &str, k: usize) -> Vec<(SectionPath, f32)> {
     if k == 0 {
         return Vec::new();
@@ -101,11 +104,19 @@ pub fn scores(rendered: &RenderedPrompt, query: &str, k: usize) -> Vec<(SectionP
     }
     let hits = rendered.search_sections(&query, k);
     let best = hits.first().map_or(0.0, |hit| hit.score);
-    hits.into_iter()
-        .enumerate()
-        .filter(|(position, hit)| *position == 0 || hit.score >= RELATIVE_SCORE * best)
-        .map(|(_, hit)| (hit.path, hit.score))
-        .collect()
+    let mut covered: Vec<&str> = Vec::new();
+    let mut chosen = Vec::new();
+    for (position, hit) in hits.iter().enumerate() {
+        let adds_terms = hit
+            .matched_terms
+            .iter()
+            .any(|term| !covered.contains(&term.as_str()));
+        if position == 0 || hit.score >= RELATIVE_SCORE * best && adds_terms {
+            covered.extend(hit.matched_terms.iter().map(String::as_str));
+            chosen.push((hit.path.clone(), hit.score));
+        }
+    }
+    chosen
 }
 
 /// [`scores`] without the scores.
@@ -528,6 +539,45 @@ mod tests {
         let scored = scores(&sample(), "read files and forecasts", 3);
         assert_eq!(scored.len(), 1, "{scored:?}");
         assert_eq!(scored[0].0.dotted(), "files");
+    }
+
+    #[test]
+    fn a_second_section_opens_only_for_a_part_of_the_question_the_first_does_not_hold() {
+        let tickets = (
+            "tickets",
+            "Tickets by id.",
+            "Ticket ids look like T-5001.",
+            &[("get_ticket", "A ticket's status and subject by ticket id.")][..],
+        );
+        let escalate = [(
+            "escalate_ticket",
+            "Escalate a ticket to the lead by ticket id.",
+        )];
+        let escalation = (
+            "escalation",
+            "When to escalate a ticket.",
+            "Escalate a ticket about a safety problem: its status becomes escalated.",
+            &escalate[..],
+        );
+        let warranty = ("warranty", "The warranty.", "A two-year warranty.", &[][..]);
+        let rendered = prompt(&[tickets, escalation, warranty]);
+        // The escalation section scores close to the tickets one, on the same words only.
+        let hits = rendered.search_sections("status of ticket T-5002", 3);
+        let found: Vec<SectionPath> = hits.iter().map(|h| h.path.clone()).collect();
+        assert_eq!(keys(&found), ["tickets", "escalation"]);
+        assert!(hits[1].score >= RELATIVE_SCORE * hits[0].score, "{hits:?}");
+        assert_eq!(hits[0].matched_terms, ["status", "ticket"]);
+        assert_eq!(hits[1].matched_terms, ["status", "ticket"]);
+        assert_eq!(
+            keys(&rank(&rendered, "status of ticket T-5002", 3)),
+            ["tickets"]
+        );
+        // A question with two parts opens a section for each.
+        let two_parts = "status of ticket T-5002 and the warranty";
+        assert_eq!(
+            keys(&rank(&rendered, two_parts, 3)),
+            ["warranty", "tickets"]
+        );
     }
 
     #[test]

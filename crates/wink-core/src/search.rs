@@ -5,6 +5,7 @@
 //! feature). Pre-opening (`wink_agent::preopen`) ranks with the same index
 //! ([`RenderedPrompt::search_sections`](crate::RenderedPrompt::search_sections)).
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -92,6 +93,9 @@ pub struct SectionHit {
     pub score: f32,
     /// The passage of its text (or its summary) that best matches the query, on one line.
     pub snippet: String,
+    /// The query's terms (as the index sees them: stemmed, stopwords dropped) that the section
+    /// holds in what is indexed of it, in query order.
+    pub matched_terms: Vec<String>,
 }
 
 /// One indexed section: what the index holds and what a hit shows.
@@ -100,6 +104,8 @@ struct SectionDoc {
     title: String,
     /// Summary and body text, for snippets.
     text: String,
+    /// Every term of what is indexed of the section.
+    terms: BTreeSet<String>,
 }
 
 /// The search index of one render: every enabled section the render hides (summarized, or inside
@@ -131,6 +137,11 @@ impl SectionIndex {
                     title: doc.title.clone(),
                     score: hit.score,
                     snippet: snippet(&doc.text, &terms),
+                    matched_terms: terms
+                        .iter()
+                        .filter(|term| doc.terms.contains(*term))
+                        .cloned()
+                        .collect(),
                 })
             })
             .collect()
@@ -218,11 +229,13 @@ impl RenderState {
                 .iter()
                 .map(|tool| tool.name().to_owned())
                 .collect();
+            let terms = indexed_terms(&document);
             documents.push(document);
             docs.push(SectionDoc {
                 path: node.path.clone(),
                 title: crate::key::python_strip(node.section.title()).to_owned(),
                 text: format!("{summary}\n\n{body}"),
+                terms,
             });
         }
         SectionIndex {
@@ -243,6 +256,22 @@ impl RenderState {
             SearchSections::Auto => self.hidden_nodes().len() >= SEARCH_SECTIONS_AUTO_MIN,
         }
     }
+}
+
+/// The terms of everything indexed of a section: its key, text, and its tools' names and
+/// descriptions.
+fn indexed_terms(document: &ToolDocument) -> BTreeSet<String> {
+    let params = document
+        .parameters
+        .iter()
+        .flat_map(|p| [p.name.as_str(), p.description.as_str()]);
+    let tags = document.tags.iter().map(String::as_str);
+    [document.name.as_str(), document.description.as_str()]
+        .into_iter()
+        .chain(params)
+        .chain(tags)
+        .flat_map(wink_search::tokenize)
+        .collect()
 }
 
 /// The query's terms as the index sees them (stemmed, stopwords dropped), without repeats.
