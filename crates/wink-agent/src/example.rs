@@ -159,14 +159,17 @@ fn value_message(
 /// The text a value may come from: `grounding` (the system prompt outside tool-owning sections,
 /// computed when the evaluation starts), user messages and the results of non-disclosure tools.
 pub(crate) fn grounded(value: &str, grounding: &str, messages: &[Message]) -> bool {
-    grounding.contains(value)
-        || messages.iter().any(|m| match m {
-            Message::User { content } => content.contains(value),
-            Message::Tool { name, content, .. } => {
-                !quotes_the_prompt(name) && content.contains(value)
-            }
-            _ => false,
-        })
+    value_sources(grounding, messages).any(|text| text.contains(value))
+}
+
+/// The texts a value may come from (see [`grounded`]), `grounding` first.
+fn value_sources<'a>(grounding: &'a str, messages: &'a [Message]) -> impl Iterator<Item = &'a str> {
+    let said = messages.iter().filter_map(|m| match m {
+        Message::User { content } => Some(content.as_str()),
+        Message::Tool { name, content, .. } if !quotes_the_prompt(name) => Some(content.as_str()),
+        _ => None,
+    });
+    std::iter::once(grounding).chain(said)
 }
 
 /// Whether `value` looks like an identifier or a quantity rather than a word.
@@ -252,21 +255,15 @@ fn stated_examples(description: &str) -> Vec<String> {
     examples
 }
 
-/// Whether a word of `value` (three characters or more, ignoring case) occurs in `grounding`, a
-/// user message or the result of a tool that does not quote the prompt: a value the model could
-/// have taken, in part, from the conversation.
+/// Whether a word of `value` (three characters or more, ignoring case) occurs in a text it may
+/// come from ([`grounded`]'s): a value the model could have taken, in part, from the conversation.
 fn shares_a_word(value: &str, grounding: &str, messages: &[Message]) -> bool {
     let words: Vec<String> = value
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| word.chars().count() >= MIN_LEN)
         .map(str::to_lowercase)
         .collect();
-    let texts = std::iter::once(grounding).chain(messages.iter().filter_map(|m| match m {
-        Message::User { content } => Some(content.as_str()),
-        Message::Tool { name, content, .. } if !quotes_the_prompt(name) => Some(content.as_str()),
-        _ => None,
-    }));
-    texts
+    value_sources(grounding, messages)
         .map(str::to_lowercase)
         .any(|text| words.iter().any(|word| text.contains(word.as_str())))
 }
